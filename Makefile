@@ -1,0 +1,78 @@
+# autoreduce: `make` builds, `make check` tests, `make check-asan` tests
+# under AddressSanitizer and UBSan, `make lint` checks the man pages.
+include config.mk
+
+# Build outputs go to $(O); check-asan uses its own.
+O = build
+
+BIN = ar-init ar-queue ar-ledger
+SCRIPTS =
+MAN1 = $(BIN:=.1)
+MAN5 = ar-formats.5
+MAN7 = autoreduce.7
+TESTBIN = ar-sign-test unit
+
+LIBSRC = $(wildcard lib/*.c)
+LIBOBJ = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
+HDR = lib/ar.h
+KERNELS = $(wildcard kernels/*.cu)
+
+all: $(BIN:%=$(O)/bin/%) $(TESTBIN:%=$(O)/tests/%) cuda
+
+$(O)/lib/%.o: lib/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/libar.a: $(LIBOBJ)
+	$(AR) rcs $@ $(LIBOBJ)
+
+$(O)/bin/%: cmd/%.c $(O)/libar.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+
+$(O)/tests/%: tests/%.c $(O)/libar.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+
+# CUDA kernels: built where nvcc exists, skipped (and said so) elsewhere.
+cuda:
+	@if [ -z "$(KERNELS)" ]; then \
+		echo "cuda: no kernels/*.cu in this tree; nothing to build"; \
+	elif [ -x "$(NVCC)" ] || command -v "$(NVCC)" >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory cuda-build; \
+	else \
+		echo "cuda: $(NVCC) not found; skipping the CUDA kernels"; \
+	fi
+
+check: all
+	tests/run $(O)
+
+check-asan:
+	$(MAKE) O=build-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
+
+lint:
+	mandoc -T lint -W warning $(MAN1:%=man/%) man/$(MAN5) man/$(MAN7)
+	cppcheck --quiet --error-exitcode=1 --std=c11 \
+		--suppress=missingIncludeSystem -Ilib lib cmd tests/*.c
+
+demo: all
+	scripts/demo
+
+install: all
+	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
+		$(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7
+	cp -f $(BIN:%=$(O)/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
+	cp -f man/$(MAN5) $(DESTDIR)$(MANPREFIX)/man5/
+	cp -f man/$(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+
+uninstall:
+	for f in $(BIN); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
+	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
+	rm -f $(DESTDIR)$(MANPREFIX)/man5/$(MAN5) $(DESTDIR)$(MANPREFIX)/man7/$(MAN7)
+
+clean:
+	rm -rf build build-asan
+
+.PHONY: all cuda check check-asan lint demo install uninstall clean
+.PRECIOUS: $(O)/lib/%.o

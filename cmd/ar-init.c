@@ -1,0 +1,382 @@
+/* ar-init: create a campaign directory from a problem, or check its seal. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "ar.h"
+
+static const char usage[] =
+	"[-k keydir] [-n name] -p problem dir\n"
+	"-c dir";
+
+extern char **environ;
+
+/* Copies the problem tree, refusing links and special files; the copy is
+ * made read-only afterwards by seal_modes. */
+static void
+copy_tree(const char *src, const char *dst)
+{
+	DIR *d = opendir(src);
+	struct dirent *de;
+
+	if (!d)
+		ar_die(errno == ENOENT || errno == EACCES || errno == ENOTDIR ?
+		    AR_EX_NOINPUT : AR_EX_IO, "%s:", src);
+	if (mkdir(dst, 0755) < 0 && errno != EEXIST)
+		ar_die(ar_errno_exit(errno), "%s:", dst);
+	while ((de = readdir(d))) {
+		char *s, *t;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		s = ar_path(src, de->d_name);
+		t = ar_path(dst, de->d_name);
+		if (lstat(s, &st) < 0)
+			ar_die(AR_EX_NOINPUT, "%s:", s);
+		if (S_ISDIR(st.st_mode)) {
+			copy_tree(s, t);
+		} else if (S_ISREG(st.st_mode)) {
+			struct ar_buf b = {0};
+			int mode = (st.st_mode & 0111) ? 0555 : 0444;
+
+			if (ar_readfile(s, &b, SIZE_MAX / 2) < 0)
+				ar_die(AR_EX_NOINPUT, "%s:", s);
+			if (ar_write_atomic(t, b.p, b.len, mode) < 0)
+				ar_die(ar_errno_exit(errno), "%s:", t);
+			ar_buf_free(&b);
+		} else {
+			ar_die(AR_EX_DATA, "%s: %s cannot be sealed; put the file "
+			    "itself in the problem", s, S_ISLNK(st.st_mode) ?
+			    "a symbolic link" : "a special file");
+		}
+		free(s);
+		free(t);
+	}
+	closedir(d);
+}
+
+/* Directories become read-only last, deepest first. */
+static void
+seal_modes(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		ar_die(AR_EX_IO, "%s:", dir);
+	while ((de = readdir(d))) {
+		char *p;
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		p = ar_path(dir, de->d_name);
+		if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			seal_modes(p);
+		free(p);
+	}
+	closedir(d);
+	if (chmod(dir, 0555) < 0)
+		ar_die(AR_EX_IO, "%s:", dir);
+}
+
+static void
+mkdir_or_die(const char *base, const char *sub, int mode)
+{
+	char *p = ar_path(base, sub);
+
+	if (ar_mkdirs(p, mode) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", p);
+	free(p);
+}
+
+static void
+git_init(const char *dir)
+{
+	char *argv[] = { "git", "init", "--quiet", (char *)dir, NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, e;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	e = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e != 0) {
+		errno = e;
+		ar_die(AR_EX_IO, "git: cannot run it to create methods/:");
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		ar_die(AR_EX_IO, "git init %s: failed", dir);
+}
+
+static void
+remove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+
+	if (lstat(path, &st) < 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		chmod(path, 0755);
+		if ((d = opendir(path))) {
+			while ((de = readdir(d))) {
+				char *p;
+
+				if (strcmp(de->d_name, ".") == 0 ||
+				    strcmp(de->d_name, "..") == 0)
+					continue;
+				p = ar_path(path, de->d_name);
+				remove_tree(p);
+				free(p);
+			}
+			closedir(d);
+		}
+		rmdir(path);
+	} else
+		unlink(path);
+}
+
+static char *tmpdir_to_clean;
+
+static void
+cleanup(void)
+{
+	if (tmpdir_to_clean)
+		remove_tree(tmpdir_to_clean);
+}
+
+static int
+create(const char *problem, const char *dir, const char *keydir,
+    const char *name)
+{
+	char id[AR_IDLEN], hex[AR_SK_BYTES * 2 + 1], now[32], err[1024];
+	char *parent, *copy, *tmp, *p, *keypath, *conf, *pname, *pcopy;
+	unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES];
+	struct stat st;
+	DIR *d;
+
+	if (stat(problem, &st) < 0)
+		ar_die(AR_EX_NOINPUT, "%s:", problem);
+	if (!S_ISDIR(st.st_mode))
+		ar_die(AR_EX_NOINPUT, "%s: not a directory", problem);
+	if (lstat(dir, &st) == 0) {
+		int empty = 0;
+
+		if (S_ISDIR(st.st_mode) && (d = opendir(dir))) {
+			struct dirent *de;
+
+			empty = 1;
+			while ((de = readdir(d)))
+				if (strcmp(de->d_name, ".") != 0 &&
+				    strcmp(de->d_name, "..") != 0)
+					empty = 0;
+			closedir(d);
+		}
+		if (!empty)
+			ar_die(AR_EX_CANTCREAT, "%s: exists already; refusing "
+			    "to overwrite it", dir);
+	}
+	ar_id_new(id);
+	pcopy = ar_xstrdup(problem);
+	pname = ar_xstrdup(name ? name : basename(pcopy));
+	free(pcopy);
+	if (strchr(pname, '\n') || *pname == '\0')
+		ar_die(AR_EX_USAGE, "%s: not a usable problem name", pname);
+	copy = ar_xstrdup(dir);
+	parent = ar_xstrdup(dirname(copy));
+	free(copy);
+	copy = ar_xstrdup(dir);
+	tmp = ar_xasprintf("%s/.%s.tmp-%s", parent, basename(copy), id);
+	free(copy);
+	if (mkdir(tmp, 0755) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", tmp);
+	tmpdir_to_clean = tmp;
+	atexit(cleanup);
+
+	/* Everything is built in a hidden sibling and renamed into place at
+	 * the end, so a crash never leaves a half-made campaign. */
+	p = ar_path(tmp, "problem");
+	copy_tree(problem, p);
+	seal_modes(p);
+	free(p);
+	mkdir_or_die(tmp, "keys", 0755);
+	ar_spool_init(p = ar_path(tmp, "ideas"));
+	free(p);
+	ar_spool_init(p = ar_path(tmp, "queue"));
+	free(p);
+	mkdir_or_die(tmp, "ledger/results", 0755);
+	mkdir_or_die(tmp, "ledger/seg", 0755);
+	mkdir_or_die(tmp, "log", 0755);
+	git_init(p = ar_path(tmp, "methods"));
+	free(p);
+
+	ar_keypair(pk, sk);
+	ar_hex(hex, pk, AR_PK_BYTES);
+	p = ar_xasprintf("ed25519-public %s\n", hex);
+	keypath = ar_path(tmp, "keys/bench.pub");
+	if (ar_write_atomic(keypath, p, strlen(p), 0444) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", keypath);
+	free(keypath);
+	free(p);
+
+	if (ar_seal_write(tmp, id, pname, sk, err, sizeof err) < 0)
+		ar_die(AR_EX_IO, "%s", err);
+
+	if (keydir) {
+		char real[PATH_MAX];
+
+		if (ar_mkdirs(keydir, 0700) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", keydir);
+		if (!realpath(keydir, real))
+			ar_die(AR_EX_IO, "%s:", keydir);
+		keypath = ar_xasprintf("%s/%s.key", real, id);
+	} else
+		keypath = ar_xstrdup("keys/bench.key");
+
+	ar_time_now(now, sizeof now);
+	conf = ar_xasprintf(
+	    "# autoreduce campaign: see ar-formats(5). The problem and SEAL\n"
+	    "# are sealed; the settings below may be edited.\n"
+	    "campaign = %s\n"
+	    "problem = %s\n"
+	    "created = %s\n"
+	    "build = %s\n"
+	    "key = %s\n"
+	    "scales = 1 2 4 8\n"
+	    "budget.experiments = 0\n"
+	    "budget.gpu_hours = 0\n"
+	    "budget.wall_hours = 0\n"
+	    "policy = autoreduce\n",
+	    id, pname, now, ar_build_id(), keypath);
+	p = ar_path(tmp, "campaign.conf");
+	if (ar_write_atomic(p, conf, strlen(conf), 0644) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", p);
+	free(p);
+	free(conf);
+
+	/* The secret key: inside the campaign, or in keydir, out of the
+	 * agents' reach. Either way readable by its owner only. */
+	ar_hex(hex, sk, AR_SK_BYTES);
+	p = ar_xasprintf("ed25519-secret %s\n", hex);
+	sodium_memzero(sk, sizeof sk);
+	sodium_memzero(hex, sizeof hex);
+	{
+		char *kp = keydir ? ar_xstrdup(keypath) : ar_path(tmp, keypath);
+		int r = ar_write_new(kp, p, strlen(p), 0400);
+
+		if (r != 0)
+			ar_die(r > 0 ? AR_EX_CANTCREAT : ar_errno_exit(errno),
+			    "%s: %s", kp, r > 0 ? "exists already" :
+			    strerror(errno));
+		sodium_memzero(p, strlen(p));
+		free(p);
+		free(kp);
+	}
+	if (ar_fsync_dir(tmp) < 0)
+		ar_die(AR_EX_IO, "%s:", tmp);
+	if (rename(tmp, dir) < 0) {
+		int e = errno;
+
+		if (keydir)
+			unlink(keypath);
+		errno = e;
+		ar_die(e == EEXIST || e == ENOTEMPTY ? AR_EX_CANTCREAT :
+		    ar_errno_exit(e), "%s: %s", dir, e == EEXIST ||
+		    e == ENOTEMPTY ? "exists already; refusing to overwrite it" :
+		    strerror(e));
+	}
+	tmpdir_to_clean = NULL;
+	if (ar_fsync_dir(parent) < 0)
+		ar_die(AR_EX_IO, "%s:", parent);
+	printf("%s\n", id);
+	free(keypath);
+	free(parent);
+	free(tmp);
+	free(pname);
+	return AR_EX_OK;
+}
+
+static void
+report(void *arg, const char *state, const char *path, const char *detail)
+{
+	(void)arg;
+	ar_tsv_put(stdout, state);
+	putchar('\t');
+	ar_tsv_put(stdout, path);
+	putchar('\t');
+	ar_tsv_put(stdout, detail);
+	putchar('\n');
+}
+
+static int
+check(const char *dir)
+{
+	struct ar_campaign c;
+	char err[1024];
+	int n;
+
+	ar_campaign_open(&c, dir);
+	printf("state\tpath\tdetail\n");
+	n = ar_seal_check(dir, c.pk, report, NULL, err, sizeof err);
+	fflush(stdout);
+	if (n == -2)
+		ar_die(AR_EX_NO, "%s", err);
+	if (n < 0)
+		ar_die(errno == ENOENT ? AR_EX_NOINPUT : AR_EX_DATA, "%s", err);
+	if (n > 0)
+		ar_die(AR_EX_NO, "%s: seal broken: %d file%s changed, added or "
+		    "removed", dir, n, n == 1 ? "" : "s");
+	ar_campaign_free(&c);
+	return AR_EX_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "check", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *problem = NULL, *keydir = NULL, *name = NULL, *chk = NULL;
+	int c, r;
+
+	ar_std_args(argc, argv, usage);
+	ar_crypto_init();
+	while ((c = getopt_long(argc, argv, "c:k:n:p:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': chk = optarg; break;
+		case 'k': keydir = optarg; break;
+		case 'n': name = optarg; break;
+		case 'p': problem = optarg; break;
+		default: ar_usage(usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (chk) {
+		if (argc != 0 || problem || keydir || name)
+			ar_usage(usage);
+		r = check(chk);
+	} else {
+		if (argc != 1 || !problem)
+			ar_usage(usage);
+		r = create(problem, argv[0], keydir, name);
+	}
+	ar_fshut(stdout, "<stdout>");
+	return r;
+}

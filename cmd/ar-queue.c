@@ -1,0 +1,615 @@
+/* ar-queue: crash-safe spools of ideas and experiments. Every record is
+ * one file; every state change is one rename(2), so any number of
+ * claimers on any number of hosts claim each record exactly once. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+static const char usage[] =
+	"put [-f tsv|jsonl] [-p priority] spool [file]\n"
+	"claim [-f tsv|jsonl] [-H holder] [-l seconds] [-n count] spool\n"
+	"renew [-H holder] [-l seconds] spool id ...\n"
+	"done [-H holder] spool id ...\n"
+	"fail [-H holder] [-r reason] spool id ...\n"
+	"release [-H holder] spool id ...\n"
+	"reap spool\n"
+	"ls [-f tsv|jsonl] [-s state] spool\n"
+	"init spool";
+
+enum { FMT_AUTO, FMT_TSV, FMT_JSONL };
+
+static int fmt = FMT_AUTO;
+static long prio_default;
+static const char *holder;
+static long long lease_s = 600;
+static long count = 1;
+static const char *reason;
+static const char *state_filter;
+
+static int
+parse_fmt(const char *s)
+{
+	if (strcmp(s, "tsv") == 0)
+		return FMT_TSV;
+	if (strcmp(s, "jsonl") == 0)
+		return FMT_JSONL;
+	ar_die(AR_EX_USAGE, "-f %s: expected tsv or jsonl", s);
+}
+
+static long long
+parse_num(const char *opt, const char *s, long long lo, long long hi)
+{
+	long long v;
+
+	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "%s %s: expected an integer from %lld to "
+		    "%lld", opt, s, lo, hi);
+	return v;
+}
+
+static void
+open_spool(const char *dir)
+{
+	if (ar_spool_check(dir) < 0)
+		ar_die(AR_EX_NOINPUT, "%s: not a spool (ar-queue init makes "
+		    "one)", dir);
+}
+
+static const char *
+default_holder(void)
+{
+	static char buf[AR_ID_MAX + 1];
+	char host[64] = "host";
+	const char *env = getenv("AR_HOLDER");
+
+	if (env && *env)
+		return env;
+	gethostname(host, sizeof host);
+	host[sizeof host - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+	/* The parent is the shell or worker that claims in a loop, so its
+	 * pid names the worker across our short-lived processes. */
+	snprintf(buf, sizeof buf, "%s-%ld", host, (long)getppid());
+	return buf;
+}
+
+/* Reads every record of the input first, so that malformed input stores
+ * nothing. */
+static size_t
+read_records(FILE *in, const char *name, json_t ***out)
+{
+	struct ar_buf line = {0};
+	json_t **recs = NULL;
+	size_t n = 0, cap = 0, lineno = 0;
+	char err[512];
+	int c, f = fmt, r;
+
+	if (f == FMT_AUTO) {
+		c = getc(in);
+		if (c != EOF)
+			ungetc(c, in);
+		f = c == '{' ? FMT_JSONL : FMT_TSV;
+	}
+	if (f == FMT_TSV) {
+		struct ar_tsv t;
+
+		if (ar_tsv_open(&t, in, name) < 0)
+			ar_die(AR_EX_DATA, "%s", t.err);
+		while ((r = ar_tsv_next(&t)) == 1) {
+			json_t *o = json_object();
+			size_t i;
+
+			for (i = 0; i < t.ncol; i++)
+				if (t.field[i][0] != '\0')
+					json_object_set_new(o, t.hdr[i],
+					    json_string(t.field[i]));
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				recs = ar_xrealloc(recs, cap * sizeof *recs);
+			}
+			recs[n++] = o;
+		}
+		if (r < 0)
+			ar_die(AR_EX_DATA, "%s", t.err);
+		ar_tsv_close(&t);
+		*out = recs;
+		return n;
+	}
+	while ((r = ar_getline(in, &line, AR_LINE_MAX)) != AR_LINE_EOF) {
+		json_t *j;
+
+		lineno++;
+		if (r == AR_LINE_ERR)
+			ar_die(AR_EX_IO, "%s: read error:", name);
+		if (r == AR_LINE_LONG)
+			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes",
+			    name, lineno, AR_LINE_MAX);
+		if (line.len && line.p[line.len - 1] == '\r')
+			ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
+			    "(CRLF line endings?)", name, lineno);
+		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
+			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
+			    err);
+		if (!json_is_object(j))
+			ar_die(AR_EX_DATA, "%s: line %zu: not a JSON object",
+			    name, lineno);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			recs = ar_xrealloc(recs, cap * sizeof *recs);
+		}
+		recs[n++] = j;
+	}
+	ar_buf_free(&line);
+	*out = recs;
+	return n;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every id present in any state, for refusing user-given duplicates. */
+static int
+id_exists(const char *dir, const char *id)
+{
+	static char **ids;
+	static size_t nids;
+	static int loaded;
+	const char *subs[] = { "new", "cur", "done", "failed" };
+	size_t i, j, lo, hi;
+
+	if (!loaded) {
+		for (i = 0; i < 4; i++) {
+			char **names;
+			size_t n;
+			struct ar_lease l;
+
+			if (ar_spool_list(dir, subs[i], &names, &n) < 0)
+				ar_die(AR_EX_IO, "%s/%s:", dir, subs[i]);
+			ids = ar_xrealloc(ids, (nids + n + 1) * sizeof *ids);
+			for (j = 0; j < n; j++)
+				if (ar_spool_parse(names[j], &l) == 0)
+					ids[nids++] = ar_xstrdup(l.id);
+			ar_spool_free_list(names, n);
+		}
+		qsort(ids, nids, sizeof *ids, cmp_str);
+		loaded = 1;
+	}
+	lo = 0;
+	hi = nids;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(ids[mid], id);
+
+		if (c == 0)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+static int
+cmd_put(const char *dir, const char *file)
+{
+	FILE *in = stdin;
+	json_t **recs;
+	size_t n, i;
+	long *prio;
+	char now[32];
+
+	open_spool(dir);
+	if (file && !(in = fopen(file, "r")))
+		ar_die(AR_EX_NOINPUT, "%s:", file);
+	n = read_records(in, file ? file : "<stdin>", &recs);
+	prio = ar_xmalloc((n ? n : 1) * sizeof *prio);
+	ar_time_now(now, sizeof now);
+	for (i = 0; i < n; i++) {
+		json_t *p = json_object_get(recs[i], "priority");
+		json_t *id = json_object_get(recs[i], "id");
+		long long v = prio_default;
+		char gen[AR_IDLEN];
+
+		if (json_is_string(p)) {
+			if (ar_parse_long(json_string_value(p), &v) < 0)
+				v = 1LL << 40;
+		} else if (json_is_integer(p))
+			v = json_integer_value(p);
+		else if (p)
+			v = 1LL << 40;
+		if (v < -999999 || v > 999999)
+			ar_die(AR_EX_DATA, "record %zu: priority: expected an "
+			    "integer from -999999 to 999999", i + 1);
+		prio[i] = (long)v;
+		json_object_set_new(recs[i], "priority", json_integer(v));
+		if (id) {
+			if (!json_is_string(id) ||
+			    !ar_id_valid(json_string_value(id)))
+				ar_die(AR_EX_DATA, "record %zu: id: expected 1 "
+				    "to %d of [A-Za-z0-9._-], not starting "
+				    "with '.' or '-'", i + 1, AR_ID_MAX);
+			if (id_exists(dir, json_string_value(id)))
+				ar_die(AR_EX_CANTCREAT, "record %zu: id %s "
+				    "exists already in %s", i + 1,
+				    json_string_value(id), dir);
+		} else {
+			ar_id_new(gen);
+			json_object_set_new(recs[i], "id", json_string(gen));
+		}
+		if (!json_object_get(recs[i], "queued"))
+			json_object_set_new(recs[i], "queued",
+			    json_string(now));
+	}
+	for (i = 0; i < n; i++) {
+		const char *id = json_string_value(json_object_get(recs[i],
+		    "id"));
+		char *s = ar_json_line(recs[i]);
+		size_t len = strlen(s);
+		int r;
+
+		s = ar_xrealloc(s, len + 2);
+		s[len] = '\n';
+		s[len + 1] = '\0';
+		r = ar_spool_put(dir, id, prio[i], s, len + 1);
+		free(s);
+		if (r == AR_SP_GONE)
+			ar_die(AR_EX_CANTCREAT, "%s: id %s exists already", dir,
+			    id);
+		if (r != AR_SP_OK)
+			ar_die(ar_errno_exit(errno), "%s: cannot store %s:", dir,
+			    id);
+		/* An id printed is a record stored: callers may rely on it
+		 * even if we are killed right after. */
+		printf("%s\n", id);
+		fflush(stdout);
+		json_decref(recs[i]);
+	}
+	free(recs);
+	free(prio);
+	if (in != stdin)
+		fclose(in);
+	return AR_EX_OK;
+}
+
+static json_t *
+load_record(const char *path)
+{
+	struct ar_buf b = {0};
+	char err[256];
+	json_t *j;
+
+	if (ar_readfile(path, &b, AR_LINE_MAX + 1) < 0) {
+		ar_warn("%s:", path);
+		return NULL;
+	}
+	j = ar_json_parse(b.p, b.len, err, sizeof err);
+	if (!j)
+		ar_warn("%s: %s", path, err);
+	ar_buf_free(&b);
+	return j;
+}
+
+static void
+fmt_epoch(char *out, size_t n, long long t)
+{
+	struct timespec ts = { (time_t)t, 0 };
+
+	if (t)
+		ar_time_fmt(out, n, ts, 0);
+	else
+		snprintf(out, n, "%s", "");
+}
+
+/* Rows for ls and claim -f tsv: fixed columns, then every other field of
+ * the records, sorted by name. */
+struct row {
+	const char *state;
+	struct ar_lease l;
+	char *why;
+	json_t *rec;
+};
+
+static void
+print_rows(struct row *rows, size_t n, int f)
+{
+	static const char *fixed[] = { "state", "id", "priority", "holder",
+	    "expires", "why" };
+	char **cols = NULL, exp[32];
+	size_t ncols = 0, i, j, k;
+	struct ar_flat *fl = ar_xmalloc((n ? n : 1) * sizeof *fl);
+
+	if (f == FMT_JSONL) {
+		for (i = 0; i < n; i++) {
+			json_t *o = json_object();
+			char *s;
+
+			json_object_set_new(o, "state", json_string(rows[i].state));
+			if (rows[i].l.expires) {
+				fmt_epoch(exp, sizeof exp, rows[i].l.expires);
+				json_object_set_new(o, "lease", json_pack(
+				    "{s:s, s:s}", "holder", rows[i].l.holder,
+				    "expires", exp));
+			}
+			if (rows[i].why)
+				json_object_set_new(o, "why",
+				    json_string(rows[i].why));
+			json_object_set(o, "record", rows[i].rec);
+			s = ar_json_line(o);
+			puts(s);
+			free(s);
+			json_decref(o);
+		}
+		free(fl);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		ar_flatten(rows[i].rec, &fl[i]);
+		cols = ar_xrealloc(cols, (ncols + fl[i].n + 1) * sizeof *cols);
+		for (j = 0; j < fl[i].n; j++)
+			if (strcmp(fl[i].kv[j].k, "id") != 0 &&
+			    strcmp(fl[i].kv[j].k, "priority") != 0)
+				cols[ncols++] = fl[i].kv[j].k;
+		if (ncols > 1) {
+			qsort(cols, ncols, sizeof *cols, cmp_str);
+			for (k = j = 0; k < ncols; k++)
+				if (j == 0 || strcmp(cols[k], cols[j - 1]) != 0)
+					cols[j++] = cols[k];
+			ncols = j;
+		}
+	}
+	for (i = 0; i < 6; i++)
+		printf("%s%s", i ? "\t" : "", fixed[i]);
+	for (k = 0; k < ncols; k++) {
+		putchar('\t');
+		ar_tsv_put(stdout, cols[k]);
+	}
+	putchar('\n');
+	for (i = 0; i < n; i++) {
+		fmt_epoch(exp, sizeof exp, rows[i].l.expires);
+		printf("%s\t%s\t%ld\t%s\t%s\t", rows[i].state, rows[i].l.id,
+		    rows[i].l.prio, rows[i].l.holder, exp);
+		ar_tsv_put(stdout, rows[i].why ? rows[i].why : "");
+		for (k = 0, j = 0; k < ncols; k++) {
+			putchar('\t');
+			while (j < fl[i].n && strcmp(fl[i].kv[j].k, cols[k]) < 0)
+				j++;
+			if (j < fl[i].n && strcmp(fl[i].kv[j].k, cols[k]) == 0)
+				ar_tsv_put(stdout, fl[i].kv[j].v);
+		}
+		putchar('\n');
+	}
+	free(cols);
+	for (i = 0; i < n; i++)
+		ar_flat_free(&fl[i]);
+	free(fl);
+}
+
+static int
+cmd_claim(const char *dir)
+{
+	struct row *rows = ar_xmalloc((size_t)count * sizeof *rows);
+	size_t n = 0, i;
+	long k;
+
+	open_spool(dir);
+	for (k = 0; k < count; k++) {
+		struct ar_lease l;
+		char lname[3 * AR_ID_MAX], *p;
+		int r = ar_spool_claim(dir, holder, (long long)time(NULL) +
+		    lease_s, &l);
+		json_t *rec;
+
+		if (r == AR_SP_GONE)
+			break;
+		if (r != AR_SP_OK)
+			ar_die(ar_errno_exit(errno), "%s: claim:", dir);
+		ar_spool_lease_name(lname, sizeof lname, &l);
+		p = ar_spool_path(dir, "cur", lname);
+		rec = load_record(p);
+		free(p);
+		if (!rec) {
+			/* Unreadable: set it aside rather than hand it out. */
+			ar_spool_finish(dir, &l, "failed");
+			continue;
+		}
+		rows[n].state = "cur";
+		rows[n].l = l;
+		rows[n].why = NULL;
+		rows[n].rec = rec;
+		n++;
+	}
+	if (n)
+		print_rows(rows, n, fmt == FMT_TSV ? FMT_TSV : FMT_JSONL);
+	for (i = 0; i < n; i++)
+		json_decref(rows[i].rec);
+	free(rows);
+	return n ? AR_EX_OK : AR_EX_NO;
+}
+
+static int
+cmd_finish(const char *cmd, const char *dir, int argc, char **argv)
+{
+	int i, ret = AR_EX_OK;
+
+	open_spool(dir);
+	for (i = 0; i < argc; i++) {
+		struct ar_lease l;
+		int r = ar_spool_find(dir, argv[i], holder, &l);
+
+		if (r == AR_SP_OK) {
+			if (strcmp(cmd, "renew") == 0)
+				r = ar_spool_renew(dir, &l,
+				    (long long)time(NULL) + lease_s);
+			else if (strcmp(cmd, "fail") == 0) {
+				char *w = ar_spool_path(dir, "why", l.name);
+				const char *txt = reason ? reason : "";
+				char *line = ar_xasprintf("%s\n", txt);
+
+				if (ar_write_atomic(w, line, strlen(line),
+				    0644) < 0)
+					ar_die(ar_errno_exit(errno), "%s:", w);
+				r = ar_spool_finish(dir, &l, "failed");
+				if (r != AR_SP_OK)
+					unlink(w);
+				free(w);
+				free(line);
+			} else
+				r = ar_spool_finish(dir, &l,
+				    strcmp(cmd, "done") == 0 ? "done" : "new");
+		}
+		if (r == AR_SP_GONE) {
+			ar_warn("%s: %s: no lease held by %s (expired and "
+			    "reaped, or never claimed)", dir, argv[i], holder);
+			ret = AR_EX_TEMPFAIL;
+		} else if (r != AR_SP_OK) {
+			ar_warn("%s: %s:", dir, argv[i]);
+			ret = ar_errno_exit(errno);
+		}
+	}
+	return ret;
+}
+
+static int
+cmd_reap(const char *dir)
+{
+	size_t n;
+
+	open_spool(dir);
+	if (ar_spool_reap(dir, (long long)time(NULL), &n) != AR_SP_OK)
+		ar_die(ar_errno_exit(errno), "%s: reap:", dir);
+	printf("%zu\n", n);
+	return AR_EX_OK;
+}
+
+static int
+cmd_ls(const char *dir)
+{
+	const char *subs[] = { "new", "cur", "done", "failed" };
+	struct row *rows = NULL;
+	size_t n = 0, cap = 0, i, j;
+
+	open_spool(dir);
+	if (state_filter) {
+		for (i = 0; i < 4; i++)
+			if (strcmp(state_filter, subs[i]) == 0)
+				break;
+		if (i == 4)
+			ar_die(AR_EX_USAGE, "-s %s: expected new, cur, done or "
+			    "failed", state_filter);
+	}
+	for (i = 0; i < 4; i++) {
+		char **names;
+		size_t m;
+
+		if (state_filter && strcmp(state_filter, subs[i]) != 0)
+			continue;
+		if (ar_spool_list(dir, subs[i], &names, &m) < 0)
+			ar_die(AR_EX_IO, "%s/%s:", dir, subs[i]);
+		for (j = 0; j < m; j++) {
+			struct ar_lease l;
+			char *p;
+			json_t *rec;
+
+			if (ar_spool_parse(names[j], &l) < 0)
+				continue;
+			p = ar_spool_path(dir, subs[i], names[j]);
+			rec = load_record(p);
+			free(p);
+			if (!rec)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				rows = ar_xrealloc(rows, cap * sizeof *rows);
+			}
+			rows[n].state = subs[i];
+			rows[n].l = l;
+			rows[n].rec = rec;
+			rows[n].why = NULL;
+			if (strcmp(subs[i], "failed") == 0) {
+				struct ar_buf b = {0};
+
+				p = ar_spool_path(dir, "why", l.name);
+				if (ar_readfile(p, &b, 65536) == 0) {
+					if (b.len && b.p[b.len - 1] == '\n')
+						b.p[--b.len] = '\0';
+					rows[n].why = b.p;
+				}
+				free(p);
+			}
+			n++;
+		}
+		ar_spool_free_list(names, m);
+	}
+	print_rows(rows, n, fmt == FMT_JSONL ? FMT_JSONL : FMT_TSV);
+	for (i = 0; i < n; i++) {
+		json_decref(rows[i].rec);
+		free(rows[i].why);
+	}
+	free(rows);
+	return AR_EX_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *cmd, *dir;
+	int c, r;
+
+	ar_std_args(argc, argv, usage);
+	if (argc < 2)
+		ar_usage(usage);
+	cmd = argv[1];
+	argc--;
+	argv++;
+	holder = default_holder();
+	while ((c = getopt(argc, argv, "f:H:l:n:p:r:s:")) != -1) {
+		switch (c) {
+		case 'f': fmt = parse_fmt(optarg); break;
+		case 'H': holder = optarg; break;
+		case 'l': lease_s = parse_num("-l", optarg, 1, 365LL * 86400); break;
+		case 'n': count = (long)parse_num("-n", optarg, 1, 1000000); break;
+		case 'p': prio_default = (long)parse_num("-p", optarg, -999999, 999999); break;
+		case 'r': reason = optarg; break;
+		case 's': state_filter = optarg; break;
+		default: ar_usage(usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (!ar_id_valid(holder))
+		ar_die(AR_EX_USAGE, "holder '%s': expected 1 to %d of "
+		    "[A-Za-z0-9._-]", holder, AR_ID_MAX);
+	if (argc < 1)
+		ar_usage(usage);
+	dir = argv[0];
+	if (strcmp(cmd, "put") == 0 && argc <= 2)
+		r = cmd_put(dir, argc == 2 ? argv[1] : NULL);
+	else if (strcmp(cmd, "claim") == 0 && argc == 1)
+		r = cmd_claim(dir);
+	else if ((strcmp(cmd, "done") == 0 || strcmp(cmd, "fail") == 0 ||
+	    strcmp(cmd, "release") == 0 || strcmp(cmd, "renew") == 0) &&
+	    argc >= 2)
+		r = cmd_finish(cmd, dir, argc - 1, argv + 1);
+	else if (strcmp(cmd, "reap") == 0 && argc == 1)
+		r = cmd_reap(dir);
+	else if (strcmp(cmd, "ls") == 0 && argc == 1)
+		r = cmd_ls(dir);
+	else if (strcmp(cmd, "init") == 0 && argc == 1) {
+		if (ar_spool_init(dir) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", dir);
+		r = AR_EX_OK;
+	} else
+		ar_usage(usage);
+	ar_fshut(stdout, "<stdout>");
+	return r;
+}

@@ -1,0 +1,312 @@
+/* ar.h: the shared library of autoreduce, linked by every command. */
+#ifndef AR_H
+#define AR_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <time.h>
+#include <jansson.h>
+
+/* Exit codes shared by all commands; autoreduce(7) documents them. */
+enum {
+	AR_EX_OK = 0,
+	AR_EX_NO = 1,        /* a check said no: tampering, bad rows, empty queue */
+	AR_EX_USAGE = 64,    /* bad command line */
+	AR_EX_DATA = 65,     /* malformed input data */
+	AR_EX_NOINPUT = 66,  /* missing or unreadable input */
+	AR_EX_SOFTWARE = 70, /* internal error */
+	AR_EX_CANTCREAT = 73,/* refusing to overwrite, or cannot create */
+	AR_EX_IO = 74,       /* read or write failed: full disk, read-only */
+	AR_EX_TEMPFAIL = 75, /* lost a race or a lease, or busy: try again */
+};
+
+/* The longest line any reader accepts; longer lines are errors. */
+#define AR_LINE_MAX (1024 * 1024)
+/* Ids: [A-Za-z0-9._-], this long at most. */
+#define AR_ID_MAX 100
+#define AR_HASH_HEX 65   /* 64 hex digits of BLAKE2b-256 and a NUL */
+#define AR_SIG_HEX 129   /* 128 hex digits of Ed25519 and a NUL */
+#define AR_PK_BYTES 32
+#define AR_SK_BYTES 64
+
+/* err.c: messages are "prog: what: why"; a format ending in ':' appends
+ * strerror(errno). */
+void ar_setprog(const char *argv0);
+const char *ar_prog(void);
+void ar_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void ar_die(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The exit code that fits an errno from a failed write or create. */
+int ar_errno_exit(int err);
+/* Handles -h/--help and --version before option parsing; returns only when
+ * neither was given. usage is the SYNOPSIS text, one line per form. */
+void ar_std_args(int argc, char **argv, const char *usage);
+_Noreturn void ar_usage(const char *usage);
+/* Closes stdout and dies with AR_EX_IO if anything written was lost. */
+void ar_fshut(FILE *f, const char *name);
+const char *ar_build_id(void);
+
+/* buf.c: a growable byte buffer, always NUL-terminated. */
+struct ar_buf {
+	char *p;
+	size_t len, cap;
+};
+void *ar_xmalloc(size_t n);
+void *ar_xrealloc(void *p, size_t n);
+char *ar_xstrdup(const char *s);
+char *ar_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ar_buf_reserve(struct ar_buf *b, size_t extra);
+void ar_buf_add(struct ar_buf *b, const void *p, size_t n);
+void ar_buf_adds(struct ar_buf *b, const char *s);
+void ar_buf_addc(struct ar_buf *b, char c);
+void ar_buf_printf(struct ar_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ar_buf_clear(struct ar_buf *b);
+void ar_buf_free(struct ar_buf *b);
+
+/* io.c: bounded line reading and crash-safe files. */
+enum { AR_LINE_EOF = 0, AR_LINE_OK = 1, AR_LINE_LONG = -2, AR_LINE_ERR = -1 };
+/* Reads one line without its newline into b; returns an AR_LINE_ value.
+ * A line longer than max is AR_LINE_LONG; the rest of it is skipped. */
+int ar_getline(FILE *f, struct ar_buf *b, size_t max);
+/* Reads a whole file of at most max bytes; -1 with errno on failure
+ * (EFBIG when larger). */
+int ar_readfile(const char *path, struct ar_buf *b, size_t max);
+/* Writes data to path so that a crash at any instant leaves either the old
+ * file or the new one: tmp in the same directory, fsync, rename, fsync of
+ * the directory. -1 with errno on failure; nothing half-written remains. */
+int ar_write_atomic(const char *path, const void *data, size_t len, int mode);
+/* Creates path with data only if it does not exist (link(2), which holds
+ * on NFS). 0 on success, 1 if it existed, -1 with errno on failure. */
+int ar_write_new(const char *path, const void *data, size_t len, int mode);
+/* Writes all of data to fd; -1 with errno on failure. */
+int ar_write_all(int fd, const void *data, size_t len);
+int ar_fsync_dir(const char *dir);
+/* fsync of the directory that holds path. */
+int ar_fsync_parent(const char *path);
+int ar_mkdirs(const char *path, int mode);
+char *ar_path(const char *a, const char *b); /* a "/" b, malloc'd */
+/* A name for a temporary file next to path, unique across hosts. */
+char *ar_tmpname(const char *dir, const char *base);
+
+/* utf8.c */
+/* Returns the offset of the first invalid UTF-8 byte, or -1 if valid. */
+long ar_utf8_invalid(const char *s, size_t len);
+
+/* tsv.c: header first, columns found by name, escapes \t \n \r \\. */
+struct ar_tsv {
+	FILE *f;
+	char *name;      /* the input's name, for messages */
+	size_t lineno;
+	size_t ncol;
+	char **hdr;
+	char **field;    /* the current row; points into an internal buffer */
+	struct ar_buf line;
+	char err[512];   /* "name: line N: reason" after a failure */
+};
+/* Reads the header. 0 on success, -1 with t->err set. */
+int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
+/* The index of a column, or -1. */
+int ar_tsv_col(const struct ar_tsv *t, const char *name);
+/* 1 with a row in t->field, 0 at the end, -1 with t->err set. */
+int ar_tsv_next(struct ar_tsv *t);
+void ar_tsv_close(struct ar_tsv *t);
+/* Splits one line in place into at most max fields, unescaping each;
+ * returns the field count, or -1 with a reason in err. */
+int ar_tsv_split(char *line, size_t len, char **fields, size_t max,
+	char *err, size_t errlen);
+/* Unescapes s in place; -1 on an unknown escape or a trailing backslash. */
+int ar_tsv_unescape(char *s);
+void ar_tsv_escape(struct ar_buf *b, const char *s);
+void ar_tsv_put(FILE *f, const char *s);
+
+/* json.c: JSON through jansson, strict: duplicate keys and invalid UTF-8
+ * are errors, and so are NaN and infinities. */
+json_t *ar_json_parse(const char *s, size_t len, char *err, size_t errlen);
+/* The canonical form for signing: keys sorted, compact, reals with 17
+ * significant digits. malloc'd. */
+char *ar_json_canon(const json_t *j);
+/* Compact, key order kept, one line. malloc'd. */
+char *ar_json_line(const json_t *j);
+/* Looks up a dotted path ("method.hash"); NULL if absent. */
+json_t *ar_json_path(const json_t *j, const char *path);
+const char *ar_json_str(const json_t *j, const char *path);
+/* Formats a finite double in the shortest form that reads back exactly. */
+void ar_fmt_double(char *out, size_t n, double v);
+/* Parses a finite number; -1 on garbage, NaN or infinity. */
+int ar_parse_double(const char *s, double *v);
+int ar_parse_long(const char *s, long long *v);
+
+/* crypto.c: BLAKE2b-256 and Ed25519 through libsodium. */
+void ar_crypto_init(void);
+void ar_hex(char *out, const unsigned char *in, size_t n);
+int ar_unhex(unsigned char *out, size_t n, const char *hex);
+void ar_hash_hex(char out[AR_HASH_HEX], const void *data, size_t len);
+int ar_hash_file(const char *path, char out[AR_HASH_HEX]);
+void ar_keypair(unsigned char pk[AR_PK_BYTES], unsigned char sk[AR_SK_BYTES]);
+void ar_sign_hex(char out[AR_SIG_HEX], const void *msg, size_t len,
+	const unsigned char sk[AR_SK_BYTES]);
+/* 0 if sighex is a valid signature of msg under pk. */
+int ar_verify_hex(const char *sighex, const void *msg, size_t len,
+	const unsigned char pk[AR_PK_BYTES]);
+/* Key files hold one line: "ed25519-public HEX" or "ed25519-secret HEX". */
+int ar_key_read_public(const char *path, unsigned char pk[AR_PK_BYTES],
+	char *err, size_t errlen);
+int ar_key_read_secret(const char *path, unsigned char sk[AR_SK_BYTES],
+	char *err, size_t errlen);
+/* Signs the canonical form of obj without "sig" and stores "sig". */
+void ar_json_sign(json_t *obj, const unsigned char sk[AR_SK_BYTES]);
+/* 0 if obj's "sig" signs the canonical form of the rest; else -1 and a
+ * reason in err. */
+int ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
+	char *err, size_t errlen);
+
+/* timefmt.c: RFC 3339 UTC. */
+/* "2026-11-26T01:58:12Z", or with digits > 0 that many fraction digits. */
+void ar_time_fmt(char *out, size_t n, struct timespec ts, int digits);
+void ar_time_now(char *out, size_t n);
+/* Parses RFC 3339 (any offset, optional fraction); -1 on garbage. */
+int ar_time_parse(const char *s, struct timespec *ts);
+
+/* id.c: "20261126T015812.123456Z-3f9a2c1b7d4e5f60": UTC time to the
+ * microsecond, then 64 random bits. Sorts by time; never collides. */
+#define AR_IDLEN 41
+void ar_id_new(char out[AR_IDLEN]);
+int ar_id_valid(const char *s);
+
+/* conf.c: "key = value" lines, '#' comments. */
+struct ar_conf {
+	size_t n;
+	char **key, **val;
+};
+int ar_conf_read(struct ar_conf *c, const char *path, char *err, size_t errlen);
+const char *ar_conf_get(const struct ar_conf *c, const char *key);
+void ar_conf_free(struct ar_conf *c);
+
+/* campaign.c: the paths and keys of a campaign directory. */
+struct ar_campaign {
+	char *dir;
+	struct ar_conf conf;
+	char *id;
+	char seal_hash[AR_HASH_HEX];
+	int have_seal;
+	unsigned char pk[AR_PK_BYTES];
+};
+/* Opens DIR (campaign.conf, keys/bench.pub, SEAL's hash); dies with a
+ * clear message and the fitting exit code when it is not a campaign. */
+void ar_campaign_open(struct ar_campaign *c, const char *dir);
+void ar_campaign_free(struct ar_campaign *c);
+/* The directory named by -C, else $AR_CAMPAIGN, else ".". */
+const char *ar_campaign_default(const char *opt);
+
+/* seal.c: SEAL lists every file and directory of problem/ with its mode,
+ * size and hash, signed by the campaign's key. */
+typedef void (*ar_seal_report_fn)(void *arg, const char *state,
+	const char *path, const char *detail);
+int ar_seal_write(const char *campaign, const char *id, const char *problem,
+	const unsigned char sk[AR_SK_BYTES], char *err, size_t errlen);
+/* Reports each file changed, added or removed; returns their count, -1 on
+ * an unreadable or malformed SEAL, -2 when its signature is bad. */
+int ar_seal_check(const char *campaign, const unsigned char pk[AR_PK_BYTES],
+	ar_seal_report_fn report, void *arg, char *err, size_t errlen);
+
+/* spool.c: maildir-style spools: tmp/ new/ cur/ done/ failed/. A record is
+ * one file. Names in new/ sort by priority, then age. A claim renames
+ * new/NAME to cur/NAME@EXPIRY@HOLDER, so the lease lives in the name and
+ * every state change is one rename(2). */
+enum { AR_SP_OK = 0, AR_SP_GONE = 1, AR_SP_ERR = -1 };
+int ar_spool_init(const char *dir);
+/* Checks that dir is a spool; -1 with errno otherwise. */
+int ar_spool_check(const char *dir);
+/* Durably delivers a record into new/; its file name is derived from prio
+ * and id. AR_SP_GONE if the id exists already. */
+int ar_spool_put(const char *dir, const char *id, long prio,
+	const char *data, size_t len);
+/* Lists a subdirectory's entries (dot files skipped), sorted. */
+int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
+void ar_spool_free_list(char **names, size_t n);
+struct ar_lease {
+	char name[AR_ID_MAX + 16];  /* the record's name in new/ */
+	char id[AR_ID_MAX + 1];
+	long prio;
+	long long expires;          /* seconds since the epoch; 0 if none */
+	char holder[AR_ID_MAX + 1];
+};
+/* Parses "PRIO-ID" or "PRIO-ID@EXPIRY@HOLDER"; -1 if it is neither. */
+int ar_spool_parse(const char *fname, struct ar_lease *l);
+void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
+/* Claims the first record of new/ that nobody else takes first; fills l.
+ * AR_SP_GONE when new/ is empty. */
+int ar_spool_claim(const char *dir, const char *holder, long long expires,
+	struct ar_lease *l);
+/* Finds the claimed record id held by holder in cur/. AR_SP_GONE if not. */
+int ar_spool_find(const char *dir, const char *id, const char *holder,
+	struct ar_lease *l);
+/* Moves a claimed record: to "done", "failed" or back to "new"; or renews
+ * it in cur/ with a new expiry. AR_SP_GONE if the lease was lost. */
+int ar_spool_finish(const char *dir, const struct ar_lease *l, const char *to);
+int ar_spool_renew(const char *dir, struct ar_lease *l, long long expires);
+/* Returns expired leases to new/ and removes tmp/ files older than a day;
+ * counts the leases returned. */
+int ar_spool_reap(const char *dir, long long now, size_t *returned);
+/* The path of a record in a state directory, malloc'd. */
+char *ar_spool_path(const char *dir, const char *sub, const char *fname);
+
+/* flat.c: flattening a result into TSV columns by dotted path. */
+struct ar_kv {
+	char *k, *v;
+};
+struct ar_flat {
+	size_t n, cap;
+	struct ar_kv *kv;
+};
+/* Flattens obj: objects become dotted paths, arrays of scalars are joined
+ * with ',', other arrays, "raw" and "sig" are left out; sorted by key. */
+void ar_flatten(const json_t *obj, struct ar_flat *f);
+void ar_flat_free(struct ar_flat *f);
+
+/* ledger.c: the result store; see ar-formats(5). */
+struct ar_seg {
+	char *path;        /* seg/NNNNNNNN.tsv */
+	char *idx;         /* the mmap'd sorted id index */
+	size_t idxlen;
+};
+struct ar_ledger {
+	char *dir;
+	size_t nseg;
+	struct ar_seg *seg;
+};
+int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
+	char *err, size_t errlen);
+void ar_ledger_close(struct ar_ledger *l);
+/* 1 if id is stored in a segment. */
+int ar_ledger_in_segments(const struct ar_ledger *l, const char *id);
+/* Stores a record crash-safely as a loose file. Returns 0 stored, 1
+ * already there with the same content (a no-op), 2 an id clash with other
+ * content, -1 with errno (EINVAL: no valid "id", or a reserved key). */
+int ar_ledger_store(struct ar_ledger *l, const json_t *rec);
+/* Stores many records as one new segment, under the ledger's lock. st[i]
+ * gets what ar_ledger_store would return for recs[i]. */
+int ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n,
+	int *st, char *err, size_t errlen);
+/* Calls fn for every stored record in storage order: segments, then loose
+ * results not yet compacted. line is the record's JSON; cols, when the
+ * record came from a segment, its stored flat columns. */
+struct ar_row {
+	const char *src;     /* file the row came from */
+	const char *bad;     /* why the row could not be read, or NULL */
+	size_t lineno;       /* line within a segment, 0 for a loose file */
+	const char *json;
+	size_t jsonlen;
+	size_t ncol;         /* segment rows: header and fields */
+	char **hdr, **field;
+};
+typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
+int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
+	char *err, size_t errlen);
+/* Merges loose results into a new segment under a lock. */
+int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
+	char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,67 @@
+/* campaign.c: opening a campaign directory for the commands that read it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+const char *
+ar_campaign_default(const char *opt)
+{
+	const char *env;
+
+	if (opt)
+		return opt;
+	if ((env = getenv("AR_CAMPAIGN")) && *env)
+		return env;
+	return ".";
+}
+
+void
+ar_campaign_open(struct ar_campaign *c, const char *dir)
+{
+	char err[512], *p;
+	const char *id;
+	struct ar_buf b = {0};
+	struct stat st;
+
+	memset(c, 0, sizeof *c);
+	c->dir = ar_xstrdup(dir);
+	if (stat(dir, &st) < 0)
+		ar_die(AR_EX_NOINPUT, "%s:", dir);
+	p = ar_path(dir, "campaign.conf");
+	if (access(p, F_OK) < 0 && errno == ENOENT)
+		ar_die(AR_EX_NOINPUT, "%s: not a campaign (no campaign.conf)",
+		    dir);
+	if (ar_conf_read(&c->conf, p, err, sizeof err) < 0)
+		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
+		    AR_EX_DATA, "%s", err);
+	free(p);
+	if (!(id = ar_conf_get(&c->conf, "campaign")) || !ar_id_valid(id))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: no valid 'campaign' id",
+		    dir);
+	c->id = ar_xstrdup(id);
+	p = ar_path(dir, "keys/bench.pub");
+	if (ar_key_read_public(p, c->pk, err, sizeof err) < 0)
+		ar_die(AR_EX_NOINPUT, "%s", err);
+	free(p);
+	p = ar_path(dir, "SEAL");
+	if (ar_readfile(p, &b, 64 << 20) == 0) {
+		ar_hash_hex(c->seal_hash, b.p, b.len);
+		c->have_seal = 1;
+	} else if (errno != ENOENT)
+		ar_die(AR_EX_NOINPUT, "%s:", p);
+	ar_buf_free(&b);
+	free(p);
+}
+
+void
+ar_campaign_free(struct ar_campaign *c)
+{
+	ar_conf_free(&c->conf);
+	free(c->dir);
+	free(c->id);
+	memset(c, 0, sizeof *c);
+}

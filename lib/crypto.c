@@ -1,0 +1,181 @@
+/* crypto.c: BLAKE2b-256 hashes and Ed25519 signatures (libsodium). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "ar.h"
+
+void
+ar_crypto_init(void)
+{
+	if (sodium_init() < 0)
+		ar_die(AR_EX_SOFTWARE, "libsodium failed to start");
+}
+
+void
+ar_hex(char *out, const unsigned char *in, size_t n)
+{
+	sodium_bin2hex(out, n * 2 + 1, in, n);
+}
+
+int
+ar_unhex(unsigned char *out, size_t n, const char *hex)
+{
+	size_t got;
+	const char *end;
+	size_t i;
+
+	if (strlen(hex) != n * 2)
+		return -1;
+	for (i = 0; i < n * 2; i++)
+		if (!strchr("0123456789abcdef", hex[i]) || hex[i] == '\0')
+			return -1;
+	if (sodium_hex2bin(out, n, hex, n * 2, NULL, &got, &end) != 0 ||
+	    got != n)
+		return -1;
+	return 0;
+}
+
+void
+ar_hash_hex(char out[AR_HASH_HEX], const void *data, size_t len)
+{
+	unsigned char h[32];
+
+	crypto_generichash(h, sizeof h, data, len, NULL, 0);
+	ar_hex(out, h, sizeof h);
+}
+
+int
+ar_hash_file(const char *path, char out[AR_HASH_HEX])
+{
+	crypto_generichash_state st;
+	unsigned char h[32], chunk[65536];
+	ssize_t n;
+	int fd, e;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return -1;
+	crypto_generichash_init(&st, NULL, 0, sizeof h);
+	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			e = errno;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		crypto_generichash_update(&st, chunk, (size_t)n);
+	}
+	close(fd);
+	crypto_generichash_final(&st, h, sizeof h);
+	ar_hex(out, h, sizeof h);
+	return 0;
+}
+
+void
+ar_keypair(unsigned char pk[AR_PK_BYTES], unsigned char sk[AR_SK_BYTES])
+{
+	crypto_sign_keypair(pk, sk);
+}
+
+void
+ar_sign_hex(char out[AR_SIG_HEX], const void *msg, size_t len,
+    const unsigned char sk[AR_SK_BYTES])
+{
+	unsigned char sig[crypto_sign_BYTES];
+
+	crypto_sign_detached(sig, NULL, msg, len, sk);
+	ar_hex(out, sig, sizeof sig);
+}
+
+int
+ar_verify_hex(const char *sighex, const void *msg, size_t len,
+    const unsigned char pk[AR_PK_BYTES])
+{
+	unsigned char sig[crypto_sign_BYTES];
+
+	if (ar_unhex(sig, sizeof sig, sighex) < 0)
+		return -1;
+	return crypto_sign_verify_detached(sig, msg, len, pk) == 0 ? 0 : -1;
+}
+
+static int
+read_key(const char *path, const char *kind, unsigned char *out, size_t n,
+    char *err, size_t errlen)
+{
+	struct ar_buf b = {0};
+	size_t klen = strlen(kind);
+	int r = -1;
+
+	if (ar_readfile(path, &b, 4096) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (b.len > 0 && b.p[b.len - 1] == '\n')
+		b.p[--b.len] = '\0';
+	if (b.len != klen + 1 + n * 2 || strncmp(b.p, kind, klen) != 0 ||
+	    b.p[klen] != ' ' || ar_unhex(out, n, b.p + klen + 1) < 0)
+		snprintf(err, errlen, "%s: not an %s key file", path, kind);
+	else
+		r = 0;
+	sodium_memzero(b.p, b.cap);
+	ar_buf_free(&b);
+	return r;
+}
+
+int
+ar_key_read_public(const char *path, unsigned char pk[AR_PK_BYTES],
+    char *err, size_t errlen)
+{
+	return read_key(path, "ed25519-public", pk, AR_PK_BYTES, err, errlen);
+}
+
+int
+ar_key_read_secret(const char *path, unsigned char sk[AR_SK_BYTES],
+    char *err, size_t errlen)
+{
+	return read_key(path, "ed25519-secret", sk, AR_SK_BYTES, err, errlen);
+}
+
+void
+ar_json_sign(json_t *obj, const unsigned char sk[AR_SK_BYTES])
+{
+	char sig[AR_SIG_HEX], *canon;
+
+	json_object_del(obj, "sig");
+	canon = ar_json_canon(obj);
+	ar_sign_hex(sig, canon, strlen(canon), sk);
+	free(canon);
+	json_object_set_new(obj, "sig", json_string(sig));
+}
+
+int
+ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
+    char *err, size_t errlen)
+{
+	const char *sig = json_string_value(json_object_get(obj, "sig"));
+	json_t *copy;
+	char *canon;
+	int r;
+
+	if (!json_is_object(obj)) {
+		snprintf(err, errlen, "not a JSON object");
+		return -1;
+	}
+	if (!sig) {
+		snprintf(err, errlen, "no signature (\"sig\")");
+		return -1;
+	}
+	copy = json_copy((json_t *)obj);
+	json_object_del(copy, "sig");
+	canon = ar_json_canon(copy);
+	json_decref(copy);
+	r = ar_verify_hex(sig, canon, strlen(canon), pk);
+	free(canon);
+	if (r < 0)
+		snprintf(err, errlen, "bad signature");
+	return r;
+}

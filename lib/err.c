@@ -1,0 +1,150 @@
+/* err.c: diagnostics in the form "prog: what: why", and exit codes. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+static const char *prog = "autoreduce";
+
+void
+ar_setprog(const char *argv0)
+{
+	const char *s = strrchr(argv0, '/');
+
+	prog = s ? s + 1 : argv0;
+}
+
+const char *
+ar_prog(void)
+{
+	return prog;
+}
+
+static void
+vwarn(const char *fmt, va_list ap)
+{
+	int err = errno;
+	size_t n = strlen(fmt);
+	char msg[4096];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	/* A whole message in one write, so concurrent writers do not mix. */
+	if (n > 0 && fmt[n - 1] == ':')
+		fprintf(stderr, "%s: %s %s\n", prog, msg, strerror(err));
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
+void
+ar_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void
+ar_die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+int
+ar_errno_exit(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ENOTDIR:
+		return AR_EX_NOINPUT;
+	case EEXIST:
+	case ENOTEMPTY:
+		return AR_EX_CANTCREAT;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return AR_EX_CANTCREAT;
+	default:
+		return AR_EX_IO;
+	}
+}
+
+const char *
+ar_build_id(void)
+{
+	return "autoreduce-" AR_VERSION;
+}
+
+void
+ar_usage(const char *usage)
+{
+	const char *p = usage, *nl;
+	int first = 1;
+
+	/* Every form of the SYNOPSIS gets its own line. */
+	while (*p) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		fprintf(stderr, "%s %s %.*s\n", first ? "usage:" : "      ",
+		    prog, (int)(nl - p), p);
+		first = 0;
+		p = *nl ? nl + 1 : nl;
+	}
+	exit(AR_EX_USAGE);
+}
+
+void
+ar_std_args(int argc, char **argv, const char *usage)
+{
+	int i;
+
+	ar_setprog(argv[0]);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			const char *p = usage, *nl;
+			int first = 1;
+
+			while (*p) {
+				nl = strchr(p, '\n');
+				if (!nl)
+					nl = p + strlen(p);
+				printf("%s %s %.*s\n", first ? "usage:" : "      ",
+				    prog, (int)(nl - p), p);
+				first = 0;
+				p = *nl ? nl + 1 : nl;
+			}
+			ar_fshut(stdout, "<stdout>");
+			exit(AR_EX_OK);
+		}
+		if (strcmp(argv[i], "--version") == 0) {
+			printf("%s %s\n", prog, AR_VERSION);
+			ar_fshut(stdout, "<stdout>");
+			exit(AR_EX_OK);
+		}
+	}
+}
+
+void
+ar_fshut(FILE *f, const char *name)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) != 0 || bad) {
+		if (bad && errno == 0)
+			errno = EIO;
+		ar_die(AR_EX_IO, "%s: write failed:", name);
+	}
+}

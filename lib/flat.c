@@ -1,0 +1,122 @@
+/* flat.c: a result flattened to dotted-path columns for TSV. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+static void
+add(struct ar_flat *f, const char *k, char *v)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->kv = ar_xrealloc(f->kv, f->cap * sizeof *f->kv);
+	}
+	f->kv[f->n].k = ar_xstrdup(k);
+	f->kv[f->n].v = v;
+	f->n++;
+}
+
+/* A scalar as text; NULL for objects and arrays. */
+static char *
+scalar(const json_t *j)
+{
+	char num[64];
+
+	switch (json_typeof(j)) {
+	case JSON_STRING:
+		return ar_xstrdup(json_string_value(j));
+	case JSON_INTEGER:
+		return ar_xasprintf("%" JSON_INTEGER_FORMAT,
+		    json_integer_value(j));
+	case JSON_REAL:
+		ar_fmt_double(num, sizeof num, json_real_value(j));
+		return ar_xstrdup(num);
+	case JSON_TRUE:
+		return ar_xstrdup("true");
+	case JSON_FALSE:
+		return ar_xstrdup("false");
+	case JSON_NULL:
+		return ar_xstrdup("");
+	default:
+		return NULL;
+	}
+}
+
+static void
+walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top)
+{
+	const char *k;
+	json_t *v;
+	size_t mark = path->len, i;
+
+	json_object_foreach((json_t *)j, k, v) {
+		if (strcmp(k, "raw") == 0 || (top && strcmp(k, "sig") == 0))
+			continue;
+		path->len = mark;
+		if (mark)
+			ar_buf_addc(path, '.');
+		ar_buf_adds(path, k);
+		if (json_is_object(v)) {
+			walk(v, path, f, 0);
+		} else if (json_is_array(v)) {
+			struct ar_buf joined = {0};
+			int ok = 1;
+			json_t *e;
+
+			ar_buf_reserve(&joined, 0);
+			json_array_foreach(v, i, e) {
+				char *s = scalar(e);
+
+				if (!s) {
+					ok = 0;
+					break;
+				}
+				if (i)
+					ar_buf_addc(&joined, ',');
+				ar_buf_adds(&joined, s);
+				free(s);
+			}
+			if (ok)
+				add(f, path->p, joined.p);
+			else
+				ar_buf_free(&joined);
+		} else {
+			add(f, path->p, scalar(v));
+		}
+	}
+	path->len = mark;
+	if (path->p)
+		path->p[mark] = '\0';
+}
+
+static int
+cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct ar_kv *)a)->k, ((const struct ar_kv *)b)->k);
+}
+
+void
+ar_flatten(const json_t *obj, struct ar_flat *f)
+{
+	struct ar_buf path = {0};
+
+	memset(f, 0, sizeof *f);
+	ar_buf_reserve(&path, 64);
+	walk(obj, &path, f, 1);
+	ar_buf_free(&path);
+	if (f->n > 1)
+		qsort(f->kv, f->n, sizeof *f->kv, cmp_kv);
+}
+
+void
+ar_flat_free(struct ar_flat *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->kv[i].k);
+		free(f->kv[i].v);
+	}
+	free(f->kv);
+	memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,249 @@
+/* io.c: bounded line reading and crash-safe file writes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+int
+ar_getline(FILE *f, struct ar_buf *b, size_t max)
+{
+	int c, too_long = 0;
+
+	ar_buf_clear(b);
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (c == '\n')
+			return too_long ? AR_LINE_LONG : AR_LINE_OK;
+		if (b->len >= max) {
+			too_long = 1;
+			continue;
+		}
+		if (b->len + 1 >= b->cap)
+			ar_buf_reserve(b, 1);
+		b->p[b->len++] = (char)c;
+		b->p[b->len] = '\0';
+	}
+	if (ferror(f))
+		return AR_LINE_ERR;
+	if (too_long)
+		return AR_LINE_LONG;
+	return b->len > 0 ? AR_LINE_OK : AR_LINE_EOF;
+}
+
+int
+ar_readfile(const char *path, struct ar_buf *b, size_t max)
+{
+	char chunk[65536];
+	ssize_t n;
+	int fd;
+
+	ar_buf_clear(b);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (b->len + (size_t)n > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+		ar_buf_add(b, chunk, (size_t)n);
+	}
+	if (!b->p)
+		ar_buf_reserve(b, 0), b->p[0] = '\0';
+	close(fd);
+	return 0;
+fail:;
+	int e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int
+ar_write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+ar_fsync_dir(const char *dir)
+{
+	int fd, r, e;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -1;
+	r = fsync(fd);
+	e = errno;
+	close(fd);
+	/* Some filesystems cannot fsync a directory; the rename is all
+	 * they offer, so that is not an error. */
+	if (r < 0 && (e == EINVAL || e == EBADF))
+		r = 0;
+	errno = e;
+	return r;
+}
+
+int
+ar_fsync_parent(const char *path)
+{
+	char *copy = ar_xstrdup(path);
+	int r = ar_fsync_dir(dirname(copy));
+	int e = errno;
+
+	free(copy);
+	errno = e;
+	return r;
+}
+
+int
+ar_mkdirs(const char *path, int mode)
+{
+	char *p = ar_xstrdup(path), *s;
+	struct stat st;
+
+	for (s = p + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(p, (mode_t)mode) < 0 && errno != EEXIST) {
+				int e = errno;
+				free(p);
+				errno = e;
+				return -1;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(p);
+	if (stat(path, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+char *
+ar_path(const char *a, const char *b)
+{
+	return ar_xasprintf("%s/%s", a, b);
+}
+
+char *
+ar_tmpname(const char *dir, const char *base)
+{
+	char id[AR_IDLEN];
+
+	ar_id_new(id);
+	return ar_xasprintf("%s/.tmp-%s-%s", dir, id, base);
+}
+
+/* Writes a fresh temporary file beside path and syncs it. */
+static char *
+write_tmp(const char *path, const void *data, size_t len, int mode)
+{
+	char *copy = ar_xstrdup(path), *base = ar_xstrdup(path);
+	char *tmp = ar_tmpname(dirname(copy), basename(base));
+	int fd, e;
+
+	free(copy);
+	free(base);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0)
+		goto fail;
+	if (ar_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+		goto fail;
+	}
+	return tmp;
+fail:
+	e = errno;
+	free(tmp);
+	errno = e;
+	return NULL;
+}
+
+int
+ar_write_atomic(const char *path, const void *data, size_t len, int mode)
+{
+	char *tmp = write_tmp(path, data, len, mode);
+	int e;
+
+	if (!tmp)
+		return -1;
+	if (rename(tmp, path) < 0) {
+		e = errno;
+		unlink(tmp);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	free(tmp);
+	return ar_fsync_parent(path);
+}
+
+int
+ar_write_new(const char *path, const void *data, size_t len, int mode)
+{
+	char *tmp = write_tmp(path, data, len, mode);
+	struct stat st;
+	int r = 0, e = 0;
+
+	if (!tmp)
+		return -1;
+	if (link(tmp, path) < 0) {
+		e = errno;
+		/* Over NFS a link can succeed yet report failure; the link
+		 * count tells the truth. */
+		if (e == EEXIST)
+			r = 1;
+		else if (stat(tmp, &st) == 0 && st.st_nlink == 2)
+			r = 0;
+		else
+			r = -1;
+	}
+	unlink(tmp);
+	free(tmp);
+	if (r < 0) {
+		errno = e;
+		return -1;
+	}
+	if (r == 0 && ar_fsync_parent(path) < 0)
+		return -1;
+	return r;
+}

@@ -1,0 +1,126 @@
+/* json.c: strict JSON through jansson, the canonical form, numbers. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+json_t *
+ar_json_parse(const char *s, size_t len, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *j;
+	long bad;
+
+	if (memchr(s, '\0', len)) {
+		snprintf(err, errlen, "NUL byte in JSON text");
+		return NULL;
+	}
+	if ((bad = ar_utf8_invalid(s, len)) >= 0) {
+		snprintf(err, errlen, "invalid UTF-8 at byte %ld", bad + 1);
+		return NULL;
+	}
+	j = json_loadb(s, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		snprintf(err, errlen, "invalid JSON at column %d: %s",
+		    je.column, je.text);
+		return NULL;
+	}
+	return j;
+}
+
+char *
+ar_json_canon(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS |
+	    JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+
+	if (!s)
+		ar_die(AR_EX_SOFTWARE, "cannot encode JSON");
+	return s;
+}
+
+char *
+ar_json_line(const json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+
+	if (!s)
+		ar_die(AR_EX_SOFTWARE, "cannot encode JSON");
+	return s;
+}
+
+json_t *
+ar_json_path(const json_t *j, const char *path)
+{
+	char key[256];
+	const char *dot;
+	size_t n;
+
+	while (j && *path) {
+		if (!json_is_object(j))
+			return NULL;
+		dot = strchr(path, '.');
+		n = dot ? (size_t)(dot - path) : strlen(path);
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		j = json_object_get(j, key);
+		path += n + (dot ? 1 : 0);
+	}
+	return (json_t *)j;
+}
+
+const char *
+ar_json_str(const json_t *j, const char *path)
+{
+	return json_string_value(ar_json_path(j, path));
+}
+
+void
+ar_fmt_double(char *out, size_t n, double v)
+{
+	int prec;
+
+	/* The shortest of 15, 16 or 17 digits that reads back exactly. */
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(out, n, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+	snprintf(out, n, "%.17g", v);
+}
+
+int
+ar_parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == ' ' || *s == '\t')
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (*end != '\0' || errno == ERANGE || !isfinite(*v))
+		return -1;
+	/* strtod takes hex floats and "infinity"; a TSV number is decimal. */
+	if (strpbrk(s, "xXiInN"))
+		return -1;
+	return 0;
+}
+
+int
+ar_parse_long(const char *s, long long *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == ' ' || *s == '\t' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	if (*end != '\0' || errno == ERANGE)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,806 @@
+/* ledger.c: the result store. One file per appended result in results/;
+ * batches and compaction write segments in seg/: a TSV file of flat
+ * columns plus the signed JSON, and a sorted index of its ids. A segment
+ * becomes visible by one rename; its index is renamed first; loose results
+ * already in a segment are ignored, so a crash anywhere in a compaction
+ * loses and duplicates nothing. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+/* Rows per segment: bounds the memory a batch or a compaction needs. */
+#define SEG_ROWS 16384
+
+static int
+has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n > m && strcmp(s + n - m, suf) == 0;
+}
+
+static void
+free_segments(struct ar_ledger *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++) {
+		if (l->seg[i].idx && l->seg[i].idxlen)
+			munmap(l->seg[i].idx, l->seg[i].idxlen);
+		free(l->seg[i].path);
+	}
+	free(l->seg);
+	l->seg = NULL;
+	l->nseg = 0;
+}
+
+static int
+load_segments(struct ar_ledger *l, char *err, size_t errlen)
+{
+	char *sd = ar_path(l->dir, "seg"), **names, *ip;
+	size_t n, i;
+	struct stat st;
+	int fd;
+
+	free_segments(l);
+	if (ar_spool_list(l->dir, "seg", &names, &n) < 0) {
+		snprintf(err, errlen, "%s: %s", sd, strerror(errno));
+		free(sd);
+		return -1;
+	}
+	l->seg = ar_xmalloc((n ? n : 1) * sizeof *l->seg);
+	for (i = 0; i < n; i++) {
+		struct ar_seg *s;
+
+		if (!has_suffix(names[i], ".tsv"))
+			continue;
+		s = &l->seg[l->nseg++];
+		memset(s, 0, sizeof *s);
+		s->path = ar_path(sd, names[i]);
+		ip = ar_xasprintf("%.*s.idx", (int)(strlen(s->path) - 4),
+		    s->path);
+		fd = open(ip, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			snprintf(err, errlen, "%s: %s", ip, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			free(ip);
+			goto fail;
+		}
+		s->idxlen = (size_t)st.st_size;
+		if (s->idxlen) {
+			s->idx = mmap(NULL, s->idxlen, PROT_READ, MAP_SHARED,
+			    fd, 0);
+			if (s->idx == MAP_FAILED) {
+				s->idx = NULL;
+				s->idxlen = 0;
+				snprintf(err, errlen, "%s: %s", ip,
+				    strerror(errno));
+				close(fd);
+				free(ip);
+				goto fail;
+			}
+		}
+		close(fd);
+		free(ip);
+	}
+	ar_spool_free_list(names, n);
+	free(sd);
+	return 0;
+fail:
+	ar_spool_free_list(names, n);
+	free(sd);
+	return -1;
+}
+
+int
+ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
+    size_t errlen)
+{
+	const char *sub[] = { "results", "seg" };
+	struct stat st;
+	size_t i;
+	char *p;
+
+	memset(l, 0, sizeof *l);
+	l->dir = ar_xstrdup(dir);
+	for (i = 0; i < 2; i++) {
+		p = ar_path(dir, sub[i]);
+		if (create && ar_mkdirs(p, 0755) < 0) {
+			snprintf(err, errlen, "%s: %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(err, errlen, "%s: not a ledger (no %s/)", dir,
+			    sub[i]);
+			free(p);
+			return -1;
+		}
+		free(p);
+	}
+	return load_segments(l, err, errlen);
+}
+
+void
+ar_ledger_close(struct ar_ledger *l)
+{
+	free_segments(l);
+	free(l->dir);
+	memset(l, 0, sizeof *l);
+}
+
+/* Binary search over the sorted lines of an index. */
+static int
+idx_has(const char *idx, size_t len, const char *id)
+{
+	size_t lo = 0, hi = len, idlen = strlen(id);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, start = mid, end;
+		int c;
+
+		while (start > lo && idx[start - 1] != '\n')
+			start--;
+		end = start;
+		while (end < hi && idx[end] != '\n')
+			end++;
+		c = memcmp(idx + start, id, end - start < idlen ?
+		    end - start : idlen);
+		if (c == 0)
+			c = (end - start > idlen) - (end - start < idlen);
+		if (c == 0)
+			return 1;
+		if (c < 0)
+			lo = end + 1;
+		else
+			hi = start;
+	}
+	return 0;
+}
+
+static int
+seg_of(const struct ar_ledger *l, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		if (l->seg[i].idx && idx_has(l->seg[i].idx, l->seg[i].idxlen,
+		    id))
+			return (int)i;
+	return -1;
+}
+
+int
+ar_ledger_in_segments(const struct ar_ledger *l, const char *id)
+{
+	return seg_of(l, id) >= 0;
+}
+
+/* A file mapped for reading; len 0 maps nothing. */
+struct map {
+	char *p;
+	size_t len;
+};
+
+static int
+map_file(const char *path, struct map *m)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	m->p = NULL;
+	m->len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	m->len = (size_t)st.st_size;
+	if (m->len) {
+		m->p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m->p == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			m->p = NULL;
+			m->len = 0;
+			errno = e;
+			return -1;
+		}
+		madvise(m->p, m->len, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	return 0;
+}
+
+static void
+unmap_file(struct map *m)
+{
+	if (m->p)
+		munmap(m->p, m->len);
+	m->p = NULL;
+	m->len = 0;
+}
+
+/* Splits a line in place at tabs without unescaping; returns the count. */
+static size_t
+split_raw(char *s, char **f, size_t max)
+{
+	size_t n = 0;
+
+	for (;;) {
+		char *t = strchr(s, '\t');
+
+		if (n < max)
+			f[n] = s;
+		n++;
+		if (!t)
+			return n;
+		*t = '\0';
+		s = t + 1;
+	}
+}
+
+static int
+scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
+    struct ar_buf *found, char *err, size_t errlen)
+{
+	struct map m;
+	struct ar_buf line = {0};
+	char **hdr = NULL, **field = NULL, *p, *end, *nl;
+	size_t ncol = 0, lineno = 0, n, i;
+	int r = 0;
+
+	if (map_file(path, &m) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	p = m.p;
+	end = m.p + m.len;
+	while (p < end) {
+		struct ar_row row;
+		char bad[256];
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		ar_buf_clear(&line);
+		ar_buf_add(&line, p, (size_t)(nl - p));
+		p = nl + 1;
+		lineno++;
+		if (lineno == 1) {
+			char *tmp[4096];
+
+			n = split_raw(line.p, tmp, 4096);
+			if (n < 3 || n > 4096 || strcmp(tmp[0], "id") != 0 ||
+			    strcmp(tmp[n - 1], "json") != 0) {
+				snprintf(err, errlen, "%s: line 1: not a "
+				    "segment header", path);
+				r = -1;
+				break;
+			}
+			ncol = n;
+			hdr = ar_xmalloc(ncol * sizeof *hdr);
+			field = ar_xmalloc((ncol + 1) * sizeof *field);
+			for (i = 0; i < n; i++) {
+				hdr[i] = ar_xstrdup(tmp[i]);
+				ar_tsv_unescape(hdr[i]);
+			}
+			continue;
+		}
+		memset(&row, 0, sizeof row);
+		row.src = path;
+		row.lineno = lineno;
+		row.hdr = hdr;
+		row.ncol = ncol;
+		if (memchr(line.p, '\0', line.len)) {
+			row.bad = "NUL byte in line";
+		} else if ((n = split_raw(line.p, field, ncol + 1)) != ncol) {
+			snprintf(bad, sizeof bad, "%zu fields, header has %zu",
+			    n, ncol);
+			row.bad = bad;
+		} else {
+			row.field = field;
+			row.json = field[ncol - 1];
+			if (ar_tsv_unescape(field[ncol - 1]) < 0)
+				row.bad = "unknown escape in the json column";
+			row.jsonlen = strlen(row.json);
+		}
+		if (want) {
+			if (!row.bad && strcmp(field[0], want) == 0) {
+				ar_buf_add(found, row.json, row.jsonlen);
+				r = 1;
+				break;
+			}
+			continue;
+		}
+		if ((r = fn(&row, arg)) != 0)
+			break;
+	}
+	if (lineno == 0 && !want) {
+		snprintf(err, errlen, "%s: empty segment", path);
+		r = -1;
+	}
+	for (i = 0; hdr && i < ncol; i++)
+		free(hdr[i]);
+	free(hdr);
+	free(field);
+	ar_buf_free(&line);
+	unmap_file(&m);
+	return r;
+}
+
+/* The stored JSON of id, from a segment or a loose file. 1 if found. */
+static int
+lookup(const struct ar_ledger *l, const char *id, struct ar_buf *out)
+{
+	char err[256], *p;
+	int s = seg_of(l, id);
+
+	ar_buf_clear(out);
+	if (s >= 0)
+		return scan_segment(l->seg[s].path, NULL, NULL, id, out, err,
+		    sizeof err) == 1;
+	p = ar_xasprintf("%s/results/%s.json", l->dir, id);
+	s = ar_readfile(p, out, AR_LINE_MAX + 1) == 0;
+	free(p);
+	if (s && out->len && out->p[out->len - 1] == '\n')
+		out->p[--out->len] = '\0';
+	return s;
+}
+
+static int
+valid_record(const json_t *rec, const char **id)
+{
+	*id = json_string_value(json_object_get(rec, "id"));
+	return json_is_object(rec) && *id && ar_id_valid(*id) &&
+	    !json_object_get(rec, "signed") && !json_object_get(rec, "json");
+}
+
+int
+ar_ledger_store(struct ar_ledger *l, const json_t *rec)
+{
+	struct ar_buf old = {0};
+	const char *id;
+	char *canon, *p, *line;
+	int r;
+
+	if (!valid_record(rec, &id)) {
+		errno = EINVAL;
+		return -1;
+	}
+	canon = ar_json_canon(rec);
+	if (lookup(l, id, &old)) {
+		r = strcmp(old.p, canon) == 0 ? 1 : 2;
+		free(canon);
+		ar_buf_free(&old);
+		return r;
+	}
+	ar_buf_free(&old);
+	line = ar_xasprintf("%s\n", canon);
+	free(canon);
+	p = ar_xasprintf("%s/results/%s.json", l->dir, id);
+	r = ar_write_new(p, line, strlen(line), 0444);
+	free(p);
+	if (r == 1) {
+		/* Another writer stored the same id just now. */
+		r = lookup(l, id, &old) && old.len + 1 == strlen(line) &&
+		    memcmp(old.p, line, old.len) == 0 ? 1 : 2;
+		ar_buf_free(&old);
+	}
+	free(line);
+	return r;
+}
+
+/* The ledger's lock, for writers of segments. link(2) makes it atomic on
+ * NFS; a lock whose holder died on this host is broken. */
+static int
+lock(struct ar_ledger *l, int break_lock, char *err, size_t errlen)
+{
+	char *p = ar_path(l->dir, "lock"), host[256] = "?", *mine;
+	struct ar_buf old = {0};
+	int tries, r = -1;
+
+	gethostname(host, sizeof host);
+	host[sizeof host - 1] = '\0';
+	mine = ar_xasprintf("%s %ld %lld\n", host, (long)getpid(),
+	    (long long)time(NULL));
+	for (tries = 0; tries < 600; tries++) {
+		char h[256];
+		long pid;
+
+		r = ar_write_new(p, mine, strlen(mine), 0644);
+		if (r == 0)
+			break;
+		if (r < 0) {
+			snprintf(err, errlen, "%s: %s", p, strerror(errno));
+			break;
+		}
+		r = -1;
+		if (ar_readfile(p, &old, 4096) < 0)
+			continue;
+		if (break_lock || (sscanf(old.p, "%255s %ld", h, &pid) == 2 &&
+		    strcmp(h, host) == 0 && kill((pid_t)pid, 0) < 0 &&
+		    errno == ESRCH)) {
+			unlink(p);
+			continue;
+		}
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (r != 0 && tries == 600) {
+		if (old.len && old.p[old.len - 1] == '\n')
+			old.p[--old.len] = '\0';
+		snprintf(err, errlen, "%s: busy: held by '%s' (remove it if "
+		    "that process is gone)", p, old.p ? old.p : "?");
+		errno = EAGAIN;
+	}
+	ar_buf_free(&old);
+	free(mine);
+	free(p);
+	return r;
+}
+
+static void
+unlock(struct ar_ledger *l)
+{
+	char *p = ar_path(l->dir, "lock");
+
+	unlink(p);
+	free(p);
+}
+
+/* One row of a segment being written. */
+struct segrow {
+	char *id;
+	char *canon;
+	int is_signed;
+	size_t orig;        /* its place in the caller's batch */
+	struct ar_flat flat;
+};
+
+static int
+cmp_segrow(const void *a, const void *b)
+{
+	return strcmp(((const struct segrow *)a)->id,
+	    ((const struct segrow *)b)->id);
+}
+
+static int
+cmp_pstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Writes rows (sorted by id, unique, none stored yet) as the next segment:
+ * index first, then the segment, each tmp, fsync, rename. */
+static int
+write_segment(struct ar_ledger *l, struct segrow *rows, size_t n, char *err,
+    size_t errlen)
+{
+	struct ar_buf tsv = {0}, idx = {0};
+	char **cols = NULL, *sd = ar_path(l->dir, "seg"), *sp = NULL,
+	    *ip = NULL;
+	size_t ncols = 0, cap = 0, i, j, k;
+	unsigned long next = 1;
+	int r = -1;
+
+	/* The union of the rows' columns, sorted. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < rows[i].flat.n; j++) {
+			const char *key = rows[i].flat.kv[j].k;
+
+			if (strcmp(key, "id") == 0)
+				continue;
+			if (ncols == cap) {
+				cap = cap ? cap * 2 : 64;
+				cols = ar_xrealloc(cols, cap * sizeof *cols);
+			}
+			cols[ncols++] = (char *)key;
+			if (ncols > 4 * 4096) {
+				qsort(cols, ncols, sizeof *cols, cmp_pstr);
+				for (k = j = 0; k < ncols; k++)
+					if (k == 0 || strcmp(cols[k],
+					    cols[j - 1]) != 0)
+						cols[j++] = cols[k];
+				ncols = j;
+				j = rows[i].flat.n;
+			}
+		}
+	qsort(cols, ncols, sizeof *cols, cmp_pstr);
+	for (k = j = 0; k < ncols; k++)
+		if (j == 0 || strcmp(cols[k], cols[j - 1]) != 0)
+			cols[j++] = cols[k];
+	ncols = j;
+	if (ncols > 4000) {
+		snprintf(err, errlen, "%s: more than 4000 columns in one "
+		    "segment", l->dir);
+		goto out;
+	}
+	ar_buf_adds(&tsv, "id\tsigned");
+	for (k = 0; k < ncols; k++) {
+		ar_buf_addc(&tsv, '\t');
+		ar_tsv_escape(&tsv, cols[k]);
+	}
+	ar_buf_adds(&tsv, "\tjson\n");
+	for (i = 0; i < n; i++) {
+		struct ar_flat *f = &rows[i].flat;
+
+		ar_buf_adds(&tsv, rows[i].id);
+		ar_buf_adds(&tsv, rows[i].is_signed ? "\tyes" : "\tno");
+		/* Both lists are sorted: one merge walk. */
+		for (k = 0, j = 0; k < ncols; k++) {
+			ar_buf_addc(&tsv, '\t');
+			while (j < f->n && strcmp(f->kv[j].k, cols[k]) < 0)
+				j++;
+			if (j < f->n && strcmp(f->kv[j].k, cols[k]) == 0)
+				ar_tsv_escape(&tsv, f->kv[j].v);
+		}
+		ar_buf_addc(&tsv, '\t');
+		ar_tsv_escape(&tsv, rows[i].canon);
+		ar_buf_addc(&tsv, '\n');
+		ar_buf_adds(&idx, rows[i].id);
+		ar_buf_addc(&idx, '\n');
+	}
+	for (i = 0; i < l->nseg; i++) {
+		const char *b = strrchr(l->seg[i].path, '/') + 1;
+		unsigned long v = strtoul(b, NULL, 10);
+
+		if (v >= next)
+			next = v + 1;
+	}
+	sp = ar_xasprintf("%s/%08lu.tsv", sd, next);
+	ip = ar_xasprintf("%s/%08lu.idx", sd, next);
+	if (ar_write_atomic(ip, idx.p, idx.len, 0444) < 0) {
+		snprintf(err, errlen, "%s: %s", ip, strerror(errno));
+		goto out;
+	}
+	if (ar_write_atomic(sp, tsv.p, tsv.len, 0444) < 0) {
+		snprintf(err, errlen, "%s: %s", sp, strerror(errno));
+		unlink(ip);
+		goto out;
+	}
+	r = load_segments(l, err, errlen);
+out:
+	free(cols);
+	free(sd);
+	free(sp);
+	free(ip);
+	ar_buf_free(&tsv);
+	ar_buf_free(&idx);
+	return r;
+}
+
+static void
+free_rows(struct segrow *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].id);
+		free(rows[i].canon);
+		ar_flat_free(&rows[i].flat);
+	}
+}
+
+int
+ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n, int *st,
+    char *err, size_t errlen)
+{
+	struct segrow *rows;
+	struct ar_buf old = {0};
+	size_t i, k, m = 0, w = 0;
+	int r = 0;
+
+	if (lock(l, 0, err, errlen) < 0)
+		return -1;
+	if (load_segments(l, err, errlen) < 0) {
+		unlock(l);
+		return -1;
+	}
+	rows = ar_xmalloc((n ? n : 1) * sizeof *rows);
+	for (i = 0; i < n; i++) {
+		const char *id;
+
+		if (!valid_record(recs[i], &id)) {
+			st[i] = -1;
+			continue;
+		}
+		rows[m].id = ar_xstrdup(id);
+		rows[m].canon = ar_json_canon(recs[i]);
+		rows[m].is_signed = json_object_get(recs[i], "sig") != NULL;
+		rows[m].orig = i;
+		ar_flatten(recs[i], &rows[m].flat);
+		m++;
+	}
+	/* Duplicates inside the batch, then against what is stored. */
+	qsort(rows, m, sizeof *rows, cmp_segrow);
+	for (k = 0; k < m; k++) {
+		size_t o = rows[k].orig;
+
+		if (w > 0 && strcmp(rows[w - 1].id, rows[k].id) == 0) {
+			st[o] = strcmp(rows[w - 1].canon, rows[k].canon) == 0 ?
+			    1 : 2;
+			free_rows(&rows[k], 1);
+			continue;
+		}
+		if (lookup(l, rows[k].id, &old)) {
+			st[o] = strcmp(old.p, rows[k].canon) == 0 ? 1 : 2;
+			free_rows(&rows[k], 1);
+			continue;
+		}
+		st[o] = 0;
+		rows[w++] = rows[k];
+	}
+	if (w > 0 && write_segment(l, rows, w, err, errlen) < 0)
+		r = -1;
+	free_rows(rows, w);
+	free(rows);
+	ar_buf_free(&old);
+	unlock(l);
+	return r;
+}
+
+int
+ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
+    char *err, size_t errlen)
+{
+	char **names, *rd, *p;
+	size_t n, i, start, m;
+	struct ar_buf b = {0};
+	int r = 0;
+
+	*merged = 0;
+	if (lock(l, break_lock, err, errlen) < 0)
+		return -1;
+	if (load_segments(l, err, errlen) < 0) {
+		unlock(l);
+		return -1;
+	}
+	rd = ar_path(l->dir, "results");
+	if (ar_spool_list(l->dir, "results", &names, &n) < 0) {
+		snprintf(err, errlen, "%s: %s", rd, strerror(errno));
+		free(rd);
+		unlock(l);
+		return -1;
+	}
+	for (start = 0; start < n && r == 0; start += SEG_ROWS) {
+		size_t end = start + SEG_ROWS < n ? start + SEG_ROWS : n;
+		struct segrow *rows = ar_xmalloc((end - start) * sizeof *rows);
+		char **done = ar_xmalloc((end - start) * sizeof *done);
+		size_t nd = 0;
+
+		m = 0;
+		for (i = start; i < end; i++) {
+			char id[AR_ID_MAX + 1], why[256];
+			json_t *j;
+			const char *jid;
+
+			if (!has_suffix(names[i], ".json") ||
+			    strlen(names[i]) - 5 > AR_ID_MAX)
+				continue;
+			snprintf(id, sizeof id, "%.*s",
+			    (int)(strlen(names[i]) - 5), names[i]);
+			p = ar_path(rd, names[i]);
+			if (ar_ledger_in_segments(l, id)) {
+				/* Left by a compaction that died after its
+				 * segment was in place. */
+				done[nd++] = p;
+				continue;
+			}
+			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0 ||
+			    !(j = ar_json_parse(b.p, b.len, why, sizeof why))) {
+				ar_warn("%s: left in place: %s", p,
+				    b.p ? "invalid JSON" : strerror(errno));
+				free(p);
+				continue;
+			}
+			if (!valid_record(j, &jid) || strcmp(jid, id) != 0) {
+				ar_warn("%s: left in place: id does not match "
+				    "the file name", p);
+				json_decref(j);
+				free(p);
+				continue;
+			}
+			rows[m].id = ar_xstrdup(id);
+			rows[m].canon = ar_json_canon(j);
+			rows[m].is_signed = json_object_get(j, "sig") != NULL;
+			ar_flatten(j, &rows[m].flat);
+			json_decref(j);
+			m++;
+			done[nd++] = p;
+		}
+		qsort(rows, m, sizeof *rows, cmp_segrow);
+		if (m > 0 && write_segment(l, rows, m, err, errlen) < 0)
+			r = -1;
+		if (r == 0) {
+			/* The segment is durable; only now do the loose
+			 * copies go. */
+			for (i = 0; i < nd; i++)
+				if (unlink(done[i]) < 0 && errno != ENOENT) {
+					snprintf(err, errlen, "%s: %s", done[i],
+					    strerror(errno));
+					r = -1;
+					break;
+				}
+			if (r == 0 && ar_fsync_dir(rd) < 0) {
+				snprintf(err, errlen, "%s: %s", rd,
+				    strerror(errno));
+				r = -1;
+			}
+			*merged += m;
+		}
+		free_rows(rows, m);
+		free(rows);
+		for (i = 0; i < nd; i++)
+			free(done[i]);
+		free(done);
+	}
+	ar_spool_free_list(names, n);
+	ar_buf_free(&b);
+	free(rd);
+	unlock(l);
+	return r;
+}
+
+int
+ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
+    size_t errlen)
+{
+	char **names, *rd = ar_path(l->dir, "results"), *p;
+	struct ar_buf b = {0};
+	size_t n, i;
+	int r = 0;
+
+	for (i = 0; i < l->nseg && r == 0; i++)
+		r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL, err,
+		    errlen);
+	if (r != 0)
+		goto out;
+	if (ar_spool_list(l->dir, "results", &names, &n) < 0) {
+		snprintf(err, errlen, "%s: %s", rd, strerror(errno));
+		r = -1;
+		goto out;
+	}
+	for (i = 0; i < n && r == 0; i++) {
+		struct ar_row row;
+		char id[AR_ID_MAX + 1];
+
+		if (!has_suffix(names[i], ".json") ||
+		    strlen(names[i]) - 5 > AR_ID_MAX)
+			continue;
+		snprintf(id, sizeof id, "%.*s", (int)(strlen(names[i]) - 5),
+		    names[i]);
+		if (ar_ledger_in_segments(l, id))
+			continue;
+		p = ar_path(rd, names[i]);
+		memset(&row, 0, sizeof row);
+		row.src = p;
+		if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+			row.bad = errno == EFBIG ? "file too large" :
+			    strerror(errno);
+		} else {
+			if (b.len && b.p[b.len - 1] == '\n')
+				b.p[--b.len] = '\0';
+			row.json = b.p;
+			row.jsonlen = b.len;
+		}
+		r = fn(&row, arg);
+		free(p);
+	}
+	ar_spool_free_list(names, n);
+out:
+	ar_buf_free(&b);
+	free(rd);
+	return r;
+}

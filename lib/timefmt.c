@@ -1,0 +1,109 @@
+/* timefmt.c: RFC 3339 times in UTC. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ar.h"
+
+void
+ar_time_fmt(char *out, size_t n, struct timespec ts, int digits)
+{
+	struct tm tm;
+	char frac[16] = "";
+	long div = 1;
+	int i;
+
+	gmtime_r(&ts.tv_sec, &tm);
+	if (digits > 9)
+		digits = 9;
+	if (digits > 0) {
+		for (i = digits; i < 9; i++)
+			div *= 10;
+		snprintf(frac, sizeof frac, ".%0*ld", digits, ts.tv_nsec / div);
+	}
+	snprintf(out, n, "%04d-%02d-%02dT%02d:%02d:%02d%sZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+}
+
+void
+ar_time_now(char *out, size_t n)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ar_time_fmt(out, n, ts, 0);
+}
+
+static int
+digits(const char **s, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if ((*s)[i] < '0' || (*s)[i] > '9')
+			return -1;
+		*v = *v * 10 + ((*s)[i] - '0');
+	}
+	*s += n;
+	return 0;
+}
+
+static int
+expect(const char **s, const char *set)
+{
+	if (**s == '\0' || !strchr(set, **s))
+		return -1;
+	(*s)++;
+	return 0;
+}
+
+int
+ar_time_parse(const char *s, struct timespec *ts)
+{
+	struct tm tm = {0};
+	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
+	long nsec = 0, scale = 100000000;
+	time_t t;
+
+	if (digits(&s, 4, &y) || expect(&s, "-") || digits(&s, 2, &mo) ||
+	    expect(&s, "-") || digits(&s, 2, &d) || expect(&s, "Tt ") ||
+	    digits(&s, 2, &h) || expect(&s, ":") || digits(&s, 2, &mi) ||
+	    expect(&s, ":") || digits(&s, 2, &sec))
+		return -1;
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return -1;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			nsec += (*s - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*s == 'Z' || *s == 'z')
+		s++;
+	else if (*s == '+' || *s == '-') {
+		sign = *s == '+' ? 1 : -1;
+		s++;
+		if (digits(&s, 2, &oh) || expect(&s, ":") || digits(&s, 2, &om))
+			return -1;
+	} else
+		return -1;
+	if (*s != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 60 || oh > 23 || om > 59)
+		return -1;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = timegm(&tm);
+	/* timegm normalizes 31 February; a date that moved was not real. */
+	if (tm.tm_mday != d || tm.tm_mon != mo - 1)
+		return -1;
+	ts->tv_sec = t - sign * (oh * 3600 + om * 60);
+	ts->tv_nsec = nsec;
+	return 0;
+}

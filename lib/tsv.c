@@ -1,0 +1,217 @@
+/* tsv.c: TSV with a header; columns are found by name. Escapes inside
+ * fields: \t \n \r \\. Anything else after a backslash is an error. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ar.h"
+
+int
+ar_tsv_unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (*r != '\\') {
+			*w++ = *r++;
+			continue;
+		}
+		switch (r[1]) {
+		case 't': *w++ = '\t'; break;
+		case 'n': *w++ = '\n'; break;
+		case 'r': *w++ = '\r'; break;
+		case '\\': *w++ = '\\'; break;
+		default: return -1;
+		}
+		r += 2;
+	}
+	*w = '\0';
+	return 0;
+}
+
+void
+ar_tsv_escape(struct ar_buf *b, const char *s)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		const char *e;
+
+		switch (*s) {
+		case '\t': e = "\\t"; break;
+		case '\n': e = "\\n"; break;
+		case '\r': e = "\\r"; break;
+		case '\\': e = "\\\\"; break;
+		default: continue;
+		}
+		ar_buf_add(b, run, (size_t)(s - run));
+		ar_buf_add(b, e, 2);
+		run = s + 1;
+	}
+	ar_buf_add(b, run, (size_t)(s - run));
+}
+
+void
+ar_tsv_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\t': fputs("\\t", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\\': fputs("\\\\", f); break;
+		default: putc_unlocked(*s, f);
+		}
+	}
+}
+
+int
+ar_tsv_split(char *line, size_t len, char **fields, size_t max,
+    char *err, size_t errlen)
+{
+	size_t n = 0;
+	long bad;
+	char *p = line, *tab;
+
+	if (memchr(line, '\0', len)) {
+		snprintf(err, errlen, "NUL byte in line");
+		return -1;
+	}
+	if (memchr(line, '\r', len)) {
+		snprintf(err, errlen, "carriage return in line (CRLF line "
+		    "endings? escape a CR in a field as \\r)");
+		return -1;
+	}
+	if ((bad = ar_utf8_invalid(line, len)) >= 0) {
+		snprintf(err, errlen, "invalid UTF-8 at byte %ld", bad + 1);
+		return -1;
+	}
+	for (;;) {
+		tab = strchr(p, '\t');
+		if (n < max)
+			fields[n] = p;
+		n++;
+		if (tab)
+			*tab = '\0';
+		if (n <= max && ar_tsv_unescape(p) < 0) {
+			snprintf(err, errlen, "field %zu: unknown escape "
+			    "(only \\t \\n \\r \\\\ are allowed)", n);
+			return -1;
+		}
+		if (!tab)
+			break;
+		p = tab + 1;
+	}
+	return (int)n;
+}
+
+static int
+readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
+{
+	char why[256];
+	int r = ar_getline(t->f, &t->line, AR_LINE_MAX);
+
+	if (r == AR_LINE_EOF)
+		return 0;
+	t->lineno++;
+	if (r == AR_LINE_ERR) {
+		snprintf(t->err, sizeof t->err, "%s: read error", t->name);
+		return -1;
+	}
+	if (r == AR_LINE_LONG) {
+		snprintf(t->err, sizeof t->err, "%s: line %zu: longer than "
+		    "%d bytes", t->name, t->lineno, AR_LINE_MAX);
+		return -1;
+	}
+	*nf = ar_tsv_split(t->line.p, t->line.len, fields, max, why,
+	    sizeof why);
+	if (*nf < 0) {
+		snprintf(t->err, sizeof t->err, "%s: line %zu: %s", t->name,
+		    t->lineno, why);
+		return -1;
+	}
+	return 1;
+}
+
+int
+ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name)
+{
+	char *tmp[4096];
+	int nf, r, i, j;
+
+	memset(t, 0, sizeof *t);
+	t->f = f;
+	t->name = ar_xstrdup(name);
+	r = readrow(t, tmp, 4096, &nf);
+	if (r == 0)
+		snprintf(t->err, sizeof t->err, "%s: empty input: no header "
+		    "line", name);
+	if (r <= 0)
+		return -1;
+	if (nf > 4096) {
+		snprintf(t->err, sizeof t->err, "%s: header: more than 4096 "
+		    "columns", name);
+		return -1;
+	}
+	t->ncol = (size_t)nf;
+	t->hdr = ar_xmalloc(t->ncol * sizeof *t->hdr);
+	t->field = ar_xmalloc((t->ncol + 1) * sizeof *t->field);
+	for (i = 0; i < nf; i++) {
+		if (tmp[i][0] == '\0') {
+			snprintf(t->err, sizeof t->err, "%s: header: column "
+			    "%d has no name", name, i + 1);
+			t->ncol = (size_t)i;
+			return -1;
+		}
+		t->hdr[i] = ar_xstrdup(tmp[i]);
+		for (j = 0; j < i; j++)
+			if (strcmp(t->hdr[j], t->hdr[i]) == 0) {
+				snprintf(t->err, sizeof t->err, "%s: header: "
+				    "duplicate column '%s'", name, t->hdr[i]);
+				t->ncol = (size_t)i + 1;
+				return -1;
+			}
+	}
+	return 0;
+}
+
+int
+ar_tsv_col(const struct ar_tsv *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncol; i++)
+		if (strcmp(t->hdr[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+ar_tsv_next(struct ar_tsv *t)
+{
+	int nf, r = readrow(t, t->field, t->ncol + 1, &nf);
+
+	if (r <= 0)
+		return r;
+	if ((size_t)nf != t->ncol) {
+		snprintf(t->err, sizeof t->err, "%s: line %zu: %d field%s, "
+		    "header has %zu", t->name, t->lineno, nf,
+		    nf == 1 ? "" : "s", t->ncol);
+		return -1;
+	}
+	return 1;
+}
+
+void
+ar_tsv_close(struct ar_tsv *t)
+{
+	size_t i;
+
+	if (t->hdr)
+		for (i = 0; i < t->ncol; i++)
+			free(t->hdr[i]);
+	free(t->hdr);
+	free(t->field);
+	free(t->name);
+	ar_buf_free(&t->line);
+	memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,326 @@
+/* unit: C unit tests of lib/: TSV, UTF-8, JSON, canonical form, hashes
+ * and signatures, times, ids, spool names, flattening, crash-safe files.
+ * Prints TAP. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+static int ntest, nfail;
+
+#define OK(cond, name) ok_((cond), (name), __LINE__)
+
+static void
+ok_(int cond, const char *name, int line)
+{
+	ntest++;
+	if (cond)
+		printf("ok %d - %s\n", ntest, name);
+	else {
+		nfail++;
+		printf("not ok %d - %s (line %d)\n", ntest, name, line);
+	}
+}
+
+static void
+test_tsv(void)
+{
+	char line[256], *f[8], err[256];
+	struct ar_buf b = {0};
+	int n;
+
+	strcpy(line, "a\\tb\tc\\\\d\te\\nf");
+	n = ar_tsv_split(line, strlen(line), f, 8, err, sizeof err);
+	OK(n == 3 && strcmp(f[0], "a\tb") == 0 && strcmp(f[1], "c\\d") == 0 &&
+	    strcmp(f[2], "e\nf") == 0, "tsv: split unescapes \\t \\\\ \\n");
+	strcpy(line, "a\\xb");
+	OK(ar_tsv_split(line, strlen(line), f, 8, err, sizeof err) < 0 &&
+	    strstr(err, "unknown escape"), "tsv: unknown escape is an error");
+	strcpy(line, "ab\\");
+	OK(ar_tsv_split(line, strlen(line), f, 8, err, sizeof err) < 0,
+	    "tsv: trailing backslash is an error");
+	strcpy(line, "a\rb");
+	OK(ar_tsv_split(line, strlen(line), f, 8, err, sizeof err) < 0 &&
+	    strstr(err, "carriage return"), "tsv: CR is an error");
+	memcpy(line, "a\0b", 4);
+	OK(ar_tsv_split(line, 3, f, 8, err, sizeof err) < 0 &&
+	    strstr(err, "NUL"), "tsv: NUL is an error");
+	strcpy(line, "caf\xc3");
+	OK(ar_tsv_split(line, strlen(line), f, 8, err, sizeof err) < 0 &&
+	    strstr(err, "UTF-8"), "tsv: truncated UTF-8 is an error");
+	ar_buf_reserve(&b, 0);
+	ar_tsv_escape(&b, "x\ty\nz\\w\rv");
+	OK(strcmp(b.p, "x\\ty\\nz\\\\w\\rv") == 0, "tsv: escape");
+	strcpy(line, b.p);
+	OK(ar_tsv_unescape(line) == 0 && strcmp(line, "x\ty\nz\\w\rv") == 0,
+	    "tsv: escape and unescape round-trip");
+	ar_buf_free(&b);
+	{
+		FILE *in = fmemopen("b\ta\n1\t2\n3\n", 10, "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") == 0 && ar_tsv_col(&t, "a") == 1 &&
+		    ar_tsv_col(&t, "zz") == -1, "tsv: columns by name");
+		OK(ar_tsv_next(&t) == 1 && strcmp(t.field[1], "2") == 0,
+		    "tsv: a row");
+		OK(ar_tsv_next(&t) == -1 && strstr(t.err, "line 3: 1 field, "
+		    "header has 2"), "tsv: wrong column count names the line");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
+		FILE *in = fmemopen("a\ta\n", 4, "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") < 0 && strstr(t.err, "duplicate "
+		    "column 'a'"), "tsv: duplicate column");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+}
+
+static void
+test_utf8(void)
+{
+	{
+		const char *t = "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80";
+
+		OK(ar_utf8_invalid(t, strlen(t)) == -1, "utf8: valid text");
+	}
+	OK(ar_utf8_invalid("\xc0\xaf", 2) == 0, "utf8: overlong rejected");
+	OK(ar_utf8_invalid("ab\xed\xa0\x80", 5) == 2, "utf8: surrogate rejected");
+	OK(ar_utf8_invalid("\xf4\x90\x80\x80", 4) == 0, "utf8: > U+10FFFF");
+	OK(ar_utf8_invalid("\xff", 1) == 0, "utf8: 0xff rejected");
+}
+
+static void
+test_json(void)
+{
+	char err[256], *s;
+	json_t *j;
+
+	OK(!ar_json_parse("{\"a\":1,\"a\":2}", 13, err, sizeof err) &&
+	    strstr(err, "duplicate"), "json: duplicate keys rejected");
+	OK(!ar_json_parse("{\"a\":NaN}", 9, err, sizeof err), "json: NaN "
+	    "rejected");
+	OK(!ar_json_parse("{\"a\":1e999}", 11, err, sizeof err), "json: "
+	    "overflow to infinity rejected");
+	OK(!ar_json_parse("{\"a\":\"\xff\"}", 8, err, sizeof err) &&
+	    strstr(err, "UTF-8"), "json: invalid UTF-8 rejected");
+	OK(!ar_json_parse("{\"a\":1}\0", 8, err, sizeof err), "json: NUL "
+	    "rejected");
+	s = "{\"b\":[1,2.5,\"x\"],\"a\":{\"d\":null,\"c\":true}}";
+	j = ar_json_parse(s, strlen(s), err, sizeof err);
+	OK(j != NULL, "json: parse");
+	s = ar_json_canon(j);
+	OK(strcmp(s, "{\"a\":{\"c\":true,\"d\":null},\"b\":[1,2.5,\"x\"]}") == 0,
+	    "json: canonical form sorts keys, compact");
+	free(s);
+	OK(json_integer_value(ar_json_path(j, "b")) == 0 &&
+	    ar_json_path(j, "a.c") == json_true(), "json: dotted path");
+	json_decref(j);
+	{
+		char buf[64];
+		double v;
+
+		ar_fmt_double(buf, sizeof buf, 0.1);
+		OK(strcmp(buf, "0.1") == 0, "number: shortest form 0.1");
+		ar_fmt_double(buf, sizeof buf, 1.0 / 3);
+		OK(strtod(buf, NULL) == 1.0 / 3, "number: 1/3 reads back exactly");
+		OK(ar_parse_double("nan", &v) < 0 && ar_parse_double("inf",
+		    &v) < 0 && ar_parse_double("1e999", &v) < 0 &&
+		    ar_parse_double("0x10", &v) < 0 && ar_parse_double("", &v)
+		    < 0 && ar_parse_double("1.5x", &v) < 0, "number: NaN, inf, "
+		    "overflow, hex, empty, garbage rejected");
+		OK(ar_parse_double("-2.5e3", &v) == 0 && v == -2500, "number: "
+		    "parse");
+	}
+}
+
+static void
+test_crypto(void)
+{
+	unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES], pk2[AR_PK_BYTES],
+	    sk2[AR_SK_BYTES];
+	char h[AR_HASH_HEX], err[256];
+	json_t *o;
+
+	ar_hash_hex(h, "abc", 3);
+	/* BLAKE2b-256("abc") from RFC 7693's reference implementation. */
+	OK(strcmp(h, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c0"
+	    "68d52319") == 0, "blake2b-256 of abc");
+	ar_keypair(pk, sk);
+	ar_keypair(pk2, sk2);
+	o = json_pack("{s:s, s:{s:f}}", "id", "x", "metrics", "m", 1.5);
+	ar_json_sign(o, sk);
+	OK(ar_json_verify(o, pk, err, sizeof err) == 0, "sign: verifies");
+	OK(ar_json_verify(o, pk2, err, sizeof err) < 0, "sign: other key fails");
+	json_object_set_new(json_object_get(o, "metrics"), "m", json_real(1.6));
+	OK(ar_json_verify(o, pk, err, sizeof err) < 0, "sign: changed metric "
+	    "fails");
+	json_object_del(o, "sig");
+	OK(ar_json_verify(o, pk, err, sizeof err) < 0 && strstr(err, "no "
+	    "signature"), "sign: missing signature");
+	json_decref(o);
+}
+
+static void
+test_time_id(void)
+{
+	struct timespec ts = { 1795000000, 123456789 }, back;
+	char buf[64], a[AR_IDLEN], b[AR_IDLEN];
+	int i, sorted = 1;
+
+	ar_time_fmt(buf, sizeof buf, ts, 0);
+	OK(strcmp(buf, "2026-11-18T11:06:40Z") == 0, "time: RFC 3339 UTC");
+	ar_time_fmt(buf, sizeof buf, ts, 3);
+	OK(strcmp(buf, "2026-11-18T11:06:40.123Z") == 0, "time: fraction");
+	OK(ar_time_parse("2026-11-18T12:06:40.5+01:00", &back) == 0 &&
+	    back.tv_sec == 1795000000 && back.tv_nsec == 500000000,
+	    "time: parse with offset");
+	OK(ar_time_parse("2026-02-30T00:00:00Z", &back) < 0 &&
+	    ar_time_parse("2026-11-18 09:46", &back) < 0 &&
+	    ar_time_parse("2026-11-18T09:46:40", &back) < 0, "time: invalid "
+	    "dates and missing zone rejected");
+	ar_id_new(a);
+	for (i = 0; i < 10000; i++) {
+		ar_id_new(b);
+		if (strcmp(a, b) >= 0)
+			sorted = 0;
+		memcpy(a, b, sizeof a);
+	}
+	OK(sorted, "id: strictly increasing within a process");
+	OK(strlen(a) == 40 && ar_id_valid(a), "id: 40 valid characters");
+	OK(!ar_id_valid("") && !ar_id_valid("a/b") && !ar_id_valid(".x") &&
+	    !ar_id_valid("-x") && !ar_id_valid("a@b"), "id: invalid ids");
+}
+
+static void
+test_spool_names(void)
+{
+	struct ar_lease l;
+	char buf[256];
+
+	OK(ar_spool_parse("0999995-abc", &l) == 0 && l.prio == 5 &&
+	    strcmp(l.id, "abc") == 0 && l.expires == 0, "spool: new name");
+	OK(ar_spool_parse("1000003-abc@1795000000@w1", &l) == 0 &&
+	    l.prio == -3 && l.expires == 1795000000 &&
+	    strcmp(l.holder, "w1") == 0 && strcmp(l.name, "1000003-abc") == 0,
+	    "spool: lease name");
+	ar_spool_lease_name(buf, sizeof buf, &l);
+	OK(strcmp(buf, "1000003-abc@1795000000@w1") == 0, "spool: name "
+	    "round-trip");
+	OK(ar_spool_parse("junk", &l) < 0 && ar_spool_parse("1000000-a@x@w",
+	    &l) < 0 && ar_spool_parse("1000000-a@5@", &l) < 0, "spool: junk "
+	    "names rejected");
+}
+
+static void
+test_flat(void)
+{
+	char err[256];
+	const char *in = "{\"id\":\"r\",\"sig\":\"s\",\"raw\":[1],"
+	    "\"metrics\":{\"t\":{\"median\":1.5,\"n\":3}},\"ids\":[0,1],"
+	    "\"objs\":[{\"a\":1}],\"ok\":false,\"none\":null}";
+	json_t *o = ar_json_parse(in, strlen(in), err, sizeof err);
+	struct ar_flat f;
+	struct ar_buf b = {0};
+	size_t i;
+
+	OK(o != NULL, "flat: input parses");
+	if (!o)
+		return;
+	ar_flatten(o, &f);
+	ar_buf_reserve(&b, 0);
+	for (i = 0; i < f.n; i++)
+		ar_buf_printf(&b, "%s=%s;", f.kv[i].k, f.kv[i].v);
+	OK(strcmp(b.p, "id=r;ids=0,1;metrics.t.median=1.5;metrics.t.n=3;"
+	    "none=;ok=false;") == 0, "flat: dotted paths, joined arrays, no "
+	    "sig, raw or arrays of objects");
+	ar_flat_free(&f);
+	ar_buf_free(&b);
+	json_decref(o);
+}
+
+static void
+test_files(void)
+{
+	char dir[] = "/tmp/ar-unit-XXXXXX", *p;
+	struct ar_buf b = {0};
+	struct stat st;
+
+	OK(mkdtemp(dir) != NULL, "files: scratch");
+	p = ar_path(dir, "f");
+	OK(ar_write_atomic(p, "one", 3, 0644) == 0 && ar_readfile(p, &b, 100)
+	    == 0 && strcmp(b.p, "one") == 0, "files: atomic write");
+	OK(ar_write_atomic(p, "two", 3, 0600) == 0 && ar_readfile(p, &b, 100)
+	    == 0 && strcmp(b.p, "two") == 0 && stat(p, &st) == 0 &&
+	    (st.st_mode & 0777) == 0600, "files: atomic replace with mode");
+	OK(ar_write_new(p, "three", 5, 0644) == 1 && ar_readfile(p, &b, 100)
+	    == 0 && strcmp(b.p, "two") == 0, "files: write_new keeps the old");
+	OK(ar_readfile(p, &b, 2) < 0 && errno == EFBIG, "files: size limit");
+	unlink(p);
+	free(p);
+	p = ar_path(dir, "ro");
+	mkdir(p, 0555);
+	if (geteuid() != 0) {
+		char *q = ar_path(p, "x");
+
+		OK(ar_write_atomic(q, "x", 1, 0644) < 0 && errno == EACCES,
+		    "files: read-only directory is an error");
+		free(q);
+	}
+	rmdir(p);
+	free(p);
+	rmdir(dir);
+	ar_buf_free(&b);
+}
+
+static void
+test_conf(void)
+{
+	char dir[] = "/tmp/ar-unit-XXXXXX", *p, err[512];
+	struct ar_conf c;
+
+	mkdtemp(dir);
+	p = ar_path(dir, "c.conf");
+	ar_write_atomic(p, "# c\na = 1\n b.c=two words \n", 26, 0644);
+	OK(ar_conf_read(&c, p, err, sizeof err) == 0 &&
+	    strcmp(ar_conf_get(&c, "a"), "1") == 0 &&
+	    strcmp(ar_conf_get(&c, "b.c"), "two words") == 0, "conf: read");
+	ar_conf_free(&c);
+	ar_write_atomic(p, "a = 1\na = 2\n", 12, 0644);
+	OK(ar_conf_read(&c, p, err, sizeof err) < 0 && strstr(err,
+	    "line 2: duplicate key"), "conf: duplicate key");
+	ar_write_atomic(p, "novalue\n", 8, 0644);
+	OK(ar_conf_read(&c, p, err, sizeof err) < 0 && strstr(err,
+	    "line 1"), "conf: malformed line");
+	unlink(p);
+	free(p);
+	rmdir(dir);
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	ar_setprog(argv[0]);
+	ar_crypto_init();
+	test_tsv();
+	test_utf8();
+	test_json();
+	test_crypto();
+	test_time_id();
+	test_spool_names();
+	test_flat();
+	test_files();
+	test_conf();
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
