@@ -443,12 +443,12 @@ verify_all(struct scanner *s, int print)
 		ar_die(AR_EX_DATA, "%s", err);
 	flush_verify(s);
 	check_index(s);
-	qsort(s->ids, s->nids, sizeof *s->ids, cmp_str);
+	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
 	for (i = 1; i < s->nids; i++)
 		if (strcmp(s->ids[i], s->ids[i - 1]) == 0)
 			report_bad(s, led.dir, s->ids[i], "the same id is "
 			    "stored twice");
-	qsort(s->badids, s->nbad, sizeof *s->badids, cmp_str);
+	ar_sort(s->badids, s->nbad, sizeof *s->badids, cmp_str);
 	free(s->jobs);
 	free_hdrs(s);
 }
@@ -517,7 +517,7 @@ add_cols(struct exporter *e, char **names, size_t n)
 		if (strcmp(names[i], "id") != 0 && strcmp(names[i], "signed") != 0
 		    && strcmp(names[i], "json") != 0)
 			e->cols[e->ncols++] = ar_xstrdup(names[i]);
-	qsort(e->cols, e->ncols, sizeof *e->cols, cmp_str);
+	ar_sort(e->cols, e->ncols, sizeof *e->cols, cmp_str);
 	for (k = j = 0; k < e->ncols; k++) {
 		if (j > 0 && strcmp(e->cols[k], e->cols[j - 1]) == 0) {
 			free(e->cols[k]);

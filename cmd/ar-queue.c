@@ -180,7 +180,7 @@ id_exists(const char *dir, const char *id)
 					ids[nids++] = ar_xstrdup(l.id);
 			ar_spool_free_list(names, n);
 		}
-		qsort(ids, nids, sizeof *ids, cmp_str);
+		ar_sort(ids, nids, sizeof *ids, cmp_str);
 		loaded = 1;
 	}
 	lo = 0;
@@ -360,7 +360,7 @@ print_rows(struct row *rows, size_t n, int f)
 			    strcmp(fl[i].kv[j].k, "priority") != 0)
 				cols[ncols++] = fl[i].kv[j].k;
 		if (ncols > 1) {
-			qsort(cols, ncols, sizeof *cols, cmp_str);
+			ar_sort(cols, ncols, sizeof *cols, cmp_str);
 			for (k = j = 0; k < ncols; k++)
 				if (j == 0 || strcmp(cols[k], cols[j - 1]) != 0)
 					cols[j++] = cols[k];
@@ -398,6 +398,7 @@ static int
 cmd_claim(const char *dir)
 {
 	struct row *rows = ar_xmalloc((size_t)count * sizeof *rows);
+	struct ar_claimer cl = {0};
 	size_t n = 0, i;
 	long k;
 
@@ -405,8 +406,9 @@ cmd_claim(const char *dir)
 	for (k = 0; k < count; k++) {
 		struct ar_lease l;
 		char lname[3 * AR_ID_MAX], *p;
-		int r = ar_spool_claim(dir, holder, (long long)time(NULL) +
-		    lease_s, &l);
+		long long exp = (long long)time(NULL) + lease_s;
+		int r = count == 1 ? ar_spool_claim(dir, holder, exp, &l) :
+		    ar_spool_claim_next(dir, &cl, holder, exp, &l);
 		json_t *rec;
 
 		if (r == AR_SP_GONE)
@@ -428,6 +430,7 @@ cmd_claim(const char *dir)
 		rows[n].rec = rec;
 		n++;
 	}
+	ar_claimer_free(&cl);
 	if (n)
 		print_rows(rows, n, fmt == FMT_TSV ? FMT_TSV : FMT_JSONL);
 	for (i = 0; i < n; i++)

@@ -63,6 +63,9 @@ void ar_buf_addc(struct ar_buf *b, char c);
 void ar_buf_printf(struct ar_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void ar_buf_clear(struct ar_buf *b);
+/* qsort(3) that accepts no elements and a NULL base. */
+void ar_sort(void *base, size_t n, size_t size,
+	int (*cmp)(const void *, const void *));
 void ar_buf_free(struct ar_buf *b);
 
 /* io.c: bounded line reading and crash-safe files. */
@@ -237,9 +240,21 @@ struct ar_lease {
 int ar_spool_parse(const char *fname, struct ar_lease *l);
 void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
 /* Claims the first record of new/ that nobody else takes first; fills l.
- * AR_SP_GONE when new/ is empty. */
+ * AR_SP_GONE when new/ is empty. A claim is not fsync'd: if the machine
+ * dies before the rename reaches the disk, its claimer died with it and
+ * the record is simply claimable again. */
 int ar_spool_claim(const char *dir, const char *holder, long long expires,
 	struct ar_lease *l);
+/* A claimer that claims many records keeps its sorted view of new/ for
+ * up to a second instead of reading the directory for every claim. */
+struct ar_claimer {
+	char **names;
+	size_t n, pos;
+	struct timespec scanned;
+};
+int ar_spool_claim_next(const char *dir, struct ar_claimer *c,
+	const char *holder, long long expires, struct ar_lease *l);
+void ar_claimer_free(struct ar_claimer *c);
 /* Finds the claimed record id held by holder in cur/. AR_SP_GONE if not. */
 int ar_spool_find(const char *dir, const char *id, const char *holder,
 	struct ar_lease *l);

@@ -116,3 +116,12 @@ ar_buf_free(struct ar_buf *b)
 	b->p = NULL;
 	b->len = b->cap = 0;
 }
+
+void
+ar_sort(void *base, size_t n, size_t size,
+    int (*cmp)(const void *, const void *))
+{
+	/* qsort's pointer must not be NULL, even for no elements. */
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}

@@ -105,7 +105,7 @@ ar_flatten(const json_t *obj, struct ar_flat *f)
 	walk(obj, &path, f, 1);
 	ar_buf_free(&path);
 	if (f->n > 1)
-		qsort(f->kv, f->n, sizeof *f->kv, cmp_kv);
+		ar_sort(f->kv, f->n, sizeof *f->kv, cmp_kv);
 }
 
 void

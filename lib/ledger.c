@@ -482,6 +482,20 @@ cmp_pstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static size_t
+sort_unique(char **v, size_t n)
+{
+	size_t i, w = 0;
+
+	if (n < 2)
+		return n;
+	ar_sort(v, n, sizeof *v, cmp_pstr);
+	for (i = 0; i < n; i++)
+		if (w == 0 || strcmp(v[i], v[w - 1]) != 0)
+			v[w++] = v[i];
+	return w;
+}
+
 /* Writes rows (sorted by id, unique, none stored yet) as the next segment:
  * index first, then the segment, each tmp, fsync, rename. */
 static int
@@ -495,33 +509,21 @@ write_segment(struct ar_ledger *l, struct segrow *rows, size_t n, char *err,
 	unsigned long next = 1;
 	int r = -1;
 
-	/* The union of the rows' columns, sorted. */
-	for (i = 0; i < n; i++)
+	/* The union of the rows' columns, sorted; deduplicated as it grows
+	 * so that memory stays near the number of distinct columns. */
+	for (i = 0; i < n; i++) {
 		for (j = 0; j < rows[i].flat.n; j++) {
-			const char *key = rows[i].flat.kv[j].k;
-
-			if (strcmp(key, "id") == 0)
+			if (strcmp(rows[i].flat.kv[j].k, "id") == 0)
 				continue;
 			if (ncols == cap) {
 				cap = cap ? cap * 2 : 64;
 				cols = ar_xrealloc(cols, cap * sizeof *cols);
 			}
-			cols[ncols++] = (char *)key;
-			if (ncols > 4 * 4096) {
-				qsort(cols, ncols, sizeof *cols, cmp_pstr);
-				for (k = j = 0; k < ncols; k++)
-					if (k == 0 || strcmp(cols[k],
-					    cols[j - 1]) != 0)
-						cols[j++] = cols[k];
-				ncols = j;
-				j = rows[i].flat.n;
-			}
+			cols[ncols++] = rows[i].flat.kv[j].k;
 		}
-	qsort(cols, ncols, sizeof *cols, cmp_pstr);
-	for (k = j = 0; k < ncols; k++)
-		if (j == 0 || strcmp(cols[k], cols[j - 1]) != 0)
-			cols[j++] = cols[k];
-	ncols = j;
+		if (ncols > 65536 || i + 1 == n)
+			ncols = sort_unique(cols, ncols);
+	}
 	if (ncols > 4000) {
 		snprintf(err, errlen, "%s: more than 4000 columns in one "
 		    "segment", l->dir);
@@ -624,7 +626,7 @@ ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n, int *st,
 		m++;
 	}
 	/* Duplicates inside the batch, then against what is stored. */
-	qsort(rows, m, sizeof *rows, cmp_segrow);
+	ar_sort(rows, m, sizeof *rows, cmp_segrow);
 	for (k = 0; k < m; k++) {
 		size_t o = rows[k].orig;
 
@@ -720,7 +722,7 @@ ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 			m++;
 			done[nd++] = p;
 		}
-		qsort(rows, m, sizeof *rows, cmp_segrow);
+		ar_sort(rows, m, sizeof *rows, cmp_segrow);
 		if (m > 0 && write_segment(l, rows, m, err, errlen) < 0)
 			r = -1;
 		if (r == 0) {

@@ -83,7 +83,7 @@ walk(const char *root, const char *rel, struct list *l, char *err,
 		names[n++] = ar_xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_name);
+	ar_sort(names, n, sizeof *names, cmp_name);
 	for (i = 0; i < n; i++) {
 		struct entry e;
 		struct stat st;
@@ -145,7 +145,7 @@ ar_seal_write(const char *campaign, const char *id, const char *problem,
 
 	if (walk(root, "", &l, err, errlen) < 0)
 		goto out;
-	qsort(l.e, l.n, sizeof *l.e, cmp_entry);
+	ar_sort(l.e, l.n, sizeof *l.e, cmp_entry);
 	ar_time_now(now, sizeof now);
 	ar_buf_printf(&b, "autoreduce-seal 1\ncampaign\t%s\nproblem\t", id);
 	ar_tsv_escape(&b, problem);
@@ -268,7 +268,7 @@ read_seal(const char *campaign, const unsigned char pk[AR_PK_BYTES],
 		r = -2;
 		goto out;
 	}
-	qsort(l->e, l->n, sizeof *l->e, cmp_entry);
+	ar_sort(l->e, l->n, sizeof *l->e, cmp_entry);
 	r = 0;
 out:
 	ar_buf_free(&b);
@@ -289,7 +289,7 @@ ar_seal_check(const char *campaign, const unsigned char pk[AR_PK_BYTES],
 		goto out;
 	if ((r = walk(root, "", &have, err, errlen)) < 0)
 		goto out;
-	qsort(have.e, have.n, sizeof *have.e, cmp_entry);
+	ar_sort(have.e, have.n, sizeof *have.e, cmp_entry);
 	while (i < want.n || j < have.n) {
 		int c = i == want.n ? 1 : j == have.n ? -1 :
 		    strcmp(want.e[i].path, have.e[j].path);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ar.h"
@@ -159,7 +160,7 @@ ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n)
 	}
 	closedir(d);
 	if (*n > 1)
-		qsort(*names, *n, sizeof **names, cmp_str);
+		ar_sort(*names, *n, sizeof **names, cmp_str);
 	return 0;
 }
 
@@ -221,7 +222,7 @@ ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l)
 /* Moves a file between state directories and makes the move durable. */
 static int
 move(const char *dir, const char *from, const char *fname, const char *to,
-    const char *tname)
+    const char *tname, int sync)
 {
 	char *src = ar_spool_path(dir, from, fname);
 	char *dst = ar_spool_path(dir, to, tname);
@@ -231,7 +232,7 @@ move(const char *dir, const char *from, const char *fname, const char *to,
 	if (rename(src, dst) < 0) {
 		e = errno;
 		r = e == ENOENT ? AR_SP_GONE : AR_SP_ERR;
-	} else {
+	} else if (sync) {
 		d1 = ar_path(dir, to);
 		d2 = ar_path(dir, from);
 		if (ar_fsync_dir(d1) < 0 || (strcmp(from, to) != 0 &&
@@ -304,12 +305,58 @@ ar_spool_claim(const char *dir, const char *holder, long long expires,
 			l->expires = expires;
 			snprintf(l->holder, sizeof l->holder, "%s", holder);
 			ar_spool_lease_name(lname, sizeof lname, l);
-			r = move(dir, "new", top[i], "cur", lname);
+			r = move(dir, "new", top[i], "cur", lname, 0);
 			if (r != AR_SP_GONE)
 				return r;
 		}
 		/* Others took every one we saw; look again. */
 	}
+}
+
+int
+ar_spool_claim_next(const char *dir, struct ar_claimer *c, const char *holder,
+    long long expires, struct ar_lease *l)
+{
+	char lname[3 * AR_ID_MAX];
+	struct timespec now;
+	int r;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		/* A stale view would miss records put since with a higher
+		 * priority; a second is the most it may lag. */
+		if (c->pos == c->n || now.tv_sec > c->scanned.tv_sec + 1 ||
+		    (now.tv_sec == c->scanned.tv_sec + 1 &&
+		    now.tv_nsec >= c->scanned.tv_nsec)) {
+			ar_spool_free_list(c->names, c->n);
+			c->names = NULL;
+			c->n = c->pos = 0;
+			if (ar_spool_list(dir, "new", &c->names, &c->n) < 0)
+				return AR_SP_ERR;
+			c->scanned = now;
+			if (c->n == 0)
+				return AR_SP_GONE;
+		}
+		while (c->pos < c->n) {
+			const char *name = c->names[c->pos++];
+
+			if (ar_spool_parse(name, l) < 0 || l->expires)
+				continue;
+			l->expires = expires;
+			snprintf(l->holder, sizeof l->holder, "%s", holder);
+			ar_spool_lease_name(lname, sizeof lname, l);
+			r = move(dir, "new", name, "cur", lname, 0);
+			if (r != AR_SP_GONE)
+				return r;
+		}
+	}
+}
+
+void
+ar_claimer_free(struct ar_claimer *c)
+{
+	ar_spool_free_list(c->names, c->n);
+	memset(c, 0, sizeof *c);
 }
 
 int
@@ -341,7 +388,7 @@ ar_spool_finish(const char *dir, const struct ar_lease *l, const char *to)
 	char lname[3 * AR_ID_MAX];
 
 	ar_spool_lease_name(lname, sizeof lname, l);
-	return move(dir, "cur", lname, to, l->name);
+	return move(dir, "cur", lname, to, l->name, 1);
 }
 
 int
@@ -354,7 +401,7 @@ ar_spool_renew(const char *dir, struct ar_lease *l, long long expires)
 	ar_spool_lease_name(oldname, sizeof oldname, l);
 	l->expires = expires;
 	ar_spool_lease_name(newname, sizeof newname, l);
-	r = move(dir, "cur", oldname, "cur", newname);
+	r = move(dir, "cur", oldname, "cur", newname, 0);
 	if (r != AR_SP_OK)
 		l->expires = old;
 	return r;
@@ -375,7 +422,7 @@ ar_spool_reap(const char *dir, long long now, size_t *returned)
 	for (i = 0; i < n; i++) {
 		if (ar_spool_parse(names[i], &l) < 0 || l.expires > now)
 			continue;
-		r = move(dir, "cur", names[i], "new", l.name);
+		r = move(dir, "cur", names[i], "new", l.name, 1);
 		if (r == AR_SP_OK)
 			(*returned)++;
 		else if (r == AR_SP_ERR) {
