@@ -44,14 +44,16 @@ cuda:
 		echo "cuda: $(NVCC) not found; skipping the CUDA kernels"; \
 	fi
 
-check: all
+check: all lint-man
 	tests/run $(O)
 
 check-asan:
 	$(MAKE) O=build-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
-lint:
+lint-man:
 	mandoc -T lint -W warning $(MAN1:%=man/%) man/$(MAN5) man/$(MAN7)
+
+lint: lint-man
 	cppcheck --quiet --error-exitcode=1 --std=c11 \
 		--suppress=missingIncludeSystem -Ilib lib cmd tests/*.c
 
@@ -74,5 +76,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all cuda check check-asan lint demo install uninstall clean
+.PHONY: all cuda check check-asan lint lint-man demo install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

@@ -96,6 +96,7 @@ int
 main(int argc, char **argv)
 {
 	const char *dir = NULL, *key = NULL;
+	char *keypath = NULL;
 	long count = -1, i;
 	struct ar_buf line = {0};
 	char err[512];
@@ -119,7 +120,7 @@ main(int argc, char **argv)
 
 		if (!k)
 			ar_die(AR_EX_DATA, "%s: no key in campaign.conf", dir);
-		key = k[0] == '/' ? k : ar_path(dir, k);
+		key = k[0] == '/' ? k : (keypath = ar_path(dir, k));
 	}
 	if (ar_key_read_secret(key, sk, err, sizeof err) < 0)
 		ar_die(AR_EX_NOINPUT, "%s", err);
@@ -146,6 +147,8 @@ main(int argc, char **argv)
 			ar_die(AR_EX_DATA, "<stdin>: bad input");
 	}
 	ar_buf_free(&line);
+	free(keypath);
+	ar_campaign_free(&camp);
 	ar_fshut(stdout, "<stdout>");
 	return 0;
 }
