@@ -323,10 +323,10 @@ collect(const struct ar_row *r, void *arg)
 	struct scanner *s = arg;
 	struct job *j;
 
-	if (r->lineno && r->src != s->seg_src) {
+	if (r->src != s->seg_src && s->seg_src)
 		check_index(s);
+	if (r->lineno)
 		s->seg_src = r->src;
-	}
 	if (r->lineno && r->field) {
 		ar_buf_adds(&s->seg_ids, r->field[0]);
 		ar_buf_addc(&s->seg_ids, '\n');

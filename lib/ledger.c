@@ -764,16 +764,22 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 	size_t n, i;
 	int r = 0;
 
-	for (i = 0; i < l->nseg && r == 0; i++)
-		r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL, err,
-		    errlen);
-	if (r != 0)
-		goto out;
+	/* Loose files are listed before the segments are read, so a
+	 * compaction running meanwhile cannot move a row out of our view:
+	 * a listed file that is gone by the time we read it is found in the
+	 * segment that took it. */
 	if (ar_spool_list(l->dir, "results", &names, &n) < 0) {
 		snprintf(err, errlen, "%s: %s", rd, strerror(errno));
+		free(rd);
+		return -1;
+	}
+	if (load_segments(l, err, errlen) < 0) {
 		r = -1;
 		goto out;
 	}
+	for (i = 0; i < l->nseg && r == 0; i++)
+		r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL, err,
+		    errlen);
 	for (i = 0; i < n && r == 0; i++) {
 		struct ar_row row;
 		char id[AR_ID_MAX + 1];
@@ -789,8 +795,25 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		memset(&row, 0, sizeof row);
 		row.src = p;
 		if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
-			row.bad = errno == EFBIG ? "file too large" :
-			    strerror(errno);
+			if (errno == ENOENT) {
+				struct ar_ledger now;
+				char e2[256];
+				int found = 0;
+
+				if (ar_ledger_open(&now, l->dir, 0, e2,
+				    sizeof e2) == 0) {
+					found = lookup(&now, id, &b);
+					ar_ledger_close(&now);
+				}
+				if (!found) {
+					free(p);
+					continue;
+				}
+				row.json = b.p;
+				row.jsonlen = b.len;
+			} else
+				row.bad = errno == EFBIG ? "file too large" :
+				    strerror(errno);
 		} else {
 			if (b.len && b.p[b.len - 1] == '\n')
 				b.p[--b.len] = '\0';
@@ -800,8 +823,8 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		r = fn(&row, arg);
 		free(p);
 	}
-	ar_spool_free_list(names, n);
 out:
+	ar_spool_free_list(names, n);
 	ar_buf_free(&b);
 	free(rd);
 	return r;
