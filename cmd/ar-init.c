@@ -165,7 +165,7 @@ create(const char *problem, const char *dir, const char *keydir,
     const char *name)
 {
 	char id[AR_IDLEN], hex[AR_SK_BYTES * 2 + 1], now[32], err[1024];
-	char *parent, *copy, *tmp, *p, *keypath, *conf, *pname, *pcopy;
+	char *parent, *target, *tmp, *p, *keypath, *conf, *pname, *pcopy;
 	unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES];
 	struct stat st;
 	DIR *d;
@@ -197,12 +197,41 @@ create(const char *problem, const char *dir, const char *keydir,
 	free(pcopy);
 	if (strchr(pname, '\n') || *pname == '\0')
 		ar_die(AR_EX_USAGE, "%s: not a usable problem name", pname);
-	copy = ar_xstrdup(dir);
-	parent = ar_xstrdup(dirname(copy));
-	free(copy);
-	copy = ar_xstrdup(dir);
-	tmp = ar_xasprintf("%s/.%s.tmp-%s", parent, basename(copy), id);
-	free(copy);
+
+	/* Work on absolute paths: "." and "camp/." name a directory whose
+	 * parent must hold the hidden sibling. */
+	{
+		char real[PATH_MAX], preal[PATH_MAX];
+		char *c1 = ar_xstrdup(dir), *c2 = ar_xstrdup(dir);
+		const char *b = basename(c2);
+
+		if (strcmp(b, ".") == 0 || strcmp(b, "..") == 0 ||
+		    strcmp(b, "/") == 0) {
+			if (!realpath(dir, real))
+				ar_die(AR_EX_NOINPUT, "%s:", dir);
+			free(c1);
+			free(c2);
+			c1 = ar_xstrdup(real);
+			c2 = ar_xstrdup(real);
+			b = basename(c2);
+		}
+		if (!realpath(dirname(c1), real))
+			ar_die(AR_EX_NOINPUT, "%s: its parent directory: %s", dir,
+			    strerror(errno));
+		parent = ar_xstrdup(real);
+		target = strcmp(real, "/") == 0 ? ar_xasprintf("/%s", b) :
+		    ar_xasprintf("%s/%s", real, b);
+		if (!realpath(problem, preal))
+			ar_die(AR_EX_NOINPUT, "%s:", problem);
+		if (strncmp(target, preal, strlen(preal)) == 0 &&
+		    (target[strlen(preal)] == '/' ||
+		    target[strlen(preal)] == '\0'))
+			ar_die(AR_EX_USAGE, "%s: inside the problem %s; put the "
+			    "campaign elsewhere", dir, problem);
+		tmp = ar_xasprintf("%s/.%s.tmp-%s", parent, b, id);
+		free(c1);
+		free(c2);
+	}
 	if (mkdir(tmp, 0755) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", tmp);
 	tmpdir_to_clean = tmp;
@@ -289,7 +318,7 @@ create(const char *problem, const char *dir, const char *keydir,
 	}
 	if (ar_fsync_dir(tmp) < 0)
 		ar_die(AR_EX_IO, "%s:", tmp);
-	if (rename(tmp, dir) < 0) {
+	if (rename(tmp, target) < 0) {
 		int e = errno;
 
 		if (keydir)
@@ -306,15 +335,27 @@ create(const char *problem, const char *dir, const char *keydir,
 	printf("%s\n", id);
 	free(keypath);
 	free(parent);
+	free(target);
 	free(tmp);
 	free(pname);
 	return AR_EX_OK;
+}
+
+static int header_done;
+
+static void
+header(void)
+{
+	if (!header_done)
+		printf("state\tpath\tdetail\n");
+	header_done = 1;
 }
 
 static void
 report(void *arg, const char *state, const char *path, const char *detail)
 {
 	(void)arg;
+	header();
 	ar_tsv_put(stdout, state);
 	putchar('\t');
 	ar_tsv_put(stdout, path);
@@ -331,13 +372,17 @@ check(const char *dir)
 	int n;
 
 	ar_campaign_open(&c, dir);
-	printf("state\tpath\tdetail\n");
-	n = ar_seal_check(dir, c.pk, report, NULL, err, sizeof err);
+	n = ar_seal_check(dir, c.id, c.pk, report, NULL, err, sizeof err);
+	if (n >= 0)
+		header();
 	fflush(stdout);
 	if (n == -2)
 		ar_die(AR_EX_NO, "%s", err);
+	if (n == -3)
+		ar_die(AR_EX_DATA, "%s", err);
 	if (n < 0)
-		ar_die(errno == ENOENT ? AR_EX_NOINPUT : AR_EX_DATA, "%s", err);
+		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
+		    AR_EX_IO, "%s", err);
 	if (n > 0)
 		ar_die(AR_EX_NO, "%s: seal broken: %d file%s changed, added or "
 		    "removed", dir, n, n == 1 ? "" : "s");

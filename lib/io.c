@@ -177,7 +177,10 @@ write_tmp(const char *path, const void *data, size_t len, int mode)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
 	if (fd < 0)
 		goto fail;
-	if (ar_write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	/* The mode asked for, whatever the umask: sealed files and keys
+	 * must be readable by the users the contract names. */
+	if (fchmod(fd, (mode_t)mode) < 0 || ar_write_all(fd, data, len) < 0 ||
+	    fsync(fd) < 0) {
 		e = errno;
 		close(fd);
 		unlink(tmp);

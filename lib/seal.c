@@ -133,6 +133,25 @@ walk(const char *root, const char *rel, struct list *l, char *err,
 	return r;
 }
 
+/* The tree and problem/ itself, as ".", whose mode matters too. */
+static int
+walk_root(const char *root, struct list *l, char *err, size_t errlen)
+{
+	struct entry e;
+	struct stat st;
+
+	if (stat(root, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", root, strerror(errno));
+		return -1;
+	}
+	memset(&e, 0, sizeof e);
+	e.path = ar_xstrdup(".");
+	e.kind = 'd';
+	e.mode = (unsigned)st.st_mode & 07777;
+	push(l, &e);
+	return walk(root, "", l, err, errlen);
+}
+
 int
 ar_seal_write(const char *campaign, const char *id, const char *problem,
     const unsigned char sk[AR_SK_BYTES], char *err, size_t errlen)
@@ -143,7 +162,7 @@ ar_seal_write(const char *campaign, const char *id, const char *problem,
 	size_t i;
 	int r = -1;
 
-	if (walk(root, "", &l, err, errlen) < 0)
+	if (walk_root(root, &l, err, errlen) < 0)
 		goto out;
 	ar_sort(l.e, l.n, sizeof *l.e, cmp_entry);
 	ar_time_now(now, sizeof now);
@@ -186,17 +205,21 @@ out:
 /* Reads and verifies SEAL into l. -1 malformed or unreadable, -2 a bad
  * signature. */
 static int
-read_seal(const char *campaign, const unsigned char pk[AR_PK_BYTES],
-    struct list *l, char *err, size_t errlen)
+read_seal(const char *campaign, const char *id,
+    const unsigned char pk[AR_PK_BYTES], struct list *l, char *err,
+    size_t errlen)
 {
 	char *p = ar_path(campaign, "SEAL"), *line, *next, *f[6], why[128];
 	struct ar_buf b = {0};
 	size_t lineno = 0, body = 0;
-	int r = -1, nf, sigok = 0;
+	int r = -3, nf, sigok = 0;
 
 	if (ar_readfile(p, &b, 64 << 20) < 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "%s: %s", p, strerror(errno));
 		free(p);
+		errno = e;
 		return -1;
 	}
 	/* The signature covers every byte before its own line. */
@@ -245,6 +268,13 @@ read_seal(const char *campaign, const unsigned char pk[AR_PK_BYTES],
 			snprintf(err, errlen, "%s: line %zu: %s", p, lineno, why);
 			goto out;
 		}
+		if (nf == 2 && strcmp(f[0], "campaign") == 0 &&
+		    strcmp(f[1], id) != 0) {
+			snprintf(err, errlen, "%s: belongs to campaign %s, not "
+			    "%s", p, f[1], id);
+			r = -2;
+			goto out;
+		}
 		if (nf == 5 && (strcmp(f[0], "file") == 0 ||
 		    strcmp(f[0], "dir") == 0)) {
 			struct entry e;
@@ -277,17 +307,18 @@ out:
 }
 
 int
-ar_seal_check(const char *campaign, const unsigned char pk[AR_PK_BYTES],
-    ar_seal_report_fn report, void *arg, char *err, size_t errlen)
+ar_seal_check(const char *campaign, const char *id,
+    const unsigned char pk[AR_PK_BYTES], ar_seal_report_fn report, void *arg,
+    char *err, size_t errlen)
 {
 	struct list want = {0}, have = {0};
 	char *root = ar_path(campaign, "problem");
 	size_t i = 0, j = 0;
 	int r, diffs = 0;
 
-	if ((r = read_seal(campaign, pk, &want, err, errlen)) < 0)
+	if ((r = read_seal(campaign, id, pk, &want, err, errlen)) < 0)
 		goto out;
-	if ((r = walk(root, "", &have, err, errlen)) < 0)
+	if ((r = walk_root(root, &have, err, errlen)) < 0)
 		goto out;
 	ar_sort(have.e, have.n, sizeof *have.e, cmp_entry);
 	while (i < want.n || j < have.n) {
