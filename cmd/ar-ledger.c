@@ -40,6 +40,7 @@ struct job {
 	char **cols;         /* a segment row's stored fields but json */
 	const struct hdr *h;
 	int status;          /* an ST_ value */
+	int malformed;       /* not JSON, or not an object */
 	char id[AR_ID_MAX + 1];
 	char why[320];
 };
@@ -64,10 +65,12 @@ check_job(struct job *j)
 	j->status = ST_BAD;
 	if (!o) {
 		snprintf(j->why, sizeof j->why, "%s", err);
+		j->malformed = 1;
 		return;
 	}
 	if (!json_is_object(o)) {
 		snprintf(j->why, sizeof j->why, "not a JSON object");
+		j->malformed = 1;
 		goto out;
 	}
 	id = json_string_value(json_object_get(o, "id"));
@@ -495,8 +498,8 @@ struct exporter {
 	char **map_hdr;      /* the segment header the map belongs to */
 	const char *map_src;
 	long *map;           /* output column -> segment column, or -1 */
-	size_t left_unsigned, rows;
-	const char *metric;
+	size_t left_unsigned, rows, other_metric;
+	char *metric;
 	int header_done;
 };
 
@@ -601,13 +604,20 @@ put_autoresearch(struct exporter *e, json_t *o)
 	char path[300];
 
 	if (!metric)
-		metric = e->metric;
+		metric = "val_bpb";
+	/* results.tsv has one metric column: the first row's metric. */
+	if (e->header_done && strcmp(metric, e->metric) != 0) {
+		e->other_metric++;
+		e->rows--;
+		return;
+	}
 	snprintf(path, sizeof path, "metrics.%s.median", metric);
 	v = ar_json_path(o, path);
 	mem = ar_json_path(o, "metrics.memory_gb.median");
 	if (!desc)
 		desc = json_string_value(json_object_get(o, "why"));
 	if (!e->header_done) {
+		e->metric = ar_xstrdup(metric);
 		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n", metric);
 		e->header_done = 1;
 	}
@@ -740,7 +750,6 @@ cmd_export(int fmt, int with_unsigned, int verify)
 	memset(&s, 0, sizeof s);
 	e.fmt = fmt;
 	e.with_unsigned = with_unsigned;
-	e.metric = "val_bpb";
 	if (verify) {
 		verify_all(&s, 0);
 		if (s.nbad) {
@@ -761,7 +770,11 @@ cmd_export(int fmt, int with_unsigned, int verify)
 	if (ar_ledger_scan(&led, emit, &e, err, sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	if (fmt == F_AUTORESEARCH && !e.header_done)
-		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n", e.metric);
+		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");
+	if (e.other_metric)
+		ar_warn("%zu rows of another metric than %s left out: "
+		    "results.tsv holds one metric", e.other_metric, e.metric);
+	free(e.metric);
 	if (e.left_unsigned)
 		ar_warn("%zu unsigned (imported) rows left out; -u includes "
 		    "them", e.left_unsigned);
@@ -794,6 +807,9 @@ read_jsonl(FILE *in, const char *name, struct job **jobs, size_t *n,
 			    "nothing stored", name, lineno, AR_LINE_MAX);
 		if (line.len == 0)
 			continue;
+		if (memchr(line.p, '\r', line.len))
+			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
+			    "line endings?); nothing stored", name, lineno);
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 1024;
 			*jobs = ar_xrealloc(*jobs, *cap * sizeof **jobs);
@@ -877,8 +893,7 @@ cmd_append(int argc, char **argv)
 			    "(only ar-ledger import stores unsigned rows)");
 		}
 		if (jobs[i].status == ST_BAD) {
-			if (!jobs[i].id[0] && strncmp(jobs[i].why, "invalid",
-			    7) == 0)
+			if (jobs[i].malformed)
 				malformed = 1;
 			if (++bad <= 20)
 				ar_warn("%s: %s%s%s", jobs[i].where,
@@ -938,10 +953,9 @@ import_autoresearch(FILE *in, const char *name, json_t ***out, size_t *n)
 	    "description" };
 	int col[5], r;
 	size_t i, cap = 0;
-	char now[32];
 
-	ar_time_now(now, sizeof now);
-	if (ar_tsv_open(&t, in, name) < 0)
+	/* karpathy/autoresearch writes its TSV without escapes. */
+	if (ar_tsv_open_raw(&t, in, name, 1) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
 	for (i = 0; i < 5; i++)
 		if ((col[i] = ar_tsv_col(&t, need[i])) < 0)
@@ -971,9 +985,9 @@ import_autoresearch(FILE *in, const char *name, json_t ***out, size_t *n)
 		    t.field[col[1]], t.field[col[2]], st, t.field[col[4]]);
 		id = import_id("autoresearch", t.lineno, line);
 		free(line);
-		o = json_pack("{s:s, s:s, s:s, s:{s:s}, s:s, s:s, s:{s:o, s:o},"
+		o = json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:{s:o, s:o},"
 		    " s:s, s:s, s:I}",
-		    "id", id, "source", "autoresearch", "imported", now,
+		    "id", id, "source", "autoresearch",
 		    "method", "commit", t.field[col[0]],
 		    "metric", "val_bpb", "direction", "lower",
 		    "metrics", "val_bpb", metric_obj(bpb), "memory_gb",
@@ -1002,10 +1016,9 @@ import_pi(FILE *in, const char *name, json_t ***out, size_t *n)
 	size_t lineno = 0, cap = 0, skipped = 0;
 	const char *mname = "metric", *dir = "lower", *session = "";
 	json_t *config = NULL;
-	char err[256], now[32];
+	char err[256];
 	int r;
 
-	ar_time_now(now, sizeof now);
 	while ((r = ar_getline(in, &line, AR_LINE_MAX)) != AR_LINE_EOF) {
 		json_t *j, *o, *metrics, *m, *v;
 		const char *type, *st, *k, *verdict;
@@ -1020,6 +1033,9 @@ import_pi(FILE *in, const char *name, json_t ***out, size_t *n)
 			    name, lineno, AR_LINE_MAX);
 		if (line.len == 0)
 			continue;
+		if (memchr(line.p, '\r', line.len))
+			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
+			    "line endings?)", name, lineno);
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno, err);
 		if (!json_is_object(j))
@@ -1083,8 +1099,8 @@ import_pi(FILE *in, const char *name, json_t ***out, size_t *n)
 			json_object_set_new(metrics, k, metric_obj(val));
 		}
 		id = import_id("pi", lineno, line.p);
-		o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:I}",
-		    "id", id, "source", "pi", "imported", now,
+		o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:I}",
+		    "id", id, "source", "pi",
 		    "metric", mname, "direction", dir, "metrics", metrics,
 		    "verdict", verdict, "seq", (json_int_t)lineno);
 		free(id);

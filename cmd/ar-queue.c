@@ -64,19 +64,18 @@ open_spool(const char *dir)
 static const char *
 default_holder(void)
 {
-	static char buf[AR_ID_MAX + 1];
-	char host[64] = "host";
+	static char host[AR_ID_MAX + 1] = "host";
 	const char *env = getenv("AR_HOLDER");
 
 	if (env && *env)
 		return env;
+	/* The host: the same in every process of one worker, pipelines and
+	 * subshells included. Workers that share a host should each set
+	 * -H or AR_HOLDER. */
 	gethostname(host, sizeof host);
 	host[sizeof host - 1] = '\0';
 	host[strcspn(host, ".")] = '\0';
-	/* The parent is the shell or worker that claims in a loop, so its
-	 * pid names the worker across our short-lived processes. */
-	snprintf(buf, sizeof buf, "%s-%ld", host, (long)getppid());
-	return buf;
+	return host;
 }
 
 /* Reads every record of the input first, so that malformed input stores
@@ -91,10 +90,25 @@ read_records(FILE *in, const char *name, json_t ***out)
 	int c, f = fmt, r;
 
 	if (f == FMT_AUTO) {
-		c = getc(in);
+		/* JSON Lines start with '{', maybe after blank space. */
+		struct ar_buf skipped = {0};
+
+		while ((c = getc(in)) == ' ' || c == '\t' || c == '\n' ||
+		    c == '\r')
+			ar_buf_addc(&skipped, (char)c);
+		f = c == '{' ? FMT_JSONL : FMT_TSV;
 		if (c != EOF)
 			ungetc(c, in);
-		f = c == '{' ? FMT_JSONL : FMT_TSV;
+		if (f == FMT_TSV && skipped.len)
+			ar_die(AR_EX_DATA, "%s: line 1: starts with blank space: "
+			    "neither a TSV header nor JSON", name);
+		for (size_t i = 0; i < skipped.len; i++)
+			if (skipped.p[i] == '\n')
+				lineno++;
+			else if (skipped.p[i] == '\r')
+				ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
+				    "(CRLF line endings?)", name, lineno + 1);
+		ar_buf_free(&skipped);
 	}
 	if (f == FMT_TSV) {
 		struct ar_tsv t;
@@ -130,9 +144,11 @@ read_records(FILE *in, const char *name, json_t ***out)
 		if (r == AR_LINE_LONG)
 			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes",
 			    name, lineno, AR_LINE_MAX);
-		if (line.len && line.p[line.len - 1] == '\r')
+		if (memchr(line.p, '\r', line.len))
 			ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
 			    "(CRLF line endings?)", name, lineno);
+		if (line.len == 0)
+			continue;
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
 			    err);
@@ -154,6 +170,12 @@ static int
 cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct ar_kv *)a)->k, ((const struct ar_kv *)b)->k);
 }
 
 /* Every id present in any state, for refusing user-given duplicates. */
@@ -249,6 +271,20 @@ cmd_put(const char *dir, const char *file)
 		if (!json_object_get(recs[i], "queued"))
 			json_object_set_new(recs[i], "queued",
 			    json_string(now));
+	}
+	{
+		/* The same id twice in one input is refused before anything is
+		 * stored. */
+		const char **ids = ar_xmalloc((n ? n : 1) * sizeof *ids);
+
+		for (i = 0; i < n; i++)
+			ids[i] = json_string_value(json_object_get(recs[i], "id"));
+		ar_sort(ids, n, sizeof *ids, cmp_str);
+		for (i = 1; i < n; i++)
+			if (strcmp(ids[i], ids[i - 1]) == 0)
+				ar_die(AR_EX_DATA, "%s: id %s given twice; nothing "
+				    "stored", file ? file : "<stdin>", ids[i]);
+		free(ids);
 	}
 	for (i = 0; i < n; i++) {
 		const char *id = json_string_value(json_object_get(recs[i],
@@ -354,6 +390,19 @@ print_rows(struct row *rows, size_t n, int f)
 	}
 	for (i = 0; i < n; i++) {
 		ar_flatten(rows[i].rec, &fl[i]);
+		/* A record's own field named like a fixed column is shown as
+		 * record.NAME, so no column name appears twice. */
+		for (j = 0; j < fl[i].n; j++)
+			for (k = 0; k < 6; k++)
+				if (k != 1 && k != 2 &&
+				    strcmp(fl[i].kv[j].k, fixed[k]) == 0) {
+					char *r = ar_xasprintf("record.%s",
+					    fl[i].kv[j].k);
+
+					free(fl[i].kv[j].k);
+					fl[i].kv[j].k = r;
+				}
+		ar_sort(fl[i].kv, fl[i].n, sizeof *fl[i].kv, cmp_kv);
 		cols = ar_xrealloc(cols, (ncols + fl[i].n + 1) * sizeof *cols);
 		for (j = 0; j < fl[i].n; j++)
 			if (strcmp(fl[i].kv[j].k, "id") != 0 &&
@@ -403,7 +452,7 @@ cmd_claim(const char *dir)
 	long k;
 
 	open_spool(dir);
-	for (k = 0; k < count; k++) {
+	for (k = 0; k < count; ) {
 		struct ar_lease l;
 		char lname[3 * AR_ID_MAX], *p;
 		long long exp = (long long)time(NULL) + lease_s;
@@ -420,7 +469,12 @@ cmd_claim(const char *dir)
 		rec = load_record(p);
 		free(p);
 		if (!rec) {
-			/* Unreadable: set it aside rather than hand it out. */
+			/* Unreadable: set it aside, say why, and claim the
+			 * next one instead. */
+			char *w = ar_spool_path(dir, "why", l.name);
+
+			ar_write_atomic(w, "unreadable record\n", 18, 0644);
+			free(w);
 			ar_spool_finish(dir, &l, "failed");
 			continue;
 		}
@@ -429,6 +483,7 @@ cmd_claim(const char *dir)
 		rows[n].why = NULL;
 		rows[n].rec = rec;
 		n++;
+		k++;
 	}
 	ar_claimer_free(&cl);
 	if (n)

@@ -107,9 +107,13 @@ struct ar_tsv {
 	char **field;    /* the current row; points into an internal buffer */
 	struct ar_buf line;
 	char err[512];   /* "name: line N: reason" after a failure */
+	int raw;         /* fields taken as they are, without escapes */
 };
 /* Reads the header. 0 on success, -1 with t->err set. */
 int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
+/* The same for TSV written by other tools without escapes (raw = 1),
+ * such as karpathy/autoresearch's results.tsv. */
+int ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw);
 /* The index of a column, or -1. */
 int ar_tsv_col(const struct ar_tsv *t, const char *name);
 /* 1 with a row in t->field, 0 at the end, -1 with t->err set. */

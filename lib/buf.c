@@ -58,6 +58,7 @@ ar_buf_reserve(struct ar_buf *b, size_t extra)
 	while (b->cap < need)
 		b->cap *= 2;
 	b->p = ar_xrealloc(b->p, b->cap);
+	b->p[b->len] = '\0';
 }
 
 void

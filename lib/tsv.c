@@ -64,9 +64,9 @@ ar_tsv_put(FILE *f, const char *s)
 	}
 }
 
-int
-ar_tsv_split(char *line, size_t len, char **fields, size_t max,
-    char *err, size_t errlen)
+static int
+split(char *line, size_t len, char **fields, size_t max, char *err,
+    size_t errlen, int raw)
 {
 	size_t n = 0;
 	long bad;
@@ -92,7 +92,7 @@ ar_tsv_split(char *line, size_t len, char **fields, size_t max,
 		n++;
 		if (tab)
 			*tab = '\0';
-		if (n <= max && ar_tsv_unescape(p) < 0) {
+		if (!raw && n <= max && ar_tsv_unescape(p) < 0) {
 			snprintf(err, errlen, "field %zu: unknown escape "
 			    "(only \\t \\n \\r \\\\ are allowed)", n);
 			return -1;
@@ -102,6 +102,13 @@ ar_tsv_split(char *line, size_t len, char **fields, size_t max,
 		p = tab + 1;
 	}
 	return (int)n;
+}
+
+int
+ar_tsv_split(char *line, size_t len, char **fields, size_t max,
+    char *err, size_t errlen)
+{
+	return split(line, len, fields, max, err, errlen, 0);
 }
 
 static int
@@ -122,8 +129,8 @@ readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
 		    "%d bytes", t->name, t->lineno, AR_LINE_MAX);
 		return -1;
 	}
-	*nf = ar_tsv_split(t->line.p, t->line.len, fields, max, why,
-	    sizeof why);
+	*nf = split(t->line.p, t->line.len, fields, max, why, sizeof why,
+	    t->raw);
 	if (*nf < 0) {
 		snprintf(t->err, sizeof t->err, "%s: line %zu: %s", t->name,
 		    t->lineno, why);
@@ -135,10 +142,17 @@ readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
 int
 ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name)
 {
+	return ar_tsv_open_raw(t, f, name, 0);
+}
+
+int
+ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
+{
 	char *tmp[4096];
 	int nf, r, i, j;
 
 	memset(t, 0, sizeof *t);
+	t->raw = raw;
 	t->f = f;
 	t->name = ar_xstrdup(name);
 	r = readrow(t, tmp, 4096, &nf);
