@@ -1202,6 +1202,7 @@ main(int argc, char **argv)
 	cmd = argv[1];
 	argc--;
 	argv++;
+	argv[0] = argv[-1];
 	while ((c = getopt_long(argc, argv, "BC:f:F:suV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': strict = 1; break;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,20 @@ default_holder(void)
 
 /* Reads every record of the input first, so that malformed input stores
  * nothing. */
+static size_t *rec_line;   /* the input line of each record */
+
+static void
+add_record(json_t ***recs, size_t *n, size_t *cap, json_t *o, size_t line)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 256;
+		*recs = ar_xrealloc(*recs, *cap * sizeof **recs);
+		rec_line = ar_xrealloc(rec_line, *cap * sizeof *rec_line);
+	}
+	rec_line[*n] = line;
+	(*recs)[(*n)++] = o;
+}
+
 static size_t
 read_records(FILE *in, const char *name, json_t ***out)
 {
@@ -99,6 +114,16 @@ read_records(FILE *in, const char *name, json_t ***out)
 		f = c == '{' ? FMT_JSONL : FMT_TSV;
 		if (c != EOF)
 			ungetc(c, in);
+		if (c == EOF) {
+			/* Nothing but blank space: no records. */
+			ar_buf_free(&skipped);
+			*out = NULL;
+			return 0;
+		}
+		if (c == '[')
+			ar_die(AR_EX_DATA, "%s: line %zu: a JSON array; JSON "
+			    "Lines want one object per line", name,
+			    lineno + 1);
 		if (f == FMT_TSV && skipped.len)
 			ar_die(AR_EX_DATA, "%s: line 1: starts with blank space: "
 			    "neither a TSV header nor JSON", name);
@@ -123,11 +148,7 @@ read_records(FILE *in, const char *name, json_t ***out)
 				if (t.field[i][0] != '\0')
 					json_object_set_new(o, t.hdr[i],
 					    json_string(t.field[i]));
-			if (n == cap) {
-				cap = cap ? cap * 2 : 256;
-				recs = ar_xrealloc(recs, cap * sizeof *recs);
-			}
-			recs[n++] = o;
+			add_record(&recs, &n, &cap, o, t.lineno);
 		}
 		if (r < 0)
 			ar_die(AR_EX_DATA, "%s", t.err);
@@ -152,14 +173,12 @@ read_records(FILE *in, const char *name, json_t ***out)
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
 			    err);
-		if (!json_is_object(j))
+		if (!json_is_object(j)) {
+			json_decref(j);
 			ar_die(AR_EX_DATA, "%s: line %zu: not a JSON object",
 			    name, lineno);
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			recs = ar_xrealloc(recs, cap * sizeof *recs);
 		}
-		recs[n++] = j;
+		add_record(&recs, &n, &cap, j, lineno);
 	}
 	ar_buf_free(&line);
 	*out = recs;
@@ -230,10 +249,15 @@ cmd_put(const char *dir, const char *file)
 	long *prio;
 	char now[32];
 
+	const char *name = file ? file : "<stdin>";
+	struct stat st;
+
 	open_spool(dir);
 	if (file && !(in = fopen(file, "r")))
 		ar_die(AR_EX_NOINPUT, "%s:", file);
-	n = read_records(in, file ? file : "<stdin>", &recs);
+	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode))
+		ar_die(AR_EX_NOINPUT, "%s: is a directory", name);
+	n = read_records(in, name, &recs);
 	prio = ar_xmalloc((n ? n : 1) * sizeof *prio);
 	ar_time_now(now, sizeof now);
 	for (i = 0; i < n; i++) {
@@ -250,19 +274,21 @@ cmd_put(const char *dir, const char *file)
 		else if (p)
 			v = 1LL << 40;
 		if (v < -999999 || v > 999999)
-			ar_die(AR_EX_DATA, "record %zu: priority: expected an "
-			    "integer from -999999 to 999999", i + 1);
+			ar_die(AR_EX_DATA, "%s: line %zu: priority: expected "
+			    "an integer from -999999 to 999999", name,
+			    rec_line[i]);
 		prio[i] = (long)v;
 		json_object_set_new(recs[i], "priority", json_integer(v));
 		if (id) {
 			if (!json_is_string(id) ||
 			    !ar_id_valid(json_string_value(id)))
-				ar_die(AR_EX_DATA, "record %zu: id: expected 1 "
+				ar_die(AR_EX_DATA, "%s: line %zu: id: expected 1 "
 				    "to %d of [A-Za-z0-9._-], not starting "
-				    "with '.' or '-'", i + 1, AR_ID_MAX);
+				    "with '.' or '-'", name, rec_line[i],
+				    AR_ID_MAX);
 			if (id_exists(dir, json_string_value(id)))
-				ar_die(AR_EX_CANTCREAT, "record %zu: id %s "
-				    "exists already in %s", i + 1,
+				ar_die(AR_EX_CANTCREAT, "%s: line %zu: id %s "
+				    "exists already in %s", name, rec_line[i],
 				    json_string_value(id), dir);
 		} else {
 			ar_id_new(gen);
@@ -271,7 +297,20 @@ cmd_put(const char *dir, const char *file)
 		if (!json_object_get(recs[i], "queued"))
 			json_object_set_new(recs[i], "queued",
 			    json_string(now));
+		{
+			/* Readers take records up to the line limit. */
+			char *s = ar_json_line(recs[i]);
+			size_t len = strlen(s);
+
+			free(s);
+			if (len >= AR_LINE_MAX)
+				ar_die(AR_EX_DATA, "%s: line %zu: the record "
+				    "would be %zu bytes, more than %d",
+				    name, rec_line[i], len + 1, AR_LINE_MAX);
+		}
 	}
+	free(rec_line);
+	rec_line = NULL;
 	{
 		/* The same id twice in one input is refused before anything is
 		 * stored. */
@@ -283,7 +322,7 @@ cmd_put(const char *dir, const char *file)
 		for (i = 1; i < n; i++)
 			if (strcmp(ids[i], ids[i - 1]) == 0)
 				ar_die(AR_EX_DATA, "%s: id %s given twice; nothing "
-				    "stored", file ? file : "<stdin>", ids[i]);
+				    "stored", name, ids[i]);
 		free(ids);
 	}
 	for (i = 0; i < n; i++) {
@@ -326,6 +365,7 @@ load_record(const char *path)
 
 	if (ar_readfile(path, &b, AR_LINE_MAX + 1) < 0) {
 		ar_warn("%s:", path);
+		ar_buf_free(&b);
 		return NULL;
 	}
 	j = ar_json_parse(b.p, b.len, err, sizeof err);
@@ -554,7 +594,7 @@ cmd_ls(const char *dir)
 {
 	const char *subs[] = { "new", "cur", "done", "failed" };
 	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i, j;
+	size_t n = 0, cap = 0, i, j, unreadable = 0;
 
 	open_spool(dir);
 	if (state_filter) {
@@ -583,17 +623,22 @@ cmd_ls(const char *dir)
 			p = ar_spool_path(dir, subs[i], names[j]);
 			rec = load_record(p);
 			free(p);
-			if (!rec)
-				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				rows = ar_xrealloc(rows, cap * sizeof *rows);
 			}
 			rows[n].state = subs[i];
 			rows[n].l = l;
-			rows[n].rec = rec;
 			rows[n].why = NULL;
-			if (strcmp(subs[i], "failed") == 0) {
+			if (!rec) {
+				/* Listed, not hidden: what the name says, and
+				 * why the record cannot be shown. */
+				rec = json_pack("{s:s}", "id", l.id);
+				rows[n].why = ar_xstrdup("unreadable record");
+				unreadable++;
+			}
+			rows[n].rec = rec;
+			if (!rows[n].why && strcmp(subs[i], "failed") == 0) {
 				struct ar_buf b = {0};
 
 				p = ar_spool_path(dir, "why", l.name);
@@ -614,7 +659,8 @@ cmd_ls(const char *dir)
 		free(rows[i].why);
 	}
 	free(rows);
-	return AR_EX_OK;
+	/* Listed, but a record that cannot be read is a fault to report. */
+	return unreadable ? AR_EX_DATA : AR_EX_OK;
 }
 
 int
@@ -629,6 +675,7 @@ main(int argc, char **argv)
 	cmd = argv[1];
 	argc--;
 	argv++;
+	argv[0] = argv[-1];
 	holder = default_holder();
 	while ((c = getopt(argc, argv, "f:H:l:n:p:r:s:")) != -1) {
 		switch (c) {

@@ -16,8 +16,9 @@ enum {
 	AR_EX_DATA = 65,     /* malformed input data */
 	AR_EX_NOINPUT = 66,  /* missing or unreadable input */
 	AR_EX_SOFTWARE = 70, /* internal error */
-	AR_EX_CANTCREAT = 73,/* refusing to overwrite, or cannot create */
-	AR_EX_IO = 74,       /* read or write failed: full disk, read-only */
+	AR_EX_CANTCREAT = 73,/* refusing to overwrite; cannot create: read-only
+	                      * filesystem, permission denied */
+	AR_EX_IO = 74,       /* read or write failed: full disk, I/O error */
 	AR_EX_TEMPFAIL = 75, /* lost a race or a lease, or busy: try again */
 };
 
@@ -220,10 +221,13 @@ int ar_seal_check(const char *campaign, const char *id,
 	const unsigned char pk[AR_PK_BYTES], ar_seal_report_fn report,
 	void *arg, char *err, size_t errlen);
 
-/* spool.c: maildir-style spools: tmp/ new/ cur/ done/ failed/. A record is
- * one file. Names in new/ sort by priority, then age. A claim renames
- * new/NAME to cur/NAME@EXPIRY@HOLDER, so the lease lives in the name and
- * every state change is one rename(2). */
+/* spool.c: maildir-style spools: tmp/ new/ cur/ done/ failed/ why/. A
+ * record is one file named PRIO-ORDER-ID: PRIO is 1000000 - priority in 7
+ * digits, ORDER a fresh time-ordered id, so names sort by priority, then
+ * age, whatever the record's own id. A claim renames new/NAME to
+ * cur/NAME@EXPIRY@HOLDER, so the lease lives in the name and every state
+ * change is one rename(2). */
+#define AR_SPOOL_NAME (7 + 1 + 40 + 1 + AR_ID_MAX + 1)
 enum { AR_SP_OK = 0, AR_SP_GONE = 1, AR_SP_ERR = -1 };
 int ar_spool_init(const char *dir);
 /* Checks that dir is a spool; -1 with errno otherwise. */
@@ -236,13 +240,14 @@ int ar_spool_put(const char *dir, const char *id, long prio,
 int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
 void ar_spool_free_list(char **names, size_t n);
 struct ar_lease {
-	char name[AR_ID_MAX + 16];  /* the record's name in new/ */
+	char name[AR_SPOOL_NAME];   /* the record's name in new/ */
 	char id[AR_ID_MAX + 1];
 	long prio;
 	long long expires;          /* seconds since the epoch; 0 if none */
 	char holder[AR_ID_MAX + 1];
 };
-/* Parses "PRIO-ID" or "PRIO-ID@EXPIRY@HOLDER"; -1 if it is neither. */
+/* Parses "PRIO-ORDER-ID" or "PRIO-ORDER-ID@EXPIRY@HOLDER"; -1 if it is
+ * neither. */
 int ar_spool_parse(const char *fname, struct ar_lease *l);
 void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
 /* Claims the first record of new/ that nobody else takes first; fills l.

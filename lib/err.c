@@ -110,8 +110,10 @@ ar_std_args(int argc, char **argv, const char *usage)
 	int i;
 
 	ar_setprog(argv[0]);
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
+	/* Only as the first argument, or right after a subcommand: "-h" may
+	 * well be the value of an option further on. */
+	for (i = 1; i < argc && i <= 2; i++) {
+		if (strcmp(argv[i], "--") == 0 || (i == 2 && argv[1][0] == '-'))
 			break;
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			const char *p = usage, *nl;

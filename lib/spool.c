@@ -65,15 +65,18 @@ ar_spool_check(const char *dir)
 static void
 base_name(char *out, size_t n, long prio, const char *id)
 {
-	/* Smaller names sort first: higher priority, then older id. */
-	snprintf(out, n, "%07ld-%s", 1000000 - prio, id);
+	char order[AR_IDLEN];
+
+	/* Smaller names sort first: higher priority, then older. */
+	ar_id_new(order);
+	snprintf(out, n, "%07ld-%s-%s", 1000000 - prio, order, id);
 }
 
 int
 ar_spool_put(const char *dir, const char *id, long prio, const char *data,
     size_t len)
 {
-	char name[AR_ID_MAX + 16], *tmpdir, *tmp, *dst;
+	char name[AR_SPOOL_NAME], *tmpdir, *tmp, *dst;
 	int fd, r = AR_SP_OK, e = 0;
 	struct stat st;
 
@@ -177,27 +180,30 @@ ar_spool_free_list(char **names, size_t n)
 int
 ar_spool_parse(const char *fname, struct ar_lease *l)
 {
-	const char *at, *at2, *dash;
-	char num[32], *end;
+	const char *at, *at2;
+	char num[48], *end;
 	size_t n;
 
 	memset(l, 0, sizeof *l);
 	at = strchr(fname, '@');
 	n = at ? (size_t)(at - fname) : strlen(fname);
-	if (n >= sizeof l->name)
+	if (n >= sizeof l->name || n < 7 + 1 + 40 + 1 + 1)
 		return -1;
 	memcpy(l->name, fname, n);
 	l->name[n] = '\0';
-	dash = strchr(l->name, '-');
-	if (!dash || dash - l->name != 7)
+	if (l->name[7] != '-' || l->name[48] != '-')
 		return -1;
 	memcpy(num, l->name, 7);
 	num[7] = '\0';
-	l->prio = 1000000 - strtol(num, &end, 10);
-	if (*end != '\0' || strlen(dash + 1) > AR_ID_MAX ||
-	    !ar_id_valid(dash + 1))
+	if (strspn(num, "0123456789") != 7)
 		return -1;
-	strcpy(l->id, dash + 1);
+	l->prio = 1000000 - strtol(num, &end, 10);
+	memcpy(num, l->name + 8, 40);
+	num[40] = '\0';
+	if (strspn(num, "0123456789TZ.-abcdef") != 40 ||
+	    !ar_id_valid(l->name + 49))
+		return -1;
+	strcpy(l->id, l->name + 49);
 	if (!at)
 		return 0;
 	if (!(at2 = strchr(at + 1, '@')) || (size_t)(at2 - at - 1) >=
@@ -252,7 +258,7 @@ enum { TOPK = 64 };
 /* The TOPK smallest names in new/, sorted, in one pass over the directory:
  * cheaper than sorting thousands of names for each claim. */
 static int
-smallest(const char *dir, char top[TOPK][AR_ID_MAX + 16], size_t *n)
+smallest(const char *dir, char top[TOPK][AR_SPOOL_NAME], size_t *n)
 {
 	char *p = ar_path(dir, "new");
 	DIR *d = opendir(p);
@@ -265,11 +271,14 @@ smallest(const char *dir, char top[TOPK][AR_ID_MAX + 16], size_t *n)
 		return -1;
 	errno = 0;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
+		struct ar_lease l;
+
+		/* Only record names: a stray README must not be retried
+		 * forever. */
+		if (de->d_name[0] == '.' || ar_spool_parse(de->d_name, &l) < 0 ||
+		    l.expires)
 			continue;
 		len = strlen(de->d_name);
-		if (len >= AR_ID_MAX + 16)
-			continue;
 		if (*n == TOPK && strcmp(de->d_name, top[TOPK - 1]) >= 0)
 			continue;
 		i = *n < TOPK ? (*n)++ : TOPK - 1;
@@ -289,7 +298,7 @@ int
 ar_spool_claim(const char *dir, const char *holder, long long expires,
     struct ar_lease *l)
 {
-	char top[TOPK][AR_ID_MAX + 16];
+	char top[TOPK][AR_SPOOL_NAME];
 	char lname[3 * AR_ID_MAX];
 	size_t n, i;
 	int r;
@@ -334,6 +343,18 @@ ar_spool_claim_next(const char *dir, struct ar_claimer *c, const char *holder,
 			if (ar_spool_list(dir, "new", &c->names, &c->n) < 0)
 				return AR_SP_ERR;
 			c->scanned = now;
+			{
+				size_t i, w = 0;
+
+				for (i = 0; i < c->n; i++) {
+					if (ar_spool_parse(c->names[i], l) == 0 &&
+					    !l->expires)
+						c->names[w++] = c->names[i];
+					else
+						free(c->names[i]);
+				}
+				c->n = w;
+			}
 			if (c->n == 0)
 				return AR_SP_GONE;
 		}

@@ -205,20 +205,27 @@ static void
 test_spool_names(void)
 {
 	struct ar_lease l;
-	char buf[256];
+	char buf[512];
+	const char *o = "20261126T015812.123456Z-3f9a2c1b7d4e5f60";
 
-	OK(ar_spool_parse("0999995-abc", &l) == 0 && l.prio == 5 &&
+	snprintf(buf, sizeof buf, "0999995-%s-abc", o);
+	OK(ar_spool_parse(buf, &l) == 0 && l.prio == 5 &&
 	    strcmp(l.id, "abc") == 0 && l.expires == 0, "spool: new name");
-	OK(ar_spool_parse("1000003-abc@1795000000@w1", &l) == 0 &&
-	    l.prio == -3 && l.expires == 1795000000 &&
-	    strcmp(l.holder, "w1") == 0 && strcmp(l.name, "1000003-abc") == 0,
+	snprintf(buf, sizeof buf, "1000003-%s-abc@1795000000@w1", o);
+	OK(ar_spool_parse(buf, &l) == 0 && l.prio == -3 &&
+	    l.expires == 1795000000 && strcmp(l.holder, "w1") == 0 &&
+	    strncmp(l.name, "1000003-", 8) == 0 && strlen(l.name) == 52,
 	    "spool: lease name");
-	ar_spool_lease_name(buf, sizeof buf, &l);
-	OK(strcmp(buf, "1000003-abc@1795000000@w1") == 0, "spool: name "
-	    "round-trip");
-	OK(ar_spool_parse("junk", &l) < 0 && ar_spool_parse("1000000-a@x@w",
-	    &l) < 0 && ar_spool_parse("1000000-a@5@", &l) < 0, "spool: junk "
-	    "names rejected");
+	{
+		char back[512];
+
+		ar_spool_lease_name(back, sizeof back, &l);
+		OK(strcmp(back, buf) == 0, "spool: name round-trip");
+	}
+	snprintf(buf, sizeof buf, "1000000-%s-a@x@w", o);
+	OK(ar_spool_parse("junk", &l) < 0 && ar_spool_parse(buf, &l) < 0 &&
+	    ar_spool_parse("1000000-abc", &l) < 0 && ar_spool_parse("README",
+	    &l) < 0, "spool: junk names rejected");
 }
 
 static void
