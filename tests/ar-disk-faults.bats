@@ -37,7 +37,7 @@ fill() {
 	# Every id printed is a complete record; nothing else is in new/.
 	[ "$(ls "$mnt/sp/new" | wc -l)" -eq "${#lines[@]}" ]
 	for id in "${lines[@]}"; do
-		jq -e --arg id "$id" '.id == $id and (.note | length) == 300' "$mnt/sp/new/1000000-$id" >/dev/null
+		jq -e --arg id "$id" '.id == $id and (.note | length) == 300' "$mnt"/sp/new/1000000-*-"$id" >/dev/null
 	done
 	[ "$(ls -A "$mnt/sp/tmp" | wc -l)" -eq 0 ]
 }
