@@ -794,22 +794,10 @@ read_jsonl(FILE *in, const char *name, struct job **jobs, size_t *n,
 {
 	struct ar_buf line = {0};
 	size_t lineno = 0;
-	int r;
 
-	while ((r = ar_getline(in, &line, AR_LINE_MAX)) != AR_LINE_EOF) {
+	while (ar_jsonl_line(in, name, &line, &lineno)) {
 		struct job *j;
 
-		lineno++;
-		if (r == AR_LINE_ERR)
-			ar_die(AR_EX_IO, "%s: read error:", name);
-		if (r == AR_LINE_LONG)
-			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
-			    "nothing stored", name, lineno, AR_LINE_MAX);
-		if (line.len == 0)
-			continue;
-		if (memchr(line.p, '\r', line.len))
-			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
-			    "line endings?); nothing stored", name, lineno);
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 1024;
 			*jobs = ar_xrealloc(*jobs, *cap * sizeof **jobs);
@@ -1017,25 +1005,13 @@ import_pi(FILE *in, const char *name, json_t ***out, size_t *n)
 	const char *mname = "metric", *dir = "lower", *session = "";
 	json_t *config = NULL;
 	char err[256];
-	int r;
 
-	while ((r = ar_getline(in, &line, AR_LINE_MAX)) != AR_LINE_EOF) {
+	while (ar_jsonl_line(in, name, &line, &lineno)) {
 		json_t *j, *o, *metrics, *m, *v;
 		const char *type, *st, *k, *verdict;
 		char *id;
 		double val;
 
-		lineno++;
-		if (r == AR_LINE_ERR)
-			ar_die(AR_EX_IO, "%s: read error:", name);
-		if (r == AR_LINE_LONG)
-			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes",
-			    name, lineno, AR_LINE_MAX);
-		if (line.len == 0)
-			continue;
-		if (memchr(line.p, '\r', line.len))
-			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
-			    "line endings?)", name, lineno);
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno, err);
 		if (!json_is_object(j))

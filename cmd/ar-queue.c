@@ -156,20 +156,9 @@ read_records(FILE *in, const char *name, json_t ***out)
 		*out = recs;
 		return n;
 	}
-	while ((r = ar_getline(in, &line, AR_LINE_MAX)) != AR_LINE_EOF) {
+	while (ar_jsonl_line(in, name, &line, &lineno)) {
 		json_t *j;
 
-		lineno++;
-		if (r == AR_LINE_ERR)
-			ar_die(AR_EX_IO, "%s: read error:", name);
-		if (r == AR_LINE_LONG)
-			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes",
-			    name, lineno, AR_LINE_MAX);
-		if (memchr(line.p, '\r', line.len))
-			ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
-			    "(CRLF line endings?)", name, lineno);
-		if (line.len == 0)
-			continue;
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
 			    err);

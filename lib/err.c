@@ -85,8 +85,8 @@ ar_build_id(void)
 	return "autoreduce-" AR_VERSION;
 }
 
-void
-ar_usage(const char *usage)
+static void
+print_usage(FILE *f, const char *usage)
 {
 	const char *p = usage, *nl;
 	int first = 1;
@@ -96,11 +96,17 @@ ar_usage(const char *usage)
 		nl = strchr(p, '\n');
 		if (!nl)
 			nl = p + strlen(p);
-		fprintf(stderr, "%s %s %.*s\n", first ? "usage:" : "      ",
-		    prog, (int)(nl - p), p);
+		fprintf(f, "%s %s %.*s\n", first ? "usage:" : "      ", prog,
+		    (int)(nl - p), p);
 		first = 0;
 		p = *nl ? nl + 1 : nl;
 	}
+}
+
+void
+ar_usage(const char *usage)
+{
+	print_usage(stderr, usage);
 	exit(AR_EX_USAGE);
 }
 
@@ -116,18 +122,7 @@ ar_std_args(int argc, char **argv, const char *usage)
 		if (strcmp(argv[i], "--") == 0 || (i == 2 && argv[1][0] == '-'))
 			break;
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			const char *p = usage, *nl;
-			int first = 1;
-
-			while (*p) {
-				nl = strchr(p, '\n');
-				if (!nl)
-					nl = p + strlen(p);
-				printf("%s %s %.*s\n", first ? "usage:" : "      ",
-				    prog, (int)(nl - p), p);
-				first = 0;
-				p = *nl ? nl + 1 : nl;
-			}
+			print_usage(stdout, usage);
 			ar_fshut(stdout, "<stdout>");
 			exit(AR_EX_OK);
 		}

@@ -36,6 +36,27 @@ ar_getline(FILE *f, struct ar_buf *b, size_t max)
 }
 
 int
+ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
+{
+	int r;
+
+	while ((r = ar_getline(f, b, AR_LINE_MAX)) != AR_LINE_EOF) {
+		++*lineno;
+		if (r == AR_LINE_ERR)
+			ar_die(AR_EX_IO, "%s: read error:", name);
+		if (r == AR_LINE_LONG)
+			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
+			    "nothing stored", name, *lineno, AR_LINE_MAX);
+		if (memchr(b->p, '\r', b->len))
+			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
+			    "line endings?); nothing stored", name, *lineno);
+		if (b->len > 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
 ar_readfile(const char *path, struct ar_buf *b, size_t max)
 {
 	char chunk[65536];

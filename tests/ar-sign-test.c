@@ -100,7 +100,7 @@ main(int argc, char **argv)
 	long count = -1, i;
 	struct ar_buf line = {0};
 	char err[512];
-	int c, r;
+	int c;
 
 	ar_std_args(argc, argv, usage);
 	ar_crypto_init();
@@ -132,8 +132,9 @@ main(int argc, char **argv)
 			json_decref(o);
 		}
 	} else {
-		while ((r = ar_getline(stdin, &line, AR_LINE_MAX)) ==
-		    AR_LINE_OK) {
+		size_t lineno = 0;
+
+		while (ar_jsonl_line(stdin, "<stdin>", &line, &lineno)) {
 			json_t *o = ar_json_parse(line.p, line.len, err,
 			    sizeof err);
 
@@ -143,8 +144,6 @@ main(int argc, char **argv)
 			sign_out(o);
 			json_decref(o);
 		}
-		if (r != AR_LINE_EOF)
-			ar_die(AR_EX_DATA, "<stdin>: bad input");
 	}
 	ar_buf_free(&line);
 	free(keypath);
