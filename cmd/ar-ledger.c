@@ -41,6 +41,8 @@ struct job {
 	const struct hdr *h;
 	int status;          /* an ST_ value */
 	int malformed;       /* not JSON, or not an object */
+	int stored;          /* read from the ledger, hence canonical */
+	char fileid[AR_ID_MAX + 1]; /* the id its file name or column gives */
 	char id[AR_ID_MAX + 1];
 	char why[320];
 };
@@ -84,6 +86,11 @@ check_job(struct job *j)
 		    "\"json\"");
 		goto out;
 	}
+	if (j->fileid[0] && strcmp(j->fileid, id) != 0) {
+		snprintf(j->why, sizeof j->why, "stored under id %s, but its "
+		    "\"id\" is %s", j->fileid, id);
+		goto out;
+	}
 	if (!json_object_get(o, "sig")) {
 		if (!json_is_string(json_object_get(o, "source"))) {
 			snprintf(j->why, sizeof j->why, "no signature and no "
@@ -92,8 +99,11 @@ check_job(struct job *j)
 		}
 		j->status = ST_UNSIGNED;
 	} else {
-		if (ar_json_verify(o, camp.pk, err, sizeof err) < 0) {
-			snprintf(j->why, sizeof j->why, "%s", err);
+		/* Stored rows are canonical: the signature is checked on
+		 * their text; other input is checked on its canonical form. */
+		if (j->stored ? ar_verify_canonical(j->json, j->len, camp.pk) < 0
+		    : ar_json_verify(o, camp.pk, err, sizeof err) < 0) {
+			snprintf(j->why, sizeof j->why, "bad signature");
 			goto out;
 		}
 		s = json_string_value(json_object_get(o, "campaign"));
@@ -242,12 +252,15 @@ struct scanner {
 	char **last_hdr;
 	void (*flush)(struct scanner *);
 	/* verify */
-	size_t ok, bad, unsigned_, total;
+	size_t ok, unsigned_, total;
 	int strict;
 	char **ids;
 	size_t nids, capids;
-	char **badids;
-	size_t nbad, capbad;
+	size_t bad;          /* problems found */
+	char **badids;       /* ids stored twice */
+	size_t nbadids, capbadids;
+	char **badwhere;     /* where the bad rows are */
+	size_t nbadwhere, capbadwhere;
 	const char *seg_src;
 	struct ar_buf seg_ids;
 	FILE *out;           /* where bad rows are named, or NULL */
@@ -320,6 +333,28 @@ check_index(struct scanner *s)
 	ar_buf_clear(&s->seg_ids);
 }
 
+/* The id a row is stored under: its segment's id column, or its file
+ * name without ".json". Empty when neither can be read. */
+static void
+row_fileid(const struct ar_row *r, char id[AR_ID_MAX + 1])
+{
+	const char *b;
+	size_t len;
+
+	id[0] = '\0';
+	if (r->field) {
+		snprintf(id, AR_ID_MAX + 1, "%s", r->field[0]);
+		return;
+	}
+	if (r->lineno)
+		return;
+	b = strrchr(r->src, '/');
+	b = b ? b + 1 : r->src;
+	len = strlen(b);
+	if (len > 5 && len - 5 <= AR_ID_MAX)
+		snprintf(id, AR_ID_MAX + 1, "%.*s", (int)(len - 5), b);
+}
+
 static int
 collect(const struct ar_row *r, void *arg)
 {
@@ -335,9 +370,11 @@ collect(const struct ar_row *r, void *arg)
 		ar_buf_addc(&s->seg_ids, '\n');
 	}
 	if (r->bad) {
-		char *w = where_of(r);
+		char *w = where_of(r), id[AR_ID_MAX + 1];
 
-		report_bad(s, w, r->field ? r->field[0] : "-", r->bad);
+		s->total++;
+		row_fileid(r, id);
+		report_bad(s, w, id[0] ? id : "-", r->bad);
 		free(w);
 		return 0;
 	}
@@ -346,6 +383,8 @@ collect(const struct ar_row *r, void *arg)
 	j->json = ar_xstrdup(r->json);
 	j->len = r->jsonlen;
 	j->where = where_of(r);
+	j->stored = 1;
+	row_fileid(r, j->fileid);
 	if (r->field) {
 		size_t k;
 
@@ -360,21 +399,28 @@ collect(const struct ar_row *r, void *arg)
 }
 
 static void
+push_str(char ***v, size_t *n, size_t *cap, const char *str)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*v = ar_xrealloc(*v, *cap * sizeof **v);
+	}
+	(*v)[(*n)++] = ar_xstrdup(str);
+}
+
+/* Names one problem. Export -V leaves out the row at where; a problem
+ * of an id (stored twice) leaves out every row of that id. */
+static void
 report_bad(struct scanner *s, const char *where, const char *id,
     const char *why)
 {
 	s->bad++;
-	s->total++;
 	if (s->out) {
 		fprintf(s->out, "%s\t%s\t", where, id);
 		ar_tsv_put(s->out, why);
 		putc('\n', s->out);
 	}
-	if (s->nbad == s->capbad) {
-		s->capbad = s->capbad ? s->capbad * 2 : 64;
-		s->badids = ar_xrealloc(s->badids, s->capbad * sizeof *s->badids);
-	}
-	s->badids[s->nbad++] = ar_xstrdup(id);
+	push_str(&s->badwhere, &s->nbadwhere, &s->capbadwhere, where);
 }
 
 static void
@@ -394,18 +440,17 @@ flush_verify(struct scanner *s)
 			}
 			s->ids[s->nids++] = ar_xstrdup(j->id);
 		}
+		s->total++;
 		if (j->status == ST_BAD) {
-			report_bad(s, j->where, j->id[0] ? j->id : "-", j->why);
+			report_bad(s, j->where, j->id[0] ? j->id : j->fileid[0] ?
+			    j->fileid : "-", j->why);
 			continue;
 		}
-		s->total++;
 		if (j->status == ST_UNSIGNED) {
 			s->unsigned_++;
-			if (s->strict) {
-				s->total--;
+			if (s->strict)
 				report_bad(s, j->where, j->id, "unsigned "
 				    "(imported) row");
-			}
 		} else
 			s->ok++;
 	}
@@ -448,10 +493,15 @@ verify_all(struct scanner *s, int print)
 	check_index(s);
 	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
 	for (i = 1; i < s->nids; i++)
-		if (strcmp(s->ids[i], s->ids[i - 1]) == 0)
+		if (strcmp(s->ids[i], s->ids[i - 1]) == 0 && (i == 1 ||
+		    strcmp(s->ids[i], s->ids[i - 2]) != 0)) {
 			report_bad(s, led.dir, s->ids[i], "the same id is "
 			    "stored twice");
-	ar_sort(s->badids, s->nbad, sizeof *s->badids, cmp_str);
+			push_str(&s->badids, &s->nbadids, &s->capbadids,
+			    s->ids[i]);
+		}
+	ar_sort(s->badids, s->nbadids, sizeof *s->badids, cmp_str);
+	ar_sort(s->badwhere, s->nbadwhere, sizeof *s->badwhere, cmp_str);
 	free(s->jobs);
 	free_hdrs(s);
 }
@@ -464,9 +514,12 @@ free_scanner(struct scanner *s)
 	for (i = 0; i < s->nids; i++)
 		free(s->ids[i]);
 	free(s->ids);
-	for (i = 0; i < s->nbad; i++)
+	for (i = 0; i < s->nbadids; i++)
 		free(s->badids[i]);
 	free(s->badids);
+	for (i = 0; i < s->nbadwhere; i++)
+		free(s->badwhere[i]);
+	free(s->badwhere);
 	ar_buf_free(&s->seg_ids);
 }
 
@@ -479,8 +532,9 @@ cmd_verify(int strict)
 	s.strict = strict;
 	printf("where\tid\tproblem\n");
 	verify_all(&s, 1);
-	ar_warn("%zu rows: %zu verified, %zu bad, %zu unsigned (imported)",
-	    s.total, s.ok, s.bad, s.unsigned_);
+	ar_warn("%zu rows: %zu verified, %zu unsigned (imported); %zu "
+	    "problem%s", s.total, s.ok, s.unsigned_, s.bad, s.bad == 1 ? "" :
+	    "s");
 	free_scanner(&s);
 	return s.bad ? AR_EX_NO : AR_EX_OK;
 }
@@ -491,8 +545,7 @@ enum { F_TSV, F_JSONL, F_AUTORESEARCH };
 
 struct exporter {
 	int fmt, with_unsigned;
-	char **bad;          /* sorted ids left out by -V */
-	size_t nbad;
+	struct scanner *v;   /* what -V found, or NULL */
 	char **cols;         /* output columns after id and signed */
 	size_t ncols;
 	char **map_hdr;      /* the segment header the map belongs to */
@@ -503,11 +556,25 @@ struct exporter {
 	int header_done;
 };
 
+/* Rows -V found bad: by where they are, or by an id stored twice. */
 static int
-is_bad(struct exporter *e, const char *id)
+is_bad(struct exporter *e, const struct ar_row *r, const char *id)
 {
-	return e->nbad && bsearch(&id, e->bad, e->nbad, sizeof *e->bad,
-	    cmp_str) != NULL;
+	char *w;
+	int bad;
+
+	if (!e->v)
+		return 0;
+	if (e->v->nbadids && bsearch(&id, e->v->badids, e->v->nbadids,
+	    sizeof *e->v->badids, cmp_str))
+		return 1;
+	if (!e->v->nbadwhere)
+		return 0;
+	w = where_of(r);
+	bad = bsearch(&w, e->v->badwhere, e->v->nbadwhere,
+	    sizeof *e->v->badwhere, cmp_str) != NULL;
+	free(w);
+	return bad;
 }
 
 static void
@@ -647,11 +714,25 @@ emit(const struct ar_row *r, void *arg)
 		free(w);
 		return 0;
 	}
+	if (r->field && e->fmt == F_JSONL) {
+		/* A segment row says whether it is signed; no parsing. */
+		id = r->field[0];
+		if (is_bad(e, r, id))
+			return 0;
+		if (strcmp(r->field[1], "yes") != 0 && !e->with_unsigned) {
+			e->left_unsigned++;
+			return 0;
+		}
+		fwrite(r->json, 1, r->jsonlen, stdout);
+		putchar_unlocked('\n');
+		e->rows++;
+		return 0;
+	}
 	if (r->field && e->fmt == F_TSV) {
 		/* The fast path: a segment already holds the columns. */
 		id = r->field[0];
 		is_signed = strcmp(r->field[1], "yes") == 0;
-		if (is_bad(e, id))
+		if (is_bad(e, r, id))
 			return 0;
 		if (!is_signed && !e->with_unsigned) {
 			e->left_unsigned++;
@@ -699,7 +780,7 @@ emit(const struct ar_row *r, void *arg)
 			return 0;
 		}
 		is_signed = json_object_get(o, "sig") != NULL;
-		if (is_bad(e, id)) {
+		if (is_bad(e, r, id)) {
 			json_decref(o);
 			return 0;
 		}
@@ -752,13 +833,13 @@ cmd_export(int fmt, int with_unsigned, int verify)
 	e.with_unsigned = with_unsigned;
 	if (verify) {
 		verify_all(&s, 0);
-		if (s.nbad) {
-			ar_warn("%zu bad rows left out (ar-ledger verify names "
-			    "them)", s.nbad);
+		if (s.bad) {
+			ar_warn("%zu problem%s found; bad rows left out "
+			    "(ar-ledger verify names them)", s.bad,
+			    s.bad == 1 ? "" : "s");
 			ret = AR_EX_NO;
 		}
-		e.bad = s.badids;
-		e.nbad = s.nbad;
+		e.v = &s;
 	}
 	if (fmt == F_TSV) {
 		if (ar_ledger_scan(&led, gather_cols, &e, err, sizeof err) != 0)

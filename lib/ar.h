@@ -175,6 +175,11 @@ void ar_json_sign(json_t *obj, const unsigned char sk[AR_SK_BYTES]);
 int ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
 	char *err, size_t errlen);
 
+/* 0 if text, a stored result in canonical form, carries a good signature:
+ * the same check as ar_json_verify without parsing and dumping again. */
+int ar_verify_canonical(const char *text, size_t len,
+	const unsigned char pk[AR_PK_BYTES]);
+
 /* timefmt.c: RFC 3339 UTC. */
 /* "2026-11-26T01:58:12Z", or with digits > 0 that many fraction digits. */
 void ar_time_fmt(char *out, size_t n, struct timespec ts, int digits);
@@ -292,8 +297,9 @@ struct ar_flat {
 	size_t n, cap;
 	struct ar_kv *kv;
 };
-/* Flattens obj: objects become dotted paths, arrays of scalars are joined
- * with ',', other arrays, "raw" and "sig" are left out; sorted by key. */
+/* Flattens obj: objects become dotted paths ('.' and '\' inside a key are
+ * escaped with '\'), arrays of scalars are joined with ',', other arrays,
+ * "raw" and "sig" are left out; sorted by key. */
 void ar_flatten(const json_t *obj, struct ar_flat *f);
 void ar_flat_free(struct ar_flat *f);
 

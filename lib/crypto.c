@@ -1,6 +1,7 @@
 /* crypto.c: BLAKE2b-256 hashes and Ed25519 signatures (libsodium). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sodium.h>
@@ -177,5 +178,96 @@ ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
 	free(canon);
 	if (r < 0)
 		snprintf(err, errlen, "bad signature");
+	return r;
+}
+
+/* Finds the top-level member "sig" of a compact JSON object: its start
+ * (with the comma before it, or after it when first) and its end. */
+static int
+find_sig(const char *s, size_t len, size_t *from, size_t *to)
+{
+	size_t i = 0, depth = 0, key_at = 0;
+	int in_str = 0, expect_key = 0;
+
+	for (i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		switch (c) {
+		case '"':
+			if (depth == 1 && expect_key) {
+				key_at = i;
+				expect_key = 0;
+				if (len - i > 6 && memcmp(s + i, "\"sig\":\"", 7) == 0) {
+					size_t end = i + 7;
+
+					while (end < len && s[end] != '"' &&
+					    s[end] != '\\')
+						end++;
+					if (end >= len || s[end] != '"')
+						return -1;
+					end++;
+					if (s[key_at - 1] == ',') {
+						*from = key_at - 1;
+						*to = end;
+					} else if (end < len && s[end] == ',') {
+						*from = key_at;
+						*to = end + 1;
+					} else {
+						*from = key_at;
+						*to = end;
+					}
+					return 0;
+				}
+			}
+			in_str = 1;
+			break;
+		case '{':
+		case '[':
+			depth++;
+			expect_key = depth == 1 && c == '{';
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ',':
+			expect_key = depth == 1;
+			break;
+		}
+	}
+	return -1;
+}
+
+int
+ar_verify_canonical(const char *text, size_t len,
+    const unsigned char pk[AR_PK_BYTES])
+{
+	char sig[AR_SIG_HEX], *msg;
+	size_t from, to;
+	int r;
+
+	if (find_sig(text, len, &from, &to) < 0)
+		return -1;
+	/* The member is "sig":"HEX"; HEX starts 7 bytes into it. */
+	{
+		size_t at = text[from] == ',' ? from + 1 : from;
+
+		if (to - at < 7 + 128 + 1 || text[at + 7 + 128] != '"')
+			return -1;
+		memcpy(sig, text + at + 7, 128);
+		sig[128] = '\0';
+	}
+	msg = ar_xmalloc(len - (to - from) + 1);
+	memcpy(msg, text, from);
+	memcpy(msg + from, text + to, len - to);
+	r = ar_verify_hex(sig, msg, len - (to - from), pk);
+	free(msg);
 	return r;
 }

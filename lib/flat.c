@@ -55,7 +55,13 @@ walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top)
 		path->len = mark;
 		if (mark)
 			ar_buf_addc(path, '.');
-		ar_buf_adds(path, k);
+		/* A '.' inside a key is written "\.", so a path names one
+		 * field only ("x.y" the key, "x"."y" the nesting). */
+		for (const char *c = k; *c; c++) {
+			if (*c == '.' || *c == '\\')
+				ar_buf_addc(path, '\\');
+			ar_buf_addc(path, *c);
+		}
 		if (json_is_object(v)) {
 			walk(v, path, f, 0);
 		} else if (json_is_array(v)) {

@@ -403,19 +403,49 @@ ar_ledger_store(struct ar_ledger *l, const json_t *rec)
 }
 
 /* The ledger's lock, for writers of segments. link(2) makes it atomic on
- * NFS; a lock whose holder died on this host is broken. */
+ * NFS. A lock whose holder died on this host is broken, by renaming it
+ * aside first: only the one breaker whose rename takes the very lock it
+ * judged dead removes it; a live lock taken meanwhile is put back. */
 static int
-lock(struct ar_ledger *l, int break_lock, char *err, size_t errlen)
+break_lock(const char *p, const struct ar_buf *seen)
+{
+	struct ar_buf now = {0};
+	char id[AR_IDLEN], *a;
+	int r = 0;
+
+	ar_id_new(id);
+	a = ar_xasprintf("%s.broken-%s", p, id);
+	if (rename(p, a) < 0) {
+		free(a);
+		return 0;
+	}
+	if (ar_readfile(a, &now, 4096) == 0 && (now.len != seen->len ||
+	    memcmp(now.p, seen->p, now.len) != 0)) {
+		/* Not the lock we judged dead: give it back. */
+		if (link(a, p) < 0)
+			r = -1;
+	}
+	unlink(a);
+	free(a);
+	ar_buf_free(&now);
+	return r;
+}
+
+static int
+lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 {
 	char *p = ar_path(l->dir, "lock"), host[256] = "?", *mine;
+	const char *env = getenv("AR_LOCK_WAIT");
 	struct ar_buf old = {0};
-	int tries, r = -1;
+	double wait_s = env && *env ? atof(env) : 30;
+	long tries, max_tries = (long)(wait_s * 20) + 1;
+	int r = -1;
 
 	gethostname(host, sizeof host);
 	host[sizeof host - 1] = '\0';
 	mine = ar_xasprintf("%s %ld %lld\n", host, (long)getpid(),
 	    (long long)time(NULL));
-	for (tries = 0; tries < 600; tries++) {
+	for (tries = 0; tries < max_tries; tries++) {
 		char h[256];
 		long pid;
 
@@ -429,16 +459,20 @@ lock(struct ar_ledger *l, int break_lock, char *err, size_t errlen)
 		r = -1;
 		if (ar_readfile(p, &old, 4096) < 0)
 			continue;
-		if (break_lock || (sscanf(old.p, "%255s %ld", h, &pid) == 2 &&
+		if (force || (sscanf(old.p, "%255s %ld", h, &pid) == 2 &&
 		    strcmp(h, host) == 0 && kill((pid_t)pid, 0) < 0 &&
 		    errno == ESRCH)) {
-			unlink(p);
+			force = 0;
+			break_lock(p, &old);
 			continue;
 		}
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
+		if (tries + 1 < max_tries) {
+			struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
-	if (r != 0 && tries == 600) {
+	if (r != 0 && tries == max_tries) {
 		if (old.len && old.p[old.len - 1] == '\n')
 			old.p[--old.len] = '\0';
 		snprintf(err, errlen, "%s: busy: held by '%s' (remove it if "
@@ -773,6 +807,24 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		free(rd);
 		return -1;
 	}
+	/* Ids, in the order a segment would hold them, so compacting never
+	 * changes what a reader sees. */
+	{
+		size_t w = 0;
+
+		for (i = 0; i < n; i++) {
+			size_t len = strlen(names[i]);
+
+			if (len > 5 && len - 5 <= AR_ID_MAX &&
+			    has_suffix(names[i], ".json")) {
+				names[i][len - 5] = '\0';
+				names[w++] = names[i];
+			} else
+				free(names[i]);
+		}
+		n = w;
+		ar_sort(names, n, sizeof *names, cmp_pstr);
+	}
 	if (load_segments(l, err, errlen) < 0) {
 		r = -1;
 		goto out;
@@ -782,16 +834,11 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		    errlen);
 	for (i = 0; i < n && r == 0; i++) {
 		struct ar_row row;
-		char id[AR_ID_MAX + 1];
+		const char *id = names[i];
 
-		if (!has_suffix(names[i], ".json") ||
-		    strlen(names[i]) - 5 > AR_ID_MAX)
-			continue;
-		snprintf(id, sizeof id, "%.*s", (int)(strlen(names[i]) - 5),
-		    names[i]);
 		if (ar_ledger_in_segments(l, id))
 			continue;
-		p = ar_path(rd, names[i]);
+		p = ar_xasprintf("%s/%s.json", rd, id);
 		memset(&row, 0, sizeof row);
 		row.src = p;
 		if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
