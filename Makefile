@@ -16,6 +16,7 @@ LIBSRC = $(wildcard lib/*.c)
 LIBOBJ = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
 HDR = lib/ar.h
 KERNELS = $(wildcard kernels/*.cu)
+KOBJ = $(KERNELS:kernels/%.cu=$(O)/kernels/%.o)
 
 all: $(BIN:%=$(O)/bin/%) $(TESTBIN:%=$(O)/tests/%) cuda
 
@@ -43,6 +44,12 @@ cuda:
 	else \
 		echo "cuda: $(NVCC) not found; skipping the CUDA kernels"; \
 	fi
+
+cuda-build: $(KOBJ)
+
+$(O)/kernels/%.o: kernels/%.cu $(HDR)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_GENCODE) -O2 -Ilib -c -o $@ $<
 
 check: all lint-man
 	tests/run $(O)
@@ -76,5 +83,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all cuda check check-asan lint lint-man demo install uninstall clean
+.PHONY: all cuda cuda-build check check-asan lint lint-man demo install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

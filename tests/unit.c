@@ -201,6 +201,52 @@ test_time_id(void)
 	    !ar_id_valid("-x") && !ar_id_valid("a@b"), "id: invalid ids");
 }
 
+/* Ids made by many processes at once never collide. */
+static void
+test_ids_processes(void)
+{
+	enum { PROCS = 8, EACH = 5000 };
+	char (*all)[AR_IDLEN] = malloc((size_t)PROCS * EACH * AR_IDLEN);
+	int fd[2], p, dup = 0;
+	size_t got = 0, i;
+	FILE *in;
+
+	if (!all || pipe(fd) < 0) {
+		OK(0, "id: across processes (setup)");
+		free(all);
+		return;
+	}
+	for (p = 0; p < PROCS; p++) {
+		if (fork() == 0) {
+			FILE *out = fdopen(fd[1], "w");
+			char id[AR_IDLEN];
+			int k;
+
+			close(fd[0]);
+			for (k = 0; k < EACH; k++) {
+				ar_id_new(id);
+				fprintf(out, "%s\n", id);
+			}
+			fclose(out);
+			_exit(0);
+		}
+	}
+	close(fd[1]);
+	in = fdopen(fd[0], "r");
+	while (got < (size_t)PROCS * EACH && fscanf(in, "%40s", all[got]) == 1)
+		got++;
+	fclose(in);
+	while (wait(NULL) > 0)
+		;
+	qsort(all, got, AR_IDLEN, (int (*)(const void *, const void *))strcmp);
+	for (i = 1; i < got; i++)
+		if (strcmp(all[i], all[i - 1]) == 0)
+			dup++;
+	OK(got == (size_t)PROCS * EACH && dup == 0, "id: 40,000 ids from 8 "
+	    "processes at once, none twice");
+	free(all);
+}
+
 static void
 test_spool_names(void)
 {
@@ -324,6 +370,7 @@ main(int argc, char **argv)
 	test_json();
 	test_crypto();
 	test_time_id();
+	test_ids_processes();
 	test_spool_names();
 	test_flat();
 	test_files();
