@@ -120,19 +120,20 @@ read_records(FILE *in, const char *name, json_t ***out)
 			*out = NULL;
 			return 0;
 		}
-		if (c == '[')
-			ar_die(AR_EX_DATA, "%s: line %zu: a JSON array; JSON "
-			    "Lines want one object per line", name,
-			    lineno + 1);
-		if (f == FMT_TSV && skipped.len)
-			ar_die(AR_EX_DATA, "%s: line 1: starts with blank space: "
-			    "neither a TSV header nor JSON", name);
 		for (size_t i = 0; i < skipped.len; i++)
 			if (skipped.p[i] == '\n')
 				lineno++;
 			else if (skipped.p[i] == '\r')
 				ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
-				    "(CRLF line endings?)", name, lineno + 1);
+				    "(CRLF line endings?); nothing stored", name,
+				    lineno + 1);
+		if (c == '[')
+			ar_die(AR_EX_DATA, "%s: line %zu: a JSON array; JSON "
+			    "Lines want one object per line", name,
+			    lineno + 1);
+		if (f == FMT_TSV && skipped.len)
+			ar_die(AR_EX_DATA, "%s: line 1: starts with blank "
+			    "space: neither a TSV header nor JSON", name);
 		ar_buf_free(&skipped);
 	}
 	if (f == FMT_TSV) {
@@ -502,9 +503,13 @@ cmd_claim(const char *dir)
 			 * next one instead. */
 			char *w = ar_spool_path(dir, "why", l.name);
 
-			ar_write_atomic(w, "unreadable record\n", 18, 0644);
+			if (ar_write_atomic(w, "unreadable record\n", 18,
+			    0644) < 0)
+				ar_die(ar_errno_exit(errno), "%s:", w);
 			free(w);
-			ar_spool_finish(dir, &l, "failed");
+			if (ar_spool_finish(dir, &l, "failed") == AR_SP_ERR)
+				ar_die(ar_errno_exit(errno), "%s: cannot set "
+				    "aside %s:", dir, l.id);
 			continue;
 		}
 		rows[n].state = "cur";
@@ -624,7 +629,10 @@ cmd_ls(const char *dir)
 				 * why the record cannot be shown. */
 				rec = json_pack("{s:s}", "id", l.id);
 				rows[n].why = ar_xstrdup("unreadable record");
-				unreadable++;
+				/* One already set aside in failed/ is known;
+				 * elsewhere it is news. */
+				if (strcmp(subs[i], "failed") != 0)
+					unreadable++;
 			}
 			rows[n].rec = rec;
 			if (!rows[n].why && strcmp(subs[i], "failed") == 0) {

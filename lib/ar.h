@@ -74,7 +74,8 @@ enum { AR_LINE_EOF = 0, AR_LINE_OK = 1, AR_LINE_LONG = -2, AR_LINE_ERR = -1 };
 /* Reads one line without its newline into b; returns an AR_LINE_ value.
  * A line longer than max is AR_LINE_LONG; the rest of it is skipped. */
 int ar_getline(FILE *f, struct ar_buf *b, size_t max);
-/* The next non-blank line of JSON Lines input, in b; 0 at the end. Dies
+/* The next line of JSON Lines input that is not blank, in b; 0 at the
+ * end. Dies
  * with the input's name and line on a read error (74), a line over
  * AR_LINE_MAX or a carriage return (65). */
 int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,

@@ -47,10 +47,13 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 		if (r == AR_LINE_LONG)
 			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
 			    "nothing stored", name, *lineno, AR_LINE_MAX);
+		if (b->len == 0)
+			continue;
 		if (memchr(b->p, '\r', b->len))
 			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
 			    "line endings?); nothing stored", name, *lineno);
-		if (b->len > 0)
+		/* A line of blank space is a blank line. */
+		if (strspn(b->p, " \t") < b->len)
 			return 1;
 	}
 	return 0;
