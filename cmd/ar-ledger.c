@@ -133,7 +133,7 @@ check_job(struct job *j)
 
 		/* Columns after id and signed are sorted, like the flat
 		 * fields: one merge walk. */
-		ar_flatten(o, &f);
+		ar_flatten_num(o, &f);
 		for (k = 0; k + 1 < j->h->ncol && !bad; k++) {
 			const char *name = j->h->name[k], *want = "";
 
@@ -150,7 +150,19 @@ check_job(struct job *j)
 				if (bad)
 					break;
 				if (x < f.n && strcmp(f.kv[x].k, name) == 0) {
-					want = f.kv[x++].v;
+					want = f.kv[x].v;
+					if (!want) {
+						/* A real: the stored text must
+						 * read back as the same number. */
+						double v;
+
+						if (ar_parse_double(j->cols[k],
+						    &v) < 0 || v != f.kv[x].num)
+							bad = name;
+						x++;
+						continue;
+					}
+					x++;
 				}
 			}
 			ar_buf_clear(&esc);

@@ -293,6 +293,7 @@ char *ar_spool_path(const char *dir, const char *sub, const char *fname);
 /* flat.c: flattening a result into TSV columns by dotted path. */
 struct ar_kv {
 	char *k, *v;
+	double num;      /* the value of a JSON real, when v is NULL */
 };
 struct ar_flat {
 	size_t n, cap;
@@ -302,6 +303,9 @@ struct ar_flat {
  * escaped with '\'), arrays of scalars are joined with ',', other arrays,
  * "raw" and "sig" are left out; sorted by key. */
 void ar_flatten(const json_t *obj, struct ar_flat *f);
+/* The same, but JSON reals are left in num with v NULL: formatting them
+ * is the dear part, and a check can compare numbers instead. */
+void ar_flatten_num(const json_t *obj, struct ar_flat *f);
 void ar_flat_free(struct ar_flat *f);
 
 /* ledger.c: the result store; see ar-formats(5). */

@@ -5,6 +5,19 @@
 #include "ar.h"
 
 static void
+add_num(struct ar_flat *f, const char *k, double num)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? f->cap * 2 : 64;
+		f->kv = ar_xrealloc(f->kv, f->cap * sizeof *f->kv);
+	}
+	f->kv[f->n].k = ar_xstrdup(k);
+	f->kv[f->n].v = NULL;
+	f->kv[f->n].num = num;
+	f->n++;
+}
+
+static void
 add(struct ar_flat *f, const char *k, char *v)
 {
 	if (f->n == f->cap) {
@@ -13,6 +26,7 @@ add(struct ar_flat *f, const char *k, char *v)
 	}
 	f->kv[f->n].k = ar_xstrdup(k);
 	f->kv[f->n].v = v;
+	f->kv[f->n].num = 0;
 	f->n++;
 }
 
@@ -43,7 +57,8 @@ scalar(const json_t *j)
 }
 
 static void
-walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top)
+walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top,
+    int keep_reals)
 {
 	const char *k;
 	json_t *v;
@@ -63,7 +78,7 @@ walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top)
 			ar_buf_addc(path, *c);
 		}
 		if (json_is_object(v)) {
-			walk(v, path, f, 0);
+			walk(v, path, f, 0, keep_reals);
 		} else if (json_is_array(v)) {
 			struct ar_buf joined = {0};
 			int ok = 1;
@@ -86,6 +101,8 @@ walk(const json_t *j, struct ar_buf *path, struct ar_flat *f, int top)
 				add(f, path->p, joined.p);
 			else
 				ar_buf_free(&joined);
+		} else if (keep_reals && json_is_real(v)) {
+			add_num(f, path->p, json_real_value(v));
 		} else {
 			add(f, path->p, scalar(v));
 		}
@@ -101,14 +118,14 @@ cmp_kv(const void *a, const void *b)
 	return strcmp(((const struct ar_kv *)a)->k, ((const struct ar_kv *)b)->k);
 }
 
-void
-ar_flatten(const json_t *obj, struct ar_flat *f)
+static void
+flatten(const json_t *obj, struct ar_flat *f, int keep_reals)
 {
 	struct ar_buf path = {0};
 
 	memset(f, 0, sizeof *f);
 	ar_buf_reserve(&path, 64);
-	walk(obj, &path, f, 1);
+	walk(obj, &path, f, 1, keep_reals);
 	ar_buf_free(&path);
 	if (f->n > 1)
 		ar_sort(f->kv, f->n, sizeof *f->kv, cmp_kv);
@@ -125,4 +142,16 @@ ar_flat_free(struct ar_flat *f)
 	}
 	free(f->kv);
 	memset(f, 0, sizeof *f);
+}
+
+void
+ar_flatten(const json_t *obj, struct ar_flat *f)
+{
+	flatten(obj, f, 0);
+}
+
+void
+ar_flatten_num(const json_t *obj, struct ar_flat *f)
+{
+	flatten(obj, f, 1);
 }
