@@ -401,6 +401,8 @@ main(int argc, char **argv)
 	int c, r;
 
 	ar_std_args(argc, argv, usage);
+	/* getopt's messages name the program as the others do. */
+	argv[0] = (char *)ar_prog();
 	ar_crypto_init();
 	while ((c = getopt_long(argc, argv, "c:k:n:p:", longopts, NULL)) != -1) {
 		switch (c) {

@@ -680,7 +680,6 @@ put_autoresearch(struct exporter *e, json_t *o)
 	    "verdict")));
 	const char *desc = json_string_value(json_object_get(o, "description"));
 	json_t *v = NULL, *mem;
-	char path[300];
 
 	if (!metric)
 		metric = "val_bpb";
@@ -690,9 +689,11 @@ put_autoresearch(struct exporter *e, json_t *o)
 		e->rows--;
 		return;
 	}
-	snprintf(path, sizeof path, "metrics.%s.median", metric);
-	v = ar_json_path(o, path);
-	mem = ar_json_path(o, "metrics.memory_gb.median");
+	/* Not by dotted path: a metric's name may hold a '.'. */
+	v = json_object_get(json_object_get(json_object_get(o, "metrics"),
+	    metric), "median");
+	mem = json_object_get(json_object_get(json_object_get(o, "metrics"),
+	    "memory_gb"), "median");
 	if (!desc)
 		desc = json_string_value(json_object_get(o, "why"));
 	if (!e->header_done) {
@@ -1264,6 +1265,7 @@ main(int argc, char **argv)
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
 
 	ar_std_args(argc, argv, usage);
+	argv[0] = (char *)ar_prog();
 	ar_crypto_init();
 	json_object_seed(0);
 	if (argc < 2)

@@ -667,6 +667,8 @@ main(int argc, char **argv)
 	int c, r;
 
 	ar_std_args(argc, argv, usage);
+	/* getopt's messages name the program as the others do. */
+	argv[0] = (char *)ar_prog();
 	if (argc < 2)
 		ar_usage(usage);
 	cmd = argv[1];

@@ -438,6 +438,9 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	const char *env = getenv("AR_LOCK_WAIT");
 	struct ar_buf old = {0};
 	double wait_s = env && *env ? atof(env) : 30;
+
+	if (!(wait_s >= 0))
+		wait_s = 0;
 	long tries, max_tries = (long)(wait_s * 20) + 1;
 	int r = -1;
 

@@ -77,7 +77,8 @@ split(char *line, size_t len, char **fields, size_t max, char *err,
 		return -1;
 	}
 	if (memchr(line, '\r', len)) {
-		snprintf(err, errlen, "carriage return in line (CRLF line "
+		snprintf(err, errlen, raw ? "carriage return (CRLF line "
+		    "endings?)" : "carriage return in line (CRLF line "
 		    "endings? escape a CR in a field as \\r)");
 		return -1;
 	}
