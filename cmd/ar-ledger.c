@@ -727,20 +727,6 @@ emit(const struct ar_row *r, void *arg)
 		free(w);
 		return 0;
 	}
-	if (r->field && e->fmt == F_JSONL) {
-		/* A segment row says whether it is signed; no parsing. */
-		id = r->field[0];
-		if (is_bad(e, r, id))
-			return 0;
-		if (strcmp(r->field[1], "yes") != 0 && !e->with_unsigned) {
-			e->left_unsigned++;
-			return 0;
-		}
-		fwrite(r->json, 1, r->jsonlen, stdout);
-		putchar_unlocked('\n');
-		e->rows++;
-		return 0;
-	}
 	if (r->field && e->fmt == F_TSV) {
 		/* The fast path: a segment already holds the columns. */
 		id = r->field[0];

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -402,33 +403,27 @@ ar_ledger_store(struct ar_ledger *l, const json_t *rec)
 	return r;
 }
 
-/* The ledger's lock, for writers of segments. link(2) makes it atomic on
- * NFS. A lock whose holder died on this host is broken, by renaming it
- * aside first: only the one breaker whose rename takes the very lock it
- * judged dead removes it; a live lock taken meanwhile is put back. */
-static int
+/* The ledger's lock, for writers of segments: a file made with link(2),
+ * which is atomic on NFS. A lock whose holder died on this host (or any
+ * lock, with -B) is broken under a guard: breakers take flock(2) on
+ * lock.break, read the lock again and remove it only if it is still the
+ * one they judged, so a live lock taken meanwhile is never removed. */
+static void
 break_lock(const char *p, const struct ar_buf *seen)
 {
+	char *g = ar_xasprintf("%s.break", p);
 	struct ar_buf now = {0};
-	char id[AR_IDLEN], *a;
-	int r = 0;
+	int fd = open(g, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
-	ar_id_new(id);
-	a = ar_xasprintf("%s.broken-%s", p, id);
-	if (rename(p, a) < 0) {
-		free(a);
-		return 0;
+	if (fd >= 0 && flock(fd, LOCK_EX) == 0) {
+		if (ar_readfile(p, &now, 4096) == 0 && now.len == seen->len &&
+		    memcmp(now.p, seen->p, now.len) == 0)
+			unlink(p);
 	}
-	if (ar_readfile(a, &now, 4096) == 0 && (now.len != seen->len ||
-	    memcmp(now.p, seen->p, now.len) != 0)) {
-		/* Not the lock we judged dead: give it back. */
-		if (link(a, p) < 0)
-			r = -1;
-	}
-	unlink(a);
-	free(a);
+	if (fd >= 0)
+		close(fd);
 	ar_buf_free(&now);
-	return r;
+	free(g);
 }
 
 static int
@@ -438,12 +433,12 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	const char *env = getenv("AR_LOCK_WAIT");
 	struct ar_buf old = {0};
 	double wait_s = env && *env ? atof(env) : 30;
+	long tries, max_tries, breaks = 0;
+	int r = -1;
 
 	if (!(wait_s >= 0))
 		wait_s = 0;
-	long tries, max_tries = (long)(wait_s * 20) + 1;
-	int r = -1;
-
+	max_tries = (long)(wait_s * 20) + 1;
 	gethostname(host, sizeof host);
 	host[sizeof host - 1] = '\0';
 	mine = ar_xasprintf("%s %ld %lld\n", host, (long)getpid(),
@@ -462,11 +457,14 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 		r = -1;
 		if (ar_readfile(p, &old, 4096) < 0)
 			continue;
-		if (force || (sscanf(old.p, "%255s %ld", h, &pid) == 2 &&
-		    strcmp(h, host) == 0 && kill((pid_t)pid, 0) < 0 &&
-		    errno == ESRCH)) {
+		if (breaks < 10 && (force || (sscanf(old.p, "%255s %ld", h,
+		    &pid) == 2 && strcmp(h, host) == 0 &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH))) {
+			/* A break is not a try: try again at once. */
 			force = 0;
+			breaks++;
 			break_lock(p, &old);
+			tries--;
 			continue;
 		}
 		if (tries + 1 < max_tries) {
@@ -475,7 +473,7 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (r != 0 && tries == max_tries) {
+	if (r != 0 && tries >= max_tries) {
 		if (old.len && old.p[old.len - 1] == '\n')
 			old.p[--old.len] = '\0';
 		snprintf(err, errlen, "%s: busy: held by '%s' (remove it if "

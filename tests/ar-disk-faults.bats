@@ -72,7 +72,7 @@ fill() {
 	run --separate-stderr ar-ledger verify -C "$mnt/c"
 	[ "$status" -eq 0 ]
 	[ "$output" = "where	id	problem" ]
-	[ "$stderr" = "ar-ledger: 3 rows: 3 verified, 0 bad, 0 unsigned (imported)" ]
+	[ "$stderr" = "ar-ledger: 3 rows: 3 verified, 0 unsigned (imported); 0 problems" ]
 	[ -z "$(ls -A "$mnt/c/ledger/seg")" ]
 	[ ! -e "$mnt/c/ledger/lock" ]
 }

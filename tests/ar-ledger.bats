@@ -1,0 +1,1693 @@
+#!/usr/bin/env bats
+# ar-ledger: the result store of a campaign. Tests append (signature,
+# campaign, seal and method checks, canonical form, all-or-nothing, blank
+# lines and CRLF, loose files versus segments, no-op repeats, id clashes),
+# verify (problems named by where and id, and counted: tampering with
+# loose files, segment columns and indexes, ids stored twice, files named
+# after another id), export (tsv, jsonl, autoresearch; -u, -V leaving bad
+# rows out by place), import of karpathy/autoresearch results.tsv and
+# pi-autoresearch autoresearch.jsonl (unsigned rows, and one-line errors
+# for malformed logs), compact, read-only ledgers (73), the lock (stale,
+# busy for AR_LOCK_WAIT seconds, broken with -B), kill -9 at random
+# instants, and concurrent writers. A test that shows a defect still in
+# the code is skipped with a reason starting "BUG:".
+
+bats_require_minimum_version 1.5.0
+
+FIX="$BATS_TEST_DIRNAME/fixtures/ledger"
+
+# The columns of a result made by ar-sign-test -g, in export order.
+GEN_HEADER="id	signed	baseline.tok_s.ci_hi	baseline.tok_s.ci_lo	baseline.tok_s.median	baseline.tok_s.n	baseline.tok_s.rsd	build	campaign	device	experiment	finished	idea	method.commit	method.hash	metric	metrics.p95_ms.ci_hi	metrics.p95_ms.ci_lo	metrics.p95_ms.median	metrics.p95_ms.n	metrics.p95_ms.rsd	metrics.tok_s.ci_hi	metrics.tok_s.ci_lo	metrics.tok_s.median	metrics.tok_s.n	metrics.tok_s.rsd	ratio.ci_hi	ratio.ci_lo	ratio.median	ratio.n	ratio.rsd	sandbox	seal	seeds	shape.gpu_ids	shape.gpu_model	shape.k	shape.node	started	verdict	why	workload"
+
+HASH=abababababababababababababababababababababababababababababababab
+
+setup() {
+	if ! command -v ar-ledger >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	fi
+	T=$BATS_TEST_TMPDIR
+	mkdir -p "$T/prob"
+	printf 'metric = tok_s\n' > "$T/prob/manifest"
+	C=$T/camp
+	ar-init -p "$T/prob" "$C" > /dev/null
+	L=$C/ledger
+	CAMP_ID=$(sed -n 's/^campaign = //p' "$C/campaign.conf")
+}
+
+# ar-init seals problem/ read-only; let bats remove the scratch tree.
+teardown() {
+	chmod -R u+w "$BATS_TEST_TMPDIR" 2> /dev/null || true
+}
+
+# gen N FILE [SEED]: N realistic results signed by this campaign.
+gen() {
+	ar-sign-test -C "$C" -g "$1" -s "${3:-1}" > "$2"
+}
+
+# sign FILE: signs the JSON lines on stdin for this campaign.
+sign() {
+	ar-sign-test -C "$C" > "$1"
+}
+
+# ids FILE: the ids of a JSON Lines file, one a line.
+ids() {
+	jq -r .id "$1"
+}
+
+# by_id FILE: the lines of FILE sorted by their id (storage order).
+by_id() {
+	paste <(jq -r .id "$1") "$1" | LC_ALL=C sort -t '	' -k1,1 | cut -f2-
+}
+
+# get TSVFILE ID COLUMN: a field of an exported TSV, found by name.
+get() {
+	awk -F '\t' -v id="$2" -v c="$3" '
+	    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	    $1 == id { if (c in h) print $h[c]; else print "NO COLUMN " c }' "$1"
+}
+
+# save FILE: writes the last run's stdout to FILE.
+save() {
+	printf '%s\n' "$output" > "$1"
+}
+
+nothing_stored() {
+	run ls -A "$L/results" "$L/seg"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$L/results:
+
+$L/seg:" ]
+}
+
+usage_text="usage: ar-ledger append [-C campaign] [file ...]
+       ar-ledger verify [-C campaign] [-s]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V]
+       ar-ledger import [-C campaign] -F autoresearch|pi file
+       ar-ledger compact [-C campaign] [-B]"
+
+# ---- command line ----
+
+@test "ar-ledger -h prints the usage on stdout and exits 0" {
+	run --separate-stderr ar-ledger -h
+	[ "$status" -eq 0 ]
+	[ "$output" = "$usage_text" ]
+	[ "$stderr" = "" ]
+}
+
+@test "ar-ledger --version prints the name and version" {
+	run --separate-stderr ar-ledger --version
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ ^ar-ledger\ [0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "ar-ledger: usage errors exit 64 with the usage on stderr" {
+	for args in "" "frob" "verify extra" "export extra" "compact extra" \
+	    "import $FIX/results.tsv" "import -F pi" "import -F pi a b"; do
+		echo "# args: $args"
+		# shellcheck disable=SC2086
+		run -64 --separate-stderr ar-ledger $args -C "$C"
+		[ "$output" = "" ]
+		[ "$stderr" = "$usage_text" ]
+	done
+	run -64 --separate-stderr ar-ledger
+	[ "$stderr" = "$usage_text" ]
+}
+
+@test "ar-ledger: a bad -f or -F value names itself and exits 64" {
+	run -64 --separate-stderr ar-ledger export -C "$C" -f xml
+	[ "$stderr" = "ar-ledger: -f xml: expected tsv, jsonl or autoresearch" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F mlflow "$FIX/results.tsv"
+	[ "$stderr" = "ar-ledger: -F mlflow: expected autoresearch or pi" ]
+}
+
+# getopt's message names the program. (It once named the subcommand,
+# "verify: invalid option -- 'q'", as argv was shifted before getopt.)
+@test "ar-ledger: an unknown option is reported under the program's name" {
+	run -64 --separate-stderr ar-ledger verify -C "$C" -q
+	[ "${stderr_lines[0]}" = "ar-ledger: invalid option -- 'q'" ]
+}
+
+# ---- append, verify, export ----
+
+@test "ar-ledger: append stores loose files that verify accepts" {
+	gen 3 "$T/r.jsonl"
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: append: 3 stored, 0 already there" ]
+	for id in $(ids "$T/r.jsonl"); do
+		[ -f "$L/results/$id.json" ]
+		[ "$(cat "$L/results/$id.json")" = "$(grep "\"id\":\"$id\"" "$T/r.jsonl")" ]
+	done
+	run -0 ls "$L/seg"
+	[ "$output" = "" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	[ "$stderr" = "ar-ledger: 3 rows: 3 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: append reads stdin and AR_CAMPAIGN names the campaign" {
+	gen 2 "$T/r.jsonl"
+	AR_CAMPAIGN=$C run -0 --separate-stderr ar-ledger append < "$T/r.jsonl"
+	[ "$stderr" = "ar-ledger: append: 2 stored, 0 already there" ]
+	cd "$C"
+	run -0 --separate-stderr ar-ledger verify
+	[ "$stderr" = "ar-ledger: 2 rows: 2 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: export tsv has the sorted column header and one row per result" {
+	gen 3 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C"
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "$GEN_HEADER" ]
+	save "$T/x.tsv"
+	want_ids=$(ids "$T/r.jsonl" | LC_ALL=C sort)
+	[ "$(cut -f1 "$T/x.tsv" | tail -n +2)" = "$want_ids" ]
+	i=0
+	for id in $(ids "$T/r.jsonl"); do
+		line=$(grep "\"id\":\"$id\"" "$T/r.jsonl")
+		[ "$(get "$T/x.tsv" "$id" signed)" = yes ]
+		[ "$(get "$T/x.tsv" "$id" campaign)" = "$CAMP_ID" ]
+		[ "$(get "$T/x.tsv" "$id" method.commit)" = "$(jq -r .method.commit <<< "$line")" ]
+		[ "$(get "$T/x.tsv" "$id" method.hash)" = "$(jq -r .method.hash <<< "$line")" ]
+		[ "$(get "$T/x.tsv" "$id" experiment)" = "$(printf 'exp-%08d' $i)" ]
+		[ "$(get "$T/x.tsv" "$id" metrics.tok_s.n)" = 20 ]
+		[ "$(get "$T/x.tsv" "$id" why)" = "generated for a test" ]
+		i=$((i + 1))
+	done
+	# ar-sign-test -g: verdicts and bundle shapes cycle with the index.
+	set -- $(ids "$T/r.jsonl")
+	[ "$(get "$T/x.tsv" "$1" verdict)" = keep ]
+	[ "$(get "$T/x.tsv" "$2" verdict)" = discard ]
+	[ "$(get "$T/x.tsv" "$3" verdict)" = equivalent ]
+	[ "$(get "$T/x.tsv" "$1" shape.gpu_ids)" = 0 ]
+	[ "$(get "$T/x.tsv" "$2" shape.gpu_ids)" = 0,1 ]
+	[ "$(get "$T/x.tsv" "$3" shape.gpu_ids)" = 0,1,2,3 ]
+	[ "$(get "$T/x.tsv" "$3" shape.k)" = 4 ]
+}
+
+# Two results built by hand, so every exported field is known exactly.
+hand_results() {
+	printf '%s\n' \
+	    '{"id":"r-0001","method":{"commit":"0123456789abcdef0123456789abcdef01234567","hash":"'$HASH'"},"metric":"tok_s","metrics":{"tok_s":{"median":1234.5,"ci_lo":1200.25,"ci_hi":1270,"n":20},"memory_gb":{"median":44.3}},"shape":{"k":2,"gpu_ids":[0,1]},"verdict":"keep","why":"tab\there\\back","raw":{"tok_s":[1,2]},"ok":true,"none":null,"tags":["fp8","nvlink"],"phases":[{"name":"warmup"}]}' \
+	    '{"id":"r-0002","method":{"commit":"fedcba9876543210fedcba9876543210fedcba98","hash":"'$HASH'"},"metric":"tok_s","metrics":{"tok_s":{"median":0.1}},"verdict":"timeout","description":"two\nlines","tags":[]}' |
+	    sign "$1"
+}
+
+hand_tsv() {
+	local seal
+	seal=$(jq -r .seal "$1" | head -1)
+	printf '%s\n' \
+	    "id	signed	campaign	description	method.commit	method.hash	metric	metrics.memory_gb.median	metrics.tok_s.ci_hi	metrics.tok_s.ci_lo	metrics.tok_s.median	metrics.tok_s.n	none	ok	seal	shape.gpu_ids	shape.k	tags	verdict	why" \
+	    "r-0001	yes	$CAMP_ID		0123456789abcdef0123456789abcdef01234567	$HASH	tok_s	44.3	1270	1200.25	1234.5	20		true	$seal	0,1	2	fp8,nvlink	keep	tab\\there\\\\back" \
+	    "r-0002	yes	$CAMP_ID	two\\nlines	fedcba9876543210fedcba9876543210fedcba98	$HASH	tok_s				0.1				$seal				timeout	"
+}
+
+# Arrays of scalars are joined with ',' (an empty one is an empty field);
+# arrays of objects, "raw" and "sig" are left out.
+@test "ar-ledger: export tsv flattens by dotted path, escapes, leaves raw and sig out" {
+	hand_results "$T/h.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/h.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f tsv
+	[ "$output" = "$(hand_tsv "$T/h.jsonl")" ]
+	# The same from a segment (the fast path).
+	run -0 ar-ledger compact -C "$C"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f tsv
+	[ "$output" = "$(hand_tsv "$T/h.jsonl")" ]
+}
+
+@test "ar-ledger: export jsonl prints the stored canonical JSON, jq-readable" {
+	gen 5 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$stderr" = "" ]
+	[ "$output" = "$(by_id "$T/r.jsonl")" ]
+	save "$T/x.jsonl"
+	run -0 jq -e -s 'length == 5 and all(.[]; .sig | length == 128)' "$T/x.jsonl"
+	for id in $(ids "$T/r.jsonl"); do
+		[ "$(grep "\"id\":\"$id\"" "$T/x.jsonl")" = "$(cat "$L/results/$id.json")" ]
+	done
+}
+
+@test "ar-ledger: export -f autoresearch writes results.tsv columns" {
+	H=$HASH
+	printf '%s\n' \
+	    '{"id":"a1","method":{"commit":"1111111aaaaaaa","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":0.9979},"memory_gb":{"median":44.04}},"verdict":"keep","description":"baseline"}' \
+	    '{"id":"a2","method":{"commit":"2222222bbbbbbb","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":1.0123456789},"memory_gb":{"median":45.96}},"verdict":"discard","why":"worse\tby 1.4%"}' \
+	    '{"id":"a3","method":{"commit":"3333333ccccccc","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":0.99}},"verdict":"inconclusive","description":"near miss"}' \
+	    '{"id":"a4","method":{"commit":"4444444ddddddd","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":0.5},"memory_gb":{"median":80}},"verdict":"crash","description":"OOM"}' \
+	    '{"id":"a5","method":{"commit":"5555555eeeeeee","hash":"'$H'"},"metric":"val_bpb","metrics":{},"verdict":"timeout","description":"hung"}' \
+	    '{"id":"a6","method":{"commit":"6666666fffffff","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":0.98}},"verdict":"invalid","description":"failed the output check"}' \
+	    '{"id":"a7","method":{"commit":"7777777aaaaaaa","hash":"'$H'"},"metric":"val_bpb","metrics":{"val_bpb":{"median":0.9979}},"verdict":"equivalent","description":"same"}' |
+	    sign "$T/a.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch
+	[ "$stderr" = "" ]
+	[ "$output" = "commit	val_bpb	memory_gb	status	description
+1111111	0.997900	44.0	keep	baseline
+2222222	1.012346	46.0	discard	worse by 1.4%
+3333333	0.990000	0.0	discard	near miss
+4444444	0.000000	0.0	crash	OOM
+5555555	0.000000	0.0	crash	hung
+6666666	0.000000	0.0	crash	failed the output check
+7777777	0.997900	0.0	discard	same" ]
+}
+
+# A metric's name may hold a '.': its value is found by name, not by a
+# dotted path.
+@test "ar-ledger: export -f autoresearch finds a metric whose name has a dot" {
+	printf '%s\n' \
+	    '{"id":"d1","method":{"commit":"1111111aaaaaaa","hash":"'$HASH'"},"metric":"loss.val","metrics":{"loss.val":{"median":1.25},"loss":{"val":{"median":9}},"memory_gb":{"median":12.5}},"verdict":"keep","description":"dotted"}' \
+	    '{"id":"d2","method":{"commit":"2222222bbbbbbb","hash":"'$HASH'"},"metric":"loss.val","metrics":{"loss":{"val":{"median":9}}},"verdict":"discard","description":"nested only"}' |
+	    sign "$T/d.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/d.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch
+	[ "$stderr" = "" ]
+	[ "$output" = "commit	loss.val	memory_gb	status	description
+1111111	1.250000	12.5	keep	dotted
+2222222	0.000000	0.0	discard	nested only" ]
+}
+
+@test "ar-ledger: export of an empty ledger prints only the headers" {
+	run -0 --separate-stderr ar-ledger export -C "$C"
+	[ "$output" = "id	signed" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch
+	[ "$output" = "commit	val_bpb	memory_gb	status	description" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	[ "$stderr" = "ar-ledger: 0 rows: 0 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: appending the same file twice is a no-op" {
+	gen 3 "$T/r.jsonl"
+	gen 20 "$T/b.jsonl" 2
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	ls -lR --time-style=full-iso "$L" > "$T/before"
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl"
+	[ "$stderr" = "ar-ledger: append: 0 stored, 3 already there" ]
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/b.jsonl"
+	[ "$stderr" = "ar-ledger: append: 0 stored, 20 already there" ]
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl" "$T/b.jsonl"
+	[ "$stderr" = "ar-ledger: append: 0 stored, 23 already there" ]
+	ls -lR --time-style=full-iso "$L" > "$T/after"
+	run -0 diff "$T/before" "$T/after"
+	# A result given twice in one batch is stored once.
+	gen 1 "$T/one.jsonl" 3
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/one.jsonl" "$T/one.jsonl"
+	[ "$stderr" = "ar-ledger: append: 1 stored, 1 already there" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 24 rows: 24 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: the same id with other content is refused with 73" {
+	gen 2 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	id=$(head -1 "$T/r.jsonl" | jq -r .id)
+	head -1 "$T/r.jsonl" | jq -c '.metrics.tok_s.median = 9999' | sign "$T/other.jsonl"
+	[ "$(jq -r .id "$T/other.jsonl")" = "$id" ]
+	run -73 --separate-stderr ar-ledger append -C "$C" "$T/other.jsonl"
+	[ "$stderr" = "ar-ledger: $L: id $id is stored already with other content; not replaced
+ar-ledger: append: 0 stored, 0 already there, some refused" ]
+	[ "$(cat "$L/results/$id.json")" = "$(head -1 "$T/r.jsonl")" ]
+	# The same clash against a segment, from a batch.
+	gen 20 "$T/b.jsonl" 2
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	bid=$(sed -n 5p "$T/b.jsonl" | jq -r .id)
+	sed -n 5p "$T/b.jsonl" | jq -c '.verdict = "keep"' | sign "$T/other2.jsonl"
+	run -73 --separate-stderr ar-ledger append -C "$C" "$T/other2.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $L: id $bid is stored already with other content; not replaced" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 22 rows: 22 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: a batch of more than 16 results becomes one segment" {
+	gen 16 "$T/r16.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r16.jsonl"
+	[ "$(ls "$L/results" | wc -l)" -eq 16 ]
+	gen 40 "$T/r.jsonl" 2
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl"
+	[ "$stderr" = "ar-ledger: append: 40 stored, 0 already there" ]
+	run -0 ls "$L/seg"
+	[ "$output" = "00000001.idx
+00000001.tsv" ]
+	[ "$(ls "$L/results" | wc -l)" -eq 16 ]
+	[ "$(cat "$L/seg/00000001.idx")" = "$(ids "$T/r.jsonl" | LC_ALL=C sort)" ]
+	[ "$(head -1 "$L/seg/00000001.tsv" | cut -f1-3)" = "id	signed	baseline.tok_s.ci_hi" ]
+	[ "$(head -1 "$L/seg/00000001.tsv" | awk -F '\t' '{ print $NF }')" = json ]
+	[ "$(wc -l < "$L/seg/00000001.tsv")" -eq 41 ]
+	# Segments first, then loose results.
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "$(by_id "$T/r.jsonl"; by_id "$T/r16.jsonl")" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 56 rows: 56 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: compact moves loose results into a segment; export is unchanged" {
+	gen 20 "$T/b.jsonl" 1
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	gen 5 "$T/r1.jsonl" 2
+	gen 7 "$T/r2.jsonl" 3
+	run -0 ar-ledger append -C "$C" "$T/r1.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r2.jsonl"
+	for f in tsv jsonl autoresearch; do
+		ar-ledger export -C "$C" -f $f > "$T/before.$f"
+	done
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: 12 results merged into segments" ]
+	run -0 ls -A "$L/results"
+	[ "$output" = "" ]
+	run -0 ls "$L/seg"
+	[ "$output" = "00000001.idx
+00000001.tsv
+00000002.idx
+00000002.tsv" ]
+	for f in tsv jsonl autoresearch; do
+		run -0 --separate-stderr ar-ledger export -C "$C" -f $f
+		[ "$output" = "$(cat "$T/before.$f")" ]
+	done
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 32 rows: 32 verified, 0 unsigned (imported); 0 problems" ]
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "ar-ledger: 0 results merged into segments" ]
+	[ ! -e "$L/lock" ]
+	# Compacted results still count as stored.
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r1.jsonl"
+	[ "$stderr" = "ar-ledger: append: 0 stored, 5 already there" ]
+}
+
+# Loose results are read in id order, like a segment, so ids of which one
+# is a prefix of another ("x", "x-1": "x-1.json" sorts before "x.json")
+# keep their place through a compaction.
+@test "ar-ledger: export is byte-identical before and after compact for any ids" {
+	for id in x x-1 x.1 x_1 X x0 x-1-a; do
+		echo '{"id":"'$id'","method":{"hash":"'$HASH'"},"metric":"tok_s","metrics":{"tok_s":{"median":1}}}'
+	done | sign "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 ar-ledger export -C "$C" -f jsonl
+	[ "$(jq -r .id <<< "$output")" = "X
+x
+x-1
+x-1-a
+x.1
+x0
+x_1" ]
+	for f in tsv jsonl autoresearch; do
+		ar-ledger export -C "$C" -f $f > "$T/before.$f"
+	done
+	run -0 ar-ledger compact -C "$C"
+	run -0 ls -A "$L/results"
+	[ "$output" = "" ]
+	for f in tsv jsonl autoresearch; do
+		run -0 --separate-stderr ar-ledger export -C "$C" -f $f
+		[ "$output" = "$(cat "$T/before.$f")" ]
+	done
+}
+
+# ---- tampering and trust ----
+
+@test "ar-ledger: a result edited after signing is refused and nothing is stored" {
+	gen 1 "$T/r.jsonl"
+	id=$(ids "$T/r.jsonl")
+	jq -c '.metrics.tok_s.median = 2000' "$T/r.jsonl" > "$T/t.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/t.jsonl"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $T/t.jsonl:1: $id: bad signature
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: one bad result refuses the whole batch" {
+	gen 20 "$T/r.jsonl"
+	id=$(sed -n 7p "$T/r.jsonl" | jq -r .id)
+	sed '7s/"verdict":"timeout"/"verdict":"keep"/' "$T/r.jsonl" > "$T/t.jsonl"
+	run -1 cmp -s "$T/r.jsonl" "$T/t.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/t.jsonl"
+	[ "$stderr" = "ar-ledger: $T/t.jsonl:7: $id: bad signature
+ar-ledger: 1 of 20 results refused; nothing stored" ]
+	nothing_stored
+	head -3 "$T/r.jsonl" > "$T/ok.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/ok.jsonl" "$T/t.jsonl"
+	[ "${stderr_lines[1]}" = "ar-ledger: 1 of 23 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a signature moved to another method's result fails" {
+	gen 2 "$T/r.jsonl"
+	sig=$(head -1 "$T/r.jsonl" | jq -r .sig)
+	id2=$(tail -1 "$T/r.jsonl" | jq -r .id)
+	tail -1 "$T/r.jsonl" | jq -c --arg s "$sig" '.sig = $s' > "$T/moved.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/moved.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $T/moved.jsonl:1: $id2: bad signature" ]
+	# Replaying a result for another method: its hash changed, sig kept.
+	id1=$(head -1 "$T/r.jsonl" | jq -r .id)
+	head -1 "$T/r.jsonl" | jq -c --arg h "$HASH" '.method.hash = $h' > "$T/replay.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/replay.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $T/replay.jsonl:1: $id1: bad signature" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a result signed with another campaign's key fails" {
+	ar-init -p "$T/prob" "$T/other" > /dev/null
+	echo '{"method":{"commit":"abc","hash":"'$HASH'"}}' |
+	    ar-sign-test -C "$C" -k "$T/other/keys/bench.key" > "$T/k.jsonl"
+	id=$(ids "$T/k.jsonl")
+	[ "$(jq -r .campaign "$T/k.jsonl")" = "$CAMP_ID" ]
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/k.jsonl"
+	[ "$stderr" = "ar-ledger: $T/k.jsonl:1: $id: bad signature
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	# The other campaign's own results are refused here too.
+	ar-sign-test -C "$T/other" -g 1 > "$T/o.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/o.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $T/o.jsonl:1: $(ids "$T/o.jsonl"): bad signature" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a result naming another campaign fails even when the key is right" {
+	echo '{"campaign":"20200101T000000.000000Z-0000000000000000","method":{"hash":"'$HASH'"}}' |
+	    sign "$T/c.jsonl"
+	id=$(ids "$T/c.jsonl")
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/c.jsonl"
+	[ "$stderr" = "ar-ledger: $T/c.jsonl:1: $id: campaign '20200101T000000.000000Z-0000000000000000' is not this campaign
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a result whose seal hash is not this campaign's fails" {
+	echo '{"seal":"0000000000000000000000000000000000000000000000000000000000000000","method":{"hash":"'$HASH'"}}' |
+	    sign "$T/s.jsonl"
+	id=$(ids "$T/s.jsonl")
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/s.jsonl"
+	[ "$stderr" = "ar-ledger: $T/s.jsonl:1: $id: seal hash does not match this campaign's SEAL
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a result without a method hash fails" {
+	printf '%s\n' '{"method":{"commit":"abc"}}' '{"method":{"hash":"ABAB"}}' | sign "$T/m.jsonl"
+	set -- $(ids "$T/m.jsonl")
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/m.jsonl"
+	[ "$stderr" = "ar-ledger: $T/m.jsonl:1: $1: no method hash (method.hash: 64 hex digits)
+ar-ledger: $T/m.jsonl:2: $2: no method hash (method.hash: 64 hex digits)
+ar-ledger: 2 of 2 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: append refuses unsigned rows, even with a source" {
+	printf '%s\n' '{"id":"u1","source":"autoresearch"}' > "$T/u.jsonl"
+	run -1 --separate-stderr ar-ledger append -C "$C" "$T/u.jsonl"
+	[ "$stderr" = "ar-ledger: $T/u.jsonl:1: u1: not signed (only ar-ledger import stores unsigned rows)
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	nothing_stored
+}
+
+@test "ar-ledger: append of malformed JSON exits 65 naming file and line" {
+	gen 1 "$T/r.jsonl"
+	{ cat "$T/r.jsonl"; echo '{"id":'; } > "$T/bad.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/bad.jsonl"
+	[ "$stderr" = "ar-ledger: $T/bad.jsonl:2: invalid JSON at column 6: unexpected token near end of file
+ar-ledger: 1 of 2 results refused; nothing stored" ]
+	{ cat "$T/r.jsonl"; printf '{"id":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; } > "$T/big.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/big.jsonl"
+	[ "$stderr" = "ar-ledger: $T/big.jsonl: line 2: longer than 1048576 bytes; nothing stored" ]
+	nothing_stored
+}
+
+# Malformed input is 65, not 1. (A NUL byte once exited 1: append judged
+# "malformed" by the first word of the reason.)
+@test "ar-ledger: append of a line with a NUL byte or CRLF exits 65" {
+	gen 1 "$T/r.jsonl"
+	sed 's/generated/gene\x00rated/' "$T/r.jsonl" > "$T/nul.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/nul.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $T/nul.jsonl:1: NUL byte in JSON text" ]
+	nothing_stored
+	{ cat "$T/r.jsonl"; echo '[1,2]'; } > "$T/array.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/array.jsonl"
+	[ "$stderr" = "ar-ledger: $T/array.jsonl:2: not a JSON object
+ar-ledger: 1 of 2 results refused; nothing stored" ]
+	sed 's/$/\r/' "$T/r.jsonl" > "$T/crlf.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/crlf.jsonl"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $T/crlf.jsonl: line 1: carriage return (CRLF line endings?); nothing stored" ]
+	nothing_stored
+	# On stdin, and on a later line of a later file: still nothing stored.
+	run -65 --separate-stderr ar-ledger append -C "$C" < "$T/crlf.jsonl"
+	[ "$stderr" = "ar-ledger: <stdin>: line 1: carriage return (CRLF line endings?); nothing stored" ]
+	gen 3 "$T/three.jsonl" 2
+	sed '3s/$/\r/' "$T/three.jsonl" > "$T/cr3.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl" "$T/cr3.jsonl"
+	[ "$stderr" = "ar-ledger: $T/cr3.jsonl: line 3: carriage return (CRLF line endings?); nothing stored" ]
+	nothing_stored
+}
+
+# Blank lines, and lines of blank space, are skipped but counted.
+@test "ar-ledger: append skips blank lines and counts them in line numbers" {
+	gen 3 "$T/r.jsonl"
+	{
+		sed -n 1p "$T/r.jsonl"
+		printf '\n   \n\t\n'
+		sed -n 2p "$T/r.jsonl" | sed 's/^/  /'
+		printf ' \t \n'
+		sed -n 3p "$T/r.jsonl"
+		printf '\n'
+	} > "$T/blank.jsonl"
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/blank.jsonl"
+	[ "$stderr" = "ar-ledger: append: 3 stored, 0 already there" ]
+	for id in $(ids "$T/r.jsonl"); do
+		[ "$(cat "$L/results/$id.json")" = "$(grep "\"id\":\"$id\"" "$T/r.jsonl")" ]
+	done
+	printf '\n  \n{"id":\n' > "$T/bad.jsonl"
+	run -65 --separate-stderr ar-ledger append -C "$C" "$T/bad.jsonl"
+	[ "$stderr" = "ar-ledger: $T/bad.jsonl:3: invalid JSON at column 6: unexpected token near end of file
+ar-ledger: 1 of 1 results refused; nothing stored" ]
+	run -0 --separate-stderr ar-ledger append -C "$C" <<< $'\n \t\n'
+	[ "$stderr" = "ar-ledger: append: 0 stored, 0 already there" ]
+}
+
+# Results for the tampering tests: 3 loose and 20 in segment 1; their
+# clean exports in $T/clean.*.
+stored_mix() {
+	gen 3 "$T/loose.jsonl" 1
+	gen 20 "$T/seg.jsonl" 2
+	run -0 ar-ledger append -C "$C" "$T/loose.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/seg.jsonl"
+	SEG=$L/seg/00000001.tsv
+	chmod u+w "$SEG" "$L/seg/00000001.idx" "$L"/results/*.json
+	ar-ledger export -C "$C" -f tsv > "$T/clean.tsv"
+	ar-ledger export -C "$C" -f jsonl > "$T/clean.jsonl"
+}
+
+# seg_line ID [SEGMENT]: the line of ID in a segment (default segment 1).
+seg_line() {
+	grep -n "^$1	" "${2:-$SEG}" | cut -d: -f1
+}
+
+# problems_note P: the note of export -V when verify finds P problems.
+problems_note() {
+	if [ "$1" -eq 1 ]; then
+		echo "ar-ledger: 1 problem found; bad rows left out (ar-ledger verify names them)"
+	else
+		echo "ar-ledger: $1 problems found; bad rows left out (ar-ledger verify names them)"
+	fi
+}
+
+# export_left_out WHERE ID [PROBLEMS]: after stored_mix and a defect in
+# the row ID stored at WHERE, export -V exits 1 with the count of
+# problems (default 1), leaves that row out in tsv, jsonl and
+# autoresearch, and prints every other row as the clean export did.
+# Formats that parse the row may say "WHERE: left out: ..." too.
+export_left_out() {
+	local f line
+	for f in tsv jsonl autoresearch; do
+		echo "# -f $f"
+		run -1 --separate-stderr ar-ledger export -C "$C" -V -f $f
+		[ "${stderr_lines[0]}" = "$(problems_note "${3:-1}")" ]
+		for line in "${stderr_lines[@]:1}"; do
+			[[ "$line" == "ar-ledger: $1: left out: "* ]]
+		done
+		save "$T/v.$f"
+	done
+	run -0 grep -v "^$2	" "$T/clean.tsv"
+	[ "$(cat "$T/v.tsv")" = "$output" ]
+	run -0 grep -v "\"id\":\"$2\"" "$T/clean.jsonl"
+	[ "$(cat "$T/v.jsonl")" = "$output" ]
+	[ "$(wc -l < "$T/v.autoresearch")" -eq $(( ${#lines[@]} + 1 )) ]
+}
+
+@test "ar-ledger: an edited loose file is named by verify and left out by export -V" {
+	stored_mix
+	id=$(sed -n 2p "$T/loose.jsonl" | jq -r .id)
+	f=$L/results/$id.json
+	sed -i 's/"verdict":"discard"/"verdict":"keep"/' "$f"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$f	$id	bad signature" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$f" "$id"
+	# Without -V the row is exported (verify is the check).
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "${#lines[@]}" -eq 23 ]
+	# Compact moves it into a segment, where it is still bad.
+	run -0 ar-ledger compact -C "$C"
+	S2=$L/seg/00000002.tsv
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$S2:$(seg_line "$id" "$S2")	$id	bad signature" ]
+}
+
+@test "ar-ledger: an edited json column of a segment is named by verify" {
+	stored_mix
+	id=$(sed -n 9p "$T/seg.jsonl" | jq -r .id)
+	[ "$(sed -n 9p "$T/seg.jsonl" | jq -r .verdict)" = discard ]
+	n=$(seg_line "$id")
+	sed -i "${n}s/\"verdict\":\"discard\"/\"verdict\":\"keep\"/" "$SEG"
+	[ "$(sed -n "${n}p" "$SEG" | cut -f1)" = "$id" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:$n	$id	bad signature" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$SEG:$n" "$id"
+}
+
+@test "ar-ledger: an edited flat column of a segment is named by verify" {
+	stored_mix
+	id=$(sed -n 2p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	# The flat verdict column; the json column has it in quotes.
+	sed -i "${n}s/	discard	/	keep	/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:$n	$id	stored column 'verdict' does not match the signed JSON" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$SEG:$n" "$id"
+	# A changed number in a flat column is caught the same way.
+	id2=$(sed -n 4p "$T/seg.jsonl" | jq -r .id)
+	n2=$(seg_line "$id2")
+	old=$(get "$T/clean.tsv" "$id2" metrics.tok_s.median)
+	[ -n "$old" ]
+	sed -i "${n2}s/	$old	/	9999.5	/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:$n	$id	stored column 'verdict' does not match the signed JSON
+$SEG:$n2	$id2	stored column 'metrics.tok_s.median' does not match the signed JSON" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 21 verified, 0 unsigned (imported); 2 problems" ]
+	# Reals are compared by value: the same number in another spelling
+	# is no problem.
+	id3=$(sed -n 6p "$T/seg.jsonl" | jq -r .id)
+	n3=$(seg_line "$id3")
+	old=$(get "$T/clean.tsv" "$id3" metrics.tok_s.median)
+	[[ "$old" == *.* ]]
+	[[ "$old" != *[eE]* ]]
+	sed -i "${n3}s/	$old	/	${old}00	/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "${#lines[@]}" -eq 3 ]
+	sed -i "${n3}s/	${old}00	/	1${old}	/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "${lines[3]}" = "$SEG:$n3	$id3	stored column 'metrics.tok_s.median' does not match the signed JSON" ]
+}
+
+@test "ar-ledger: a segment row whose JSON is corrupt is named by its id column and left out" {
+	stored_mix
+	id=$(sed -n 9p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/\"verdict\":\"discard\"/\"verdict\":discard/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == "$SEG:$n	$id	invalid JSON at column "*": invalid token near 'discard'" ]]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$SEG:$n" "$id"
+}
+
+# Without -V export reads what is stored, but a row whose JSON does not
+# parse is left out, saying where, so jsonl output stays JSON Lines. (So
+# it was while jsonl parsed every row; the fast path of segment rows now
+# prints the corrupt text.)
+@test "ar-ledger: export -f jsonl leaves out a segment row whose JSON does not parse" {
+	stored_mix
+	id=$(sed -n 9p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/\"verdict\":\"discard\"/\"verdict\":discard/" "$SEG"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[[ "$stderr" == "ar-ledger: $SEG:$n: left out: invalid JSON at column "*": invalid token near 'discard'" ]]
+	save "$T/x.jsonl"
+	run -0 grep -v "\"id\":\"$id\"" "$T/clean.jsonl"
+	[ "$(cat "$T/x.jsonl")" = "$output" ]
+}
+
+# A segment line that cannot be split into the header's fields has no
+# id to name; its place is enough for export -V.
+@test "ar-ledger: a segment line with a field too few is named by place" {
+	stored_mix
+	id=$(sed -n 5p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/^$id	//" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:$n	-	42 fields, header has 43
+$SEG	-	index (.idx) does not list exactly the segment's ids" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 2 problems" ]
+	export_left_out "$SEG:$n" "$id" 2
+}
+
+# The id column is what export prints and what lookups use: a forged one
+# is named (with the id the signed JSON gives) and left out everywhere.
+@test "ar-ledger: a segment row with a changed id column is left out by export -V" {
+	stored_mix
+	id=$(sed -n 5p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/^$id	/forged-id	/" "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG	-	index (.idx) does not list exactly the segment's ids
+$SEG:$n	$id	stored under id forged-id, but its \"id\" is $id" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 2 problems" ]
+	export_left_out "$SEG:$n" "$id" 2
+	run -1 grep -c "forged-id" "$T/v.tsv" "$T/v.jsonl"
+}
+
+@test "ar-ledger: a line deleted from a segment index is caught by verify" {
+	stored_mix
+	sed -i 4d "$L/seg/00000001.idx"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG	-	index (.idx) does not list exactly the segment's ids" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 1 problem" ]
+	# Not a row's problem: export -V says so and leaves no row out.
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$stderr" = "$(problems_note 1)" ]
+	[ "$output" = "$(cat "$T/clean.jsonl")" ]
+}
+
+@test "ar-ledger: a line deleted from a segment is caught by verify" {
+	stored_mix
+	sed -i 6d "$SEG"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG	-	index (.idx) does not list exactly the segment's ids" ]
+	[ "$stderr" = "ar-ledger: 22 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+}
+
+@test "ar-ledger: a truncated segment is caught by verify" {
+	stored_mix
+	id=$(tail -1 "$T/seg.jsonl" | jq -r .id)
+	head -c -200 "$SEG" > "$T/cut"
+	cat "$T/cut" > "$SEG"
+	# The cut falls in the json column, the last one.
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "${#lines[@]}" -eq 2 ]
+	[[ "${lines[1]}" == "$SEG:21	$id	invalid JSON at column "*": premature end of input" ]]
+	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$SEG:21" "$id"
+}
+
+# An id stored twice is one problem per id (its place is the ledger), and
+# export -V leaves out every row of that id.
+@test "ar-ledger: a segment stored twice names each of its ids once" {
+	stored_mix
+	cp "$L/seg/00000001.tsv" "$L/seg/00000002.tsv"
+	cp "$L/seg/00000001.idx" "$L/seg/00000002.idx"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is stored twice|")" ]
+	[ "$stderr" = "ar-ledger: 43 rows: 43 verified, 0 unsigned (imported); 20 problems" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$stderr" = "$(problems_note 20)" ]
+	[ "$output" = "$(by_id "$T/loose.jsonl")" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ "${#lines[@]}" -eq 4 ]
+}
+
+@test "ar-ledger: an unsigned row without a source is bad" {
+	stored_mix
+	printf '{"id":"hand-made","verdict":"keep"}\n' > "$L/results/hand-made.json"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/hand-made.json	hand-made	no signature and no \"source\" of an import" ]
+	[ "$stderr" = "ar-ledger: 24 rows: 23 verified, 0 unsigned (imported); 1 problem" ]
+	export_left_out "$L/results/hand-made.json" hand-made
+}
+
+# Stored rows are canonical, and their signatures are checked on their
+# text: the same content in another form is not what was signed.
+@test "ar-ledger: a stored row that is not canonical JSON has a bad signature" {
+	stored_mix
+	id=$(sed -n 1p "$T/loose.jsonl" | jq -r .id)
+	f=$L/results/$id.json
+	sed -i 's/^{/{ /' "$f"
+	run -0 jq -e . "$f"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$f	$id	bad signature" ]
+	export_left_out "$f" "$id"
+	# Its members in another order.
+	jq -c 'to_entries | reverse | from_entries' <<< "$(sed -n 1p "$T/loose.jsonl")" > "$f"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$f	$id	bad signature" ]
+	# A segment's json column, with its flat columns still right.
+	id2=$(sed -n 3p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id2")
+	sed -i "${n}s/	{\"baseline\":/	{ \"baseline\":/" "$SEG"
+	[ "$(sed -n "${n}p" "$SEG" | cut -f1)" = "$id2" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:$n	$id2	bad signature
+$f	$id	bad signature" ]
+}
+
+# Input is checked on its canonical form, then stored canonically.
+@test "ar-ledger: append accepts signed input that is not canonical and stores it canonically" {
+	gen 20 "$T/r.jsonl"
+	jq -c 'to_entries | reverse | from_entries' "$T/r.jsonl" > "$T/rev.jsonl"
+	run -1 cmp -s "$T/r.jsonl" "$T/rev.jsonl"
+	head -3 "$T/rev.jsonl" > "$T/rev3.jsonl"
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/rev3.jsonl"
+	[ "$stderr" = "ar-ledger: append: 3 stored, 0 already there" ]
+	for id in $(ids "$T/rev3.jsonl"); do
+		[ "$(cat "$L/results/$id.json")" = "$(grep "\"id\":\"$id\"" "$T/r.jsonl")" ]
+	done
+	# A batch (a segment), and the canonical form counts as already there.
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/rev.jsonl"
+	[ "$stderr" = "ar-ledger: append: 17 stored, 3 already there" ]
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl"
+	[ "$stderr" = "ar-ledger: append: 0 stored, 20 already there" ]
+	head -3 "$T/r.jsonl" > "$T/first.jsonl"
+	tail -n +4 "$T/r.jsonl" > "$T/rest.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "$(by_id "$T/rest.jsonl"; by_id "$T/first.jsonl")" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 20 rows: 20 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+# A loose file that does not parse keeps the id its name gives.
+@test "ar-ledger: a corrupt loose file is left in place by compact and named" {
+	gen 3 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	id=$(head -1 "$T/r.jsonl" | jq -r .id)
+	f=$L/results/$id.json
+	chmod u+w "$f"
+	echo '{"id":' > "$f"
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "ar-ledger: $f: left in place: invalid JSON
+ar-ledger: 2 results merged into segments" ]
+	run -0 ls "$L/results"
+	[ "$output" = "$id.json" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 3 rows: 2 verified, 0 unsigned (imported); 1 problem" ]
+	[ "$output" = "where	id	problem
+$f	$id	invalid JSON at column 6: unexpected token near end of file" ]
+	# Export leaves it out, saying so; -V also exits 1.
+	tail -2 "$T/r.jsonl" > "$T/good.jsonl"
+	for fmt in tsv jsonl autoresearch; do
+		run -0 --separate-stderr ar-ledger export -C "$C" -f $fmt
+		[ "$stderr" = "ar-ledger: $f: left out: invalid JSON at column 6: unexpected token near end of file" ]
+		save "$T/all.$fmt"
+		run -1 --separate-stderr ar-ledger export -C "$C" -V -f $fmt
+		[ "$stderr" = "$(problems_note 1)
+ar-ledger: $f: left out: invalid JSON at column 6: unexpected token near end of file" ]
+		[ "$output" = "$(cat "$T/all.$fmt")" ]
+	done
+	[ "$(cat "$T/all.jsonl")" = "$(by_id "$T/good.jsonl")" ]
+	[ "$(wc -l < "$T/all.tsv")" -eq 3 ]
+	[ "$(wc -l < "$T/all.autoresearch")" -eq 3 ]
+}
+
+# A copy of result A saved as B.json must not pass for B: it would make
+# the real result B clash, and compact would leave it in place forever.
+@test "ar-ledger: a loose file whose name is not its id is bad" {
+	gen 2 "$T/r.jsonl"
+	head -1 "$T/r.jsonl" > "$T/a.jsonl"
+	tail -1 "$T/r.jsonl" > "$T/b.jsonl"
+	a=$(ids "$T/a.jsonl")
+	b=$(ids "$T/b.jsonl")
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	mv "$L/results/$a.json" "$L/results/$b.json"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/$b.json	$a	stored under id $b, but its \"id\" is $a" ]
+	[ "$stderr" = "ar-ledger: 1 rows: 0 verified, 0 unsigned (imported); 1 problem" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$output" = "" ]
+	[ "$stderr" = "$(problems_note 1)" ]
+	# The ledger does not replace it: the real B clashes until it is gone.
+	run -73 --separate-stderr ar-ledger append -C "$C" "$T/b.jsonl"
+	[ "${stderr_lines[0]}" = "ar-ledger: $L: id $b is stored already with other content; not replaced" ]
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "ar-ledger: $L/results/$b.json: left in place: id does not match the file name
+ar-ledger: 0 results merged into segments" ]
+	chmod u+w "$L/results/$b.json"
+	rm "$L/results/$b.json"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 2 rows: 2 verified, 0 unsigned (imported); 0 problems" ]
+	# A copy under another name also stores its id twice: export -V
+	# leaves out every row of that id.
+	cp "$L/results/$a.json" "$L/results/copy-of-a.json"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/copy-of-a.json	$a	stored under id copy-of-a, but its \"id\" is $a
+$L	$a	the same id is stored twice" ]
+	[ "$stderr" = "ar-ledger: 3 rows: 2 verified, 0 unsigned (imported); 2 problems" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$stderr" = "$(problems_note 2)" ]
+	[ "$output" = "$(cat "$T/b.jsonl")" ]
+}
+
+# '.' and '\' inside a key are escaped with '\', so {"x.y":1,"x":{"y":2}}
+# gives two columns, "x\.y" and "x.y" (TSV writes the first as x\\.y).
+# One column for both made the segment's stored columns disagree with the
+# signed JSON after a compaction.
+@test "ar-ledger: keys with '.' or '\\' get columns of their own, before and after compact" {
+	printf '%s\n' '{"method":{"hash":"'$HASH'"},"x.y":1,"x":{"y":2},"a\\b":{"c.d":"v"}}' | sign "$T/d.jsonl"
+	id=$(ids "$T/d.jsonl")
+	run -0 ar-ledger append -C "$C" "$T/d.jsonl"
+	want="id	signed	a\\\\\\\\b.c\\\\.d	campaign	method.hash	seal	x.y	x\\\\.y
+$id	yes	v	$CAMP_ID	$HASH	$(jq -r .seal "$T/d.jsonl")	2	1"
+	run -0 --separate-stderr ar-ledger export -C "$C"
+	[ "$output" = "$want" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
+	run -0 ar-ledger compact -C "$C"
+	[ "$(head -1 "$L/seg/00000001.tsv")" = "id	signed	a\\\\\\\\b.c\\\\.d	campaign	method.hash	seal	x.y	x\\\\.y	json" ]
+	run -0 --separate-stderr ar-ledger export -C "$C"
+	[ "$output" = "$want" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
+	# The same from a batch, written as a segment at once.
+	{ printf '%s\n' '{"method":{"hash":"'$HASH'"},"x.y":3,"x":{"y":4}}'; gen 16 /dev/stdout 4; } | sign "$T/b.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 18 rows: 18 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+# ---- import ----
+
+@test "ar-ledger: import of an autoresearch results.tsv stores unsigned rows" {
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: import: 8 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C"
+	[ "$output" = "id	signed	description	direction	method.commit	metric	metrics.memory_gb.median	metrics.val_bpb.median	seq	source	verdict" ]
+	[ "$stderr" = "ar-ledger: 8 unsigned (imported) rows left out; -u includes them" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 9 ]
+	save "$T/x.tsv"
+	id=imp-autoresearch-000003-5579054f0ef5
+	[ "$(get "$T/x.tsv" "$id" signed)" = no ]
+	[ "$(get "$T/x.tsv" "$id" source)" = autoresearch ]
+	[ "$(get "$T/x.tsv" "$id" method.commit)" = b2c3d4e ]
+	[ "$(get "$T/x.tsv" "$id" metrics.val_bpb.median)" = 0.9932 ]
+	[ "$(get "$T/x.tsv" "$id" metrics.memory_gb.median)" = 44.2 ]
+	[ "$(get "$T/x.tsv" "$id" verdict)" = keep ]
+	[ "$(get "$T/x.tsv" "$id" description)" = "increase LR to 0.04" ]
+	[ "$(get "$T/x.tsv" "$id" seq)" = 3 ]
+	[ "$(cut -f2 "$T/x.tsv" | sort | uniq -c | awk '{ print $1, $2 }')" = "8 no
+1 signed" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: 8 unsigned (imported) rows left out; -u includes them" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	[ "$stderr" = "ar-ledger: 8 rows: 0 verified, 8 unsigned (imported); 0 problems" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C" -s
+	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[2]}" = "$L/results/$id.json	$id	unsigned (imported) row" ]
+}
+
+@test "ar-ledger: an imported results.tsv exports back byte for byte" {
+	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "$(cat "$FIX/results.tsv")" ]
+	run -0 ar-ledger compact -C "$C"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "$(cat "$FIX/results.tsv")" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 8 rows: 0 verified, 8 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: import of a pi-autoresearch log stores unsigned rows" {
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"
+	[ "$stderr" = "ar-ledger: import: 6 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "commit	total_us	memory_gb	status	description
+9f8e7d6	6120.000000	0.0	keep	baseline
+8e7d6c5	5830.000000	0.0	keep	StringScanner#skip_until instead of scan loop
+7d6c5b4	5910.000000	0.0	discard	memoize tag lookup
+6c5b4a3	0.000000	0.0	crash	inline filter dispatch (segfault in C ext)
+5b4a392	0.000000	0.0	crash	skip whitespace tokens (breaks 3 tests)
+4a39281	5510.000000	0.0	keep	pre-size output buffer" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u
+	save "$T/x.tsv"
+	[ "${lines[0]}" = "id	signed	confidence	description	direction	finished	method.commit	metric	metrics.allocs.median	metrics.parse_us.median	metrics.render_us.median	metrics.total_us.median	run	seq	session	source	verdict" ]
+	id=imp-pi-000003-8684f2b483e1
+	[ "$(get "$T/x.tsv" "$id" signed)" = no ]
+	[ "$(get "$T/x.tsv" "$id" source)" = pi ]
+	[ "$(get "$T/x.tsv" "$id" metric)" = total_us ]
+	[ "$(get "$T/x.tsv" "$id" metrics.total_us.median)" = 5830 ]
+	[ "$(get "$T/x.tsv" "$id" metrics.allocs.median)" = 58900 ]
+	[ "$(get "$T/x.tsv" "$id" confidence)" = 1.8 ]
+	[ "$(get "$T/x.tsv" "$id" finished)" = 2025-03-26T00:53:32Z ]
+	[ "$(get "$T/x.tsv" "$id" session)" = "liquid parse+render" ]
+	[ "$(get "$T/x.tsv" "$id" run)" = 2 ]
+	# checks_failed is an invalid run; a timestamp in ms is read as ms.
+	id=imp-pi-000006-7c3494e86670
+	[ "$(get "$T/x.tsv" "$id" verdict)" = invalid ]
+	[ "$(get "$T/x.tsv" "$id" finished)" = 2025-03-26T01:13:53Z ]
+	# A crash without a metric has no metric column.
+	id=imp-pi-000005-f83bcb8977ea
+	[ "$(get "$T/x.tsv" "$id" verdict)" = crash ]
+	[ "$(get "$T/x.tsv" "$id" metrics.total_us.median)" = "" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 6 rows: 0 verified, 6 unsigned (imported); 0 problems" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C" -s
+	[ "$stderr" = "ar-ledger: 6 rows: 0 verified, 6 unsigned (imported); 6 problems" ]
+}
+
+@test "ar-ledger: export -f autoresearch holds one metric, the first row's" {
+	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	run -0 ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "$(cat "$FIX/results.tsv")" ]
+	[ "$stderr" = "ar-ledger: 6 rows of another metric than val_bpb left out: results.tsv holds one metric" ]
+}
+
+@test "ar-ledger: signed and imported rows together; -u and -V" {
+	gen 3 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "$(by_id "$T/r.jsonl")" ]
+	[ "$stderr" = "ar-ledger: 8 unsigned (imported) rows left out; -u includes them" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl -u -V
+	[ "${#lines[@]}" -eq 11 ]
+	[ "$stderr" = "" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 11 rows: 3 verified, 8 unsigned (imported); 0 problems" ]
+	run -0 ar-ledger compact -C "$C"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f tsv
+	[ "${#lines[@]}" -eq 4 ]
+	[ "$stderr" = "ar-ledger: 8 unsigned (imported) rows left out; -u includes them" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f tsv -V -u
+	[ "${#lines[@]}" -eq 12 ]
+	[ "$stderr" = "" ]
+	# From segments, jsonl reads the signed column instead of parsing.
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "$(by_id "$T/r.jsonl")" ]
+	[ "$stderr" = "ar-ledger: 8 unsigned (imported) rows left out; -u includes them" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl -u -V
+	[ "${#lines[@]}" -eq 11 ]
+	[ "$stderr" = "" ]
+	save "$T/all.jsonl"
+	run -0 jq -r 'select(has("sig") | not) | .source' "$T/all.jsonl"
+	[ "$output" = "$(printf 'autoresearch\n%.0s' 1 2 3 4 5 6 7 8)" ]
+}
+
+# Imports are deterministic: a second import, even a second later, is a
+# no-op. (It clashed with 73 while rows carried the import time.)
+@test "ar-ledger: importing the same file twice stores nothing new" {
+	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	run -0 ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"
+	sleep 1.1
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	[ "$stderr" = "ar-ledger: import: 0 stored, 8 already there" ]
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"
+	[ "$stderr" = "ar-ledger: import: 0 stored, 6 already there" ]
+}
+
+# import_fails FORMAT FILE MESSAGE: exit 65, exactly MESSAGE on stderr,
+# nothing stored.
+import_fails() {
+	echo "# case: $2"
+	run -65 --separate-stderr ar-ledger import -C "$C" -F "$1" "$2"
+	[ "$output" = "" ]
+	[ "$stderr" = "$3" ]
+	nothing_stored
+}
+
+@test "ar-ledger: a malformed results.tsv gives one line naming file and line, 65" {
+	F=$FIX/results.tsv
+	cd "$T"
+	sed '3s/0.993200/NaN/' "$F" > nan.tsv
+	import_fails autoresearch nan.tsv "ar-ledger: nan.tsv: line 3: val_bpb 'NaN' is not a finite number"
+	sed '3s/0.993200/inf/' "$F" > inf.tsv
+	import_fails autoresearch inf.tsv "ar-ledger: inf.tsv: line 3: val_bpb 'inf' is not a finite number"
+	sed '4s/1.005000/1.0o5/' "$F" > alpha.tsv
+	import_fails autoresearch alpha.tsv "ar-ledger: alpha.tsv: line 4: val_bpb '1.0o5' is not a finite number"
+	sed '5s/0.000000/0x10/' "$F" > hex.tsv
+	import_fails autoresearch hex.tsv "ar-ledger: hex.tsv: line 5: val_bpb '0x10' is not a finite number"
+	sed '6s/44.9/lots/' "$F" > mem.tsv
+	import_fails autoresearch mem.tsv "ar-ledger: mem.tsv: line 6: memory_gb 'lots' is not a finite number"
+	sed '3s/	keep	/	kept	/' "$F" > status.tsv
+	import_fails autoresearch status.tsv "ar-ledger: status.tsv: line 3: status 'kept': expected keep, discard or crash"
+	sed '9s/^0a1b2c3//' "$F" > commit.tsv
+	import_fails autoresearch commit.tsv "ar-ledger: commit.tsv: line 9: empty commit"
+	cut -f1,2,4,5 "$F" > nomem.tsv
+	import_fails autoresearch nomem.tsv "ar-ledger: nomem.tsv: header: no 'memory_gb' column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
+	sed '4s/$/	extra/' "$F" > cols.tsv
+	import_fails autoresearch cols.tsv "ar-ledger: cols.tsv: line 4: 6 fields, header has 5"
+	sed '5s/	[^	]*$//' "$F" > short.tsv
+	import_fails autoresearch short.tsv "ar-ledger: short.tsv: line 5: 4 fields, header has 5"
+	sed 's/$/\r/' "$F" > crlf.tsv
+	import_fails autoresearch crlf.tsv "ar-ledger: crlf.tsv: line 1: carriage return (CRLF line endings?)"
+	sed '3s/$/\r/' "$F" > cr3.tsv
+	import_fails autoresearch cr3.tsv "ar-ledger: cr3.tsv: line 3: carriage return (CRLF line endings?)"
+	sed '3s/LR/L\x00R/' "$F" > nul.tsv
+	import_fails autoresearch nul.tsv "ar-ledger: nul.tsv: line 3: NUL byte in line"
+	sed '3s/LR/L\xffR/' "$F" > utf8.tsv
+	import_fails autoresearch utf8.tsv "ar-ledger: utf8.tsv: line 3: invalid UTF-8 at byte 38"
+	{ head -3 "$F"; printf 'abcdef0\t0.99\t44.0\tkeep\t'; head -c 10485760 /dev/zero | tr '\0' x; printf '\n'; tail -n +4 "$F"; } > long.tsv
+	import_fails autoresearch long.tsv "ar-ledger: long.tsv: line 4: longer than 1048576 bytes"
+	: > empty.tsv
+	import_fails autoresearch empty.tsv "ar-ledger: empty.tsv: empty input: no header line"
+	sed '1s/description/commit/' "$F" > dupcol.tsv
+	import_fails autoresearch dupcol.tsv "ar-ledger: dupcol.tsv: header: duplicate column 'commit'"
+}
+
+@test "ar-ledger: a malformed pi log gives one line naming file and line, 65" {
+	P=$FIX/autoresearch.jsonl
+	cd "$T"
+	sed '3s/"metric":5830/"metric":NaN/' "$P" > nan.jsonl
+	import_fails pi nan.jsonl "ar-ledger: nan.jsonl: line 3: invalid JSON at column 40: invalid token near 'NaN'"
+	sed '3s/"metric":5830/"metric":1e999/' "$P" > inf.jsonl
+	import_fails pi inf.jsonl "ar-ledger: inf.jsonl: line 3: invalid JSON at column 42: real number overflow near '1e999'"
+	sed '3s/"metric":5830/"metric":"5830"/' "$P" > str.jsonl
+	import_fails pi str.jsonl "ar-ledger: str.jsonl: line 3: metric is not a number"
+	sed '3s/"parse_us":2150/"parse_us":"fast"/' "$P" > ms.jsonl
+	import_fails pi ms.jsonl "ar-ledger: ms.jsonl: line 3: metrics.parse_us is not a number"
+	sed '4s/"status":"discard"/"status":"reverted"/' "$P" > status.jsonl
+	import_fails pi status.jsonl "ar-ledger: status.jsonl: line 4: status 'reverted': expected keep, discard, crash or checks_failed"
+	sed '3s/"status":"keep",//' "$P" > nostatus.jsonl
+	import_fails pi nostatus.jsonl "ar-ledger: nostatus.jsonl: line 3: run without a status"
+	sed '7s/"metric":5510/"metric":null/' "$P" > keepnull.jsonl
+	import_fails pi keepnull.jsonl "ar-ledger: keepnull.jsonl: line 7: a kept run without a metric"
+	sed '3s/"run":2,/"run":2,"run":3,/' "$P" > dup.jsonl
+	import_fails pi dup.jsonl "ar-ledger: dup.jsonl: line 3: invalid JSON at column 14: duplicate object key near '\"run\"'"
+	sed '1s/"lower"/"down"/' "$P" > dir.jsonl
+	import_fails pi dir.jsonl "ar-ledger: dir.jsonl: line 1: bestDirection 'down': expected lower or higher"
+	sed '5s/^{/[/; 5s/}$/]/' "$P" > array.jsonl
+	import_fails pi array.jsonl "ar-ledger: array.jsonl: line 5: invalid JSON at column 7: ']' expected near ':'"
+	sed '6s/.*/[1,2]/' "$P" > notobj.jsonl
+	import_fails pi notobj.jsonl "ar-ledger: notobj.jsonl: line 6: not a JSON object"
+	sed '3s/instead/inst\x00ead/' "$P" > nul.jsonl
+	import_fails pi nul.jsonl "ar-ledger: nul.jsonl: line 3: NUL byte in JSON text"
+	sed '3s/instead/inst\xffead/' "$P" > utf8.jsonl
+	import_fails pi utf8.jsonl "ar-ledger: utf8.jsonl: line 3: invalid UTF-8 at byte 163"
+	sed 's/$/\r/' "$P" > crlf.jsonl
+	import_fails pi crlf.jsonl "ar-ledger: crlf.jsonl: line 1: carriage return (CRLF line endings?); nothing stored"
+	sed '4s/$/\r/' "$P" > cr4.jsonl
+	import_fails pi cr4.jsonl "ar-ledger: cr4.jsonl: line 4: carriage return (CRLF line endings?); nothing stored"
+	{ head -2 "$P"; printf '{"run":9,"status":"keep","metric":1,"description":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; tail -n +3 "$P"; } > long.jsonl
+	import_fails pi long.jsonl "ar-ledger: long.jsonl: line 3: longer than 1048576 bytes; nothing stored"
+}
+
+@test "ar-ledger: a pi log's hook lines without a run are skipped and said so" {
+	{ cat "$FIX/autoresearch.jsonl"; echo '{"type":"hook","event":"session_end"}'; echo '{"note":"x"}'; } > "$T/h.jsonl"
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$T/h.jsonl"
+	[ "$stderr" = "ar-ledger: $T/h.jsonl: 2 lines without a run left out
+ar-ledger: import: 6 stored, 0 already there" ]
+}
+
+@test "ar-ledger: import of a missing file exits 66" {
+	run -66 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$T/nope.tsv"
+	[ "$stderr" = "ar-ledger: $T/nope.tsv: No such file or directory" ]
+	nothing_stored
+}
+
+# ---- campaigns and files ----
+
+@test "ar-ledger: a missing campaign exits 66" {
+	for cmd in append verify export compact; do
+		run -66 --separate-stderr ar-ledger $cmd -C "$T/nowhere"
+		[ "$stderr" = "ar-ledger: $T/nowhere: No such file or directory" ]
+	done
+	run -66 --separate-stderr ar-ledger import -C "$T/nowhere" -F pi "$FIX/autoresearch.jsonl"
+}
+
+@test "ar-ledger: a directory that is not a campaign exits 66" {
+	mkdir "$T/plain"
+	run -66 --separate-stderr ar-ledger verify -C "$T/plain"
+	[ "$stderr" = "ar-ledger: $T/plain: not a campaign (no campaign.conf)" ]
+	rm -r "$L"
+	run -66 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: $L: not a ledger (no results/)" ]
+}
+
+@test "ar-ledger: a missing input file exits 66 and stores nothing" {
+	gen 2 "$T/r.jsonl"
+	run -66 --separate-stderr ar-ledger append -C "$C" "$T/r.jsonl" "$T/nope.jsonl"
+	[ "$stderr" = "ar-ledger: $T/nope.jsonl: No such file or directory" ]
+	nothing_stored
+}
+
+# Runs "$@" without the power to ignore file permissions: as is when not
+# root; as root, through setpriv with CAP_DAC_OVERRIDE and friends dropped.
+unprivileged() {
+	if [ "$(id -u)" -ne 0 ]; then
+		"$@"
+	else
+		setpriv --bounding-set=-dac_override,-dac_read_search,-fowner "$@"
+	fi
+}
+
+# try_writes: append (loose, then a batch), import, compact, verify and
+# export, unprivileged, each with its exit status, stdout and stderr in
+# $T/w.N.rc, .out and .err. (Plain shell: it also runs in a namespace.)
+try_writes() {
+	local n=0 args rc
+	while IFS= read -r args; do
+		n=$((n + 1))
+		rc=0
+		# shellcheck disable=SC2086
+		unprivileged ar-ledger $args > "$T/w.$n.out" 2> "$T/w.$n.err" || rc=$?
+		echo "$rc" > "$T/w.$n.rc"
+	done <<-END
+	append -C $C $T/r.jsonl
+	append -C $C $T/b.jsonl
+	import -C $C -F autoresearch $FIX/results.tsv
+	compact -C $C
+	verify -C $C
+	export -C $C -f jsonl
+	END
+}
+
+# refused_writes ERR: what try_writes found: each write exited 73 naming
+# ERR (strerror's text); verify and export read the 3 rows stored before.
+refused_writes() {
+	local n
+	for n in 1 2 3 4; do
+		[ "$(cat "$T/w.$n.rc")" = 73 ]
+		[ "$(cat "$T/w.$n.out")" = "" ]
+	done
+	[ "$(cat "$T/w.1.err")" = "ar-ledger: $L/results: cannot store $(head -1 "$T/r.jsonl" | jq -r .id): $1" ]
+	[ "$(cat "$T/w.2.err")" = "ar-ledger: $L/lock: $1" ]
+	[[ "$(cat "$T/w.3.err")" == "ar-ledger: $L/results: cannot store imp-autoresearch-000002-"*": $1" ]]
+	[ "$(cat "$T/w.4.err")" = "ar-ledger: $L/lock: $1" ]
+	[ "$(cat "$T/w.5.rc")" = 0 ]
+	[ "$(cat "$T/w.5.err")" = "ar-ledger: 3 rows: 3 verified, 0 unsigned (imported); 0 problems" ]
+	[ "$(cat "$T/w.6.rc")" = 0 ]
+	[ "$(cat "$T/w.6.out")" = "$(by_id "$T/old.jsonl")" ]
+	# Only the rows stored before, loose; no segment, lock or temporary.
+	run -0 ls -A "$L/results"
+	[ "$output" = "$(ids "$T/old.jsonl" | LC_ALL=C sort | sed 's/$/.json/')" ]
+	run -0 ls -A "$L" "$L/seg"
+	[ "$output" = "$L:
+results
+seg
+
+$L/seg:" ]
+}
+
+# Three rows stored, then inputs for try_writes.
+writes_setup() {
+	gen 3 "$T/old.jsonl" 3
+	run -0 ar-ledger append -C "$C" "$T/old.jsonl"
+	gen 2 "$T/r.jsonl"
+	gen 20 "$T/b.jsonl" 2
+}
+
+@test "ar-ledger: a read-only ledger (permissions) refuses writes with 73 and stays intact" {
+	if [ "$(id -u)" -eq 0 ] && ! setpriv --bounding-set=-dac_override true 2> /dev/null; then
+		skip "root ignores permissions"
+	fi
+	writes_setup
+	chmod a-w "$L" "$L/results" "$L/seg"
+	try_writes
+	chmod u+w "$L" "$L/results" "$L/seg"
+	refused_writes "Permission denied"
+}
+
+@test "ar-ledger: a ledger on a read-only filesystem refuses writes with 73 and stays intact" {
+	local un rc=0
+	if unshare -m true 2> /dev/null; then
+		un="unshare -m"
+	elif unshare -rm true 2> /dev/null; then
+		un="unshare -rm"
+	else
+		skip "no private mount namespace to mount the ledger read-only in"
+	fi
+	writes_setup
+	# The ledger, bind-mounted read-only on itself in a private namespace.
+	export C L T FIX PATH
+	export -f try_writes unprivileged
+	$un bash -c 'mount --bind "$L" "$L" && mount -o remount,bind,ro "$L" || exit 99
+	    try_writes' || rc=$?
+	[ "$rc" -ne 99 ] || skip "cannot mount the ledger read-only"
+	[ "$rc" -eq 0 ]
+	refused_writes "Read-only file system"
+}
+
+# ---- the lock ----
+
+# dead_pid: the id of a process of this host that has exited.
+dead_pid() {
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+}
+
+# lock_by PID: writes a lock as a writer of this host with PID would.
+lock_by() {
+	printf '%s %s %s\n' "$(uname -n)" "$1" "$(date +%s)" > "$L/lock"
+}
+
+# Nothing left beside results/ and seg/: no lock, no temporary file; only
+# lock.break, the guard that breakers of stale locks take, may stay.
+ledger_clean() {
+	run -0 ls -A "$L"
+	[ "$output" = "results
+seg" ] || [ "$output" = "lock.break
+results
+seg" ]
+}
+
+@test "ar-ledger: the lock of a dead local process is broken" {
+	dead_pid
+	gen 5 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	lock_by "$dead"
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "ar-ledger: 5 results merged into segments" ]
+	ledger_clean
+	lock_by "$dead"
+	gen 20 "$T/b.jsonl" 2
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/b.jsonl"
+	[ "$stderr" = "ar-ledger: append: 20 stored, 0 already there" ]
+	ledger_clean
+	run -0 ar-ledger verify -C "$C"
+}
+
+@test "ar-ledger: compact -B breaks the lock of a live process" {
+	gen 5 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	lock_by $$
+	run -0 --separate-stderr ar-ledger compact -C "$C" -B
+	[ "$stderr" = "ar-ledger: 5 results merged into segments" ]
+	ledger_clean
+	run -0 ar-ledger verify -C "$C"
+}
+
+# A live holder (this test's shell) is waited for AR_LOCK_WAIT seconds;
+# then the writer gives up with 75, naming the holder, and leaves the
+# lock and the ledger as they were.
+@test "ar-ledger: a live lock makes batch append and compact wait AR_LOCK_WAIT, then exit 75" {
+	gen 5 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	gen 20 "$T/b.jsonl" 2
+	lock_by $$
+	held=$(cat "$L/lock")
+	busy="ar-ledger: $L/lock: busy: held by '$held' (remove it if that process is gone)"
+	for cmd in "append $T/b.jsonl" compact; do
+		echo "# $cmd"
+		t0=$(now_us)
+		# shellcheck disable=SC2086
+		AR_LOCK_WAIT=1 run -75 --separate-stderr ar-ledger $cmd -C "$C"
+		t=$(( $(now_us) - t0 ))
+		echo "# waited ${t}us"
+		[ "$output" = "" ]
+		[ "$stderr" = "$busy" ]
+		[ "$t" -ge 900000 ]
+		[ "$t" -lt 15000000 ]
+		[ "$(cat "$L/lock")" = "$held" ]
+	done
+	# 0: one try, no wait.
+	AR_LOCK_WAIT=0 run -75 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "$busy" ]
+	run -0 ls "$L/results"
+	[ "${#lines[@]}" -eq 5 ]
+	run -0 ls -A "$L/seg"
+	[ "$output" = "" ]
+	# Small appends take no lock.
+	gen 1 "$T/one.jsonl" 3
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/one.jsonl"
+	[ "$stderr" = "ar-ledger: append: 1 stored, 0 already there" ]
+	# A lock let go while a writer waits is taken.
+	AR_LOCK_WAIT=20 ar-ledger append -C "$C" "$T/b.jsonl" 2> "$T/err" &
+	pid=$!
+	sleep 0.3
+	rm "$L/lock"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$T/err")" = "ar-ledger: append: 20 stored, 0 already there" ]
+	ledger_clean
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 26 rows: 26 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+# With no time to wait, a writer still takes a lock it has just broken:
+# a stale one, or a live one with compact -B.
+@test "ar-ledger: AR_LOCK_WAIT=0 takes the lock it breaks" {
+	dead_pid
+	gen 5 "$T/r.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	lock_by "$dead"
+	AR_LOCK_WAIT=0 run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ "$stderr" = "ar-ledger: 5 results merged into segments" ]
+	gen 5 "$T/r2.jsonl" 2
+	run -0 ar-ledger append -C "$C" "$T/r2.jsonl"
+	lock_by $$
+	AR_LOCK_WAIT=0 run -0 --separate-stderr ar-ledger compact -C "$C" -B
+	[ "$stderr" = "ar-ledger: 5 results merged into segments" ]
+	ledger_clean
+}
+
+# (It once made no try at all: exit 74 with an empty message.)
+@test "ar-ledger: AR_LOCK_WAIT below zero gives up at once like 0" {
+	gen 20 "$T/b.jsonl"
+	lock_by $$
+	for w in -1 -0.5; do
+		AR_LOCK_WAIT=$w run -75 --separate-stderr ar-ledger append -C "$C" "$T/b.jsonl"
+		[ "$stderr" = "ar-ledger: $L/lock: busy: held by '$(cat "$L/lock")' (remove it if that process is gone)" ]
+	done
+	run -0 ls -A "$L/seg"
+	[ "$output" = "" ]
+}
+
+# Six writers find the same stale lock at once. Only the one whose rename
+# takes the lock it judged dead may remove it; were a live lock removed,
+# two writers would hold it, could take the same segment number, and one
+# segment would replace the other: acknowledged rows lost.
+@test "ar-ledger: 6 batch appends at once past a stale lock, 20 rounds, each result stored once" {
+	local round a rc
+	local -a pids
+	gen 2040 "$T/pool.jsonl" 13
+	split -l 17 -d -a 3 "$T/pool.jsonl" "$T/b."
+	: > "$T/fail"
+	for round in $(seq 0 19); do
+		dead_pid
+		lock_by "$dead"
+		pids=()
+		for a in 0 1 2 3 4 5; do
+			ar-ledger append -C "$C" "$T/b.$(printf %03d $((round * 6 + a)))" 2>> "$T/err" &
+			pids+=($!)
+		done
+		for a in 0 1 2 3 4 5; do
+			rc=0
+			wait "${pids[a]}" || rc=$?
+			[ "$rc" -eq 0 ] || echo "round $round, writer $a: exit $rc" >> "$T/fail"
+		done
+	done
+	run -0 cat "$T/fail"
+	[ "$output" = "" ]
+	ledger_clean
+	run -0 ls -A "$L/results"
+	[ "$output" = "" ]
+	# Segments 1 to 120, each the whole of one batch.
+	run -0 ls "$L/seg"
+	[ "$output" = "$(for i in $(seq 1 120); do printf '%08d.idx\n%08d.tsv\n' "$i" "$i"; done)" ]
+	run -0 awk 'FNR == 1 && NR > 1 { print s; s = "" } { s = s $0 "," } END { print s }' "$L"/seg/*.idx
+	printf '%s\n' "$output" | LC_ALL=C sort > "$T/segs"
+	jq -r .id "$T/pool.jsonl" | awk '{ print int((NR - 1) / 17) "\t" $0 }' |
+	    LC_ALL=C sort -t '	' -k1,1n -k2,2 |
+	    awk -F '\t' '$1 != k { if (NR > 1) print s; s = ""; k = $1 } { s = s $2 "," } END { print s }' |
+	    LC_ALL=C sort > "$T/batches"
+	run -0 diff "$T/batches" "$T/segs"
+	run -0 awk 'FNR == 1 && NR > 1 && n != 18 { print FILENAME, n } FNR == 1 { n = 0 } { n++ } END { if (n != 18) print "last", n }' "$L"/seg/*.tsv
+	[ "$output" = "" ]
+	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
+	[ "$(wc -l < "$T/have.ids")" -eq 2040 ]
+}
+
+# ---- crash safety and concurrency ----
+
+@test "ar-ledger: readers during appends and compactions see every stored row once" {
+	gen 240 "$T/pool.jsonl" 9
+	split -l 12 -d -a 3 "$T/pool.jsonl" "$T/part."
+	: > "$T/acked.ids"
+	: > "$T/fail"
+	(
+		for f in "$T"/part.*; do
+			if ar-ledger append -C "$C" "$f" 2>> "$T/err"; then
+				jq -r .id "$f" >> "$T/acked.ids"
+			else
+				echo "append $f: exit $?" >> "$T/fail"
+			fi
+		done
+	) &
+	for c in 0 1; do
+		(
+			for i in $(seq 1 12); do
+				ar-ledger compact -C "$C" 2>> "$T/err" ||
+				    echo "compact: exit $?" >> "$T/fail"
+			done
+		) &
+	done
+	(
+		# Each export must hold, once, every row acknowledged before it.
+		for i in $(seq 1 12); do
+			LC_ALL=C sort "$T/acked.ids" > "$T/snap.$i"
+			if ! ar-ledger export -C "$C" -f jsonl > "$T/out.$i" 2>> "$T/err"; then
+				echo "export $i: exit $?" >> "$T/fail"
+			fi
+			jq -r .id "$T/out.$i" | LC_ALL=C sort > "$T/have.$i"
+			[ -z "$(uniq -d "$T/have.$i")" ] || echo "export $i: a row twice" >> "$T/fail"
+			[ -z "$(comm -23 "$T/snap.$i" "$T/have.$i")" ] ||
+			    echo "export $i: a stored row missing" >> "$T/fail"
+			ar-ledger verify -C "$C" > "$T/verify.$i" 2>> "$T/err" ||
+			    { echo "verify $i: exit $?" >> "$T/fail"; cat "$T/verify.$i" >> "$T/fail"; }
+		done
+	) &
+	wait
+	run -0 cat "$T/fail"
+	[ "$output" = "" ]
+	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
+}
+
+# check_ledger ACKED OFFERED: verify passes; every acknowledged result is
+# there exactly once; nothing is there that was not offered.
+check_ledger() {
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
+	save "$T/all.jsonl"
+	jq -r .id "$T/all.jsonl" | LC_ALL=C sort > "$T/have.ids"
+	run -0 uniq -d "$T/have.ids"
+	[ "$output" = "" ]
+	jq -r .id "$1" | LC_ALL=C sort > "$T/acked.ids"
+	jq -r .id "$2" | LC_ALL=C sort > "$T/offered.ids"
+	run -0 comm -23 "$T/acked.ids" "$T/have.ids"
+	[ "$output" = "" ]
+	run -0 comm -13 "$T/offered.ids" "$T/have.ids"
+	[ "$output" = "" ]
+	# Each row is exactly what was offered.
+	run -0 comm -13 <(LC_ALL=C sort "$2") <(LC_ALL=C sort "$T/all.jsonl")
+	[ "$output" = "" ]
+}
+
+# now_us: the wall clock in microseconds, without a fork.
+now_us() {
+	local t=${EPOCHREALTIME/./}
+	echo "${t#0}"
+}
+
+# One round of the kill loop: writes the round's results, starts the
+# writer of this kind and returns its pid in $pid. Kind 0: one result
+# (a loose file); 1: a batch of 17-24 (a segment); 2: a compact of three
+# loose results stored first.
+start_round() {
+	local cnt
+	case $1 in
+	0) cnt=1 ;;
+	1) cnt=$((17 + RANDOM % 8)) ;;
+	2) cnt=3 ;;
+	esac
+	printf '%s\n' "${pool[@]:pos:cnt}" > "$T/in.jsonl"
+	pos=$((pos + cnt))
+	cat "$T/in.jsonl" >> "$T/offered.jsonl"
+	if [ "$1" -eq 2 ]; then
+		if ! ar-ledger append -C "$C" "$T/in.jsonl" 2>> "$T/err"; then
+			echo "loose append before a compact failed"
+			cat "$T/err"
+			return 1
+		fi
+		cat "$T/in.jsonl" >> "$T/acked.jsonl"
+		ar-ledger compact -C "$C" 2>> "$T/err" &
+	else
+		ar-ledger append -C "$C" "$T/in.jsonl" 2>> "$T/err" &
+	fi
+	pid=$!
+}
+
+@test "ar-ledger: kill -9 at random instants of append and compact loses nothing" {
+	local seed=${AR_TEST_SEED:-$$} r pos=0 pid rc d kind t0 killed=0 done_=0 locks=0
+	local -a span
+	RANDOM=$seed
+	echo "# seed $seed (AR_TEST_SEED repeats it)"
+	gen 2400 "$T/pool.jsonl" 11
+	mapfile -t pool < "$T/pool.jsonl"
+	mkfifo "$T/fifo"
+	exec 9<> "$T/fifo"
+	: > "$T/acked.jsonl"
+	: > "$T/offered.jsonl"
+	# How long each kind runs here (a sanitizer build is slower), the
+	# fastest of three: kills fall from before main to after the exit.
+	span=(99999999 99999999 99999999)
+	for r in 1 2 3; do
+		for kind in 0 1 2; do
+			start_round $kind
+			t0=$(now_us)
+			wait "$pid"
+			t0=$(( $(now_us) - t0 ))
+			[ "$t0" -ge "${span[kind]}" ] || span[kind]=$t0
+			[ $kind -eq 2 ] || cat "$T/in.jsonl" >> "$T/acked.jsonl"
+		done
+	done
+	echo "# runs (us): ${span[*]}"
+	for r in $(seq 0 239); do
+		kind=$((r % 3))
+		start_round $kind
+		printf -v d '%d.%06d' 0 $(( (RANDOM * 32768 + RANDOM) % span[kind] ))
+		read -r -t "$d" -u 9 || true
+		kill -9 "$pid" || true
+		rc=0
+		wait "$pid" || rc=$?
+		# The span follows the run time, so that about half the rounds
+		# are killed and half finish.
+		case $rc in
+		0) done_=$((done_ + 1))
+		   [ $kind -eq 2 ] || cat "$T/in.jsonl" >> "$T/acked.jsonl"
+		   span[kind]=$(( span[kind] * 7 / 8 + 100 )) ;;
+		137) killed=$((killed + 1))
+		   [ ! -e "$L/lock" ] || locks=$((locks + 1))
+		   span[kind]=$(( span[kind] * 9 / 8 + 100 )) ;;
+		*) echo "round $r (kind $kind): exit $rc"; cat "$T/err"; false ;;
+		esac
+	done 2> /dev/null
+	echo "# spans at the end (us): ${span[*]}"
+	exec 9>&-
+	echo "# $killed killed, $done_ finished, $locks locks left behind"
+	[ "$killed" -gt 20 ]
+	[ "$done_" -gt 20 ]
+	# A lock left by a killed process is broken by the next writer.
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	[ ! -e "$L/lock" ]
+	check_ledger "$T/acked.jsonl" "$T/offered.jsonl"
+	# Nothing half-stored: offering everything again clashes with nothing.
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/offered.jsonl"
+	check_ledger "$T/offered.jsonl" "$T/offered.jsonl"
+	[ "$(wc -l < "$T/have.ids")" -eq "$(wc -l < "$T/offered.jsonl")" ]
+	run -0 ar-ledger compact -C "$C"
+	run -0 ls "$L/results"
+	[ "$output" = "" ]
+}
+
+@test "ar-ledger: 8 appenders and 2 compactors at once lose and duplicate nothing" {
+	gen 216 "$T/pool.jsonl" 5
+	# Appenders 0-3 store 12 single results each; 4-7 two batches of 21.
+	awk -v d="$T" '
+	    NR <= 48 { a = int((NR - 1) / 12); n = (NR - 1) % 12
+		       print > (d "/a" a "." n); next }
+	    { k = NR - 49; a = 4 + int(k / 42); n = int((k % 42) / 21)
+	      print > (d "/a" a "." n) }' "$T/pool.jsonl"
+	: > "$T/fail"
+	for a in 0 1 2 3 4 5 6 7; do
+		(
+			for f in "$T/a$a".*; do
+				ar-ledger append -C "$C" "$f" 2>> "$T/err.$a" ||
+				    echo "append $f: exit $?" >> "$T/fail"
+			done
+		) &
+	done
+	for c in 0 1; do
+		(
+			for i in 1 2 3 4 5 6; do
+				ar-ledger compact -C "$C" 2>> "$T/cerr.$c" ||
+				    echo "compact $c: exit $?" >> "$T/fail"
+			done
+		) &
+	done
+	wait
+	run -0 cat "$T/fail"
+	[ "$output" = "" ]
+	run -0 --separate-stderr ar-ledger compact -C "$C"
+	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
+	[ "$(wc -l < "$T/have.ids")" -eq 216 ]
+	run -0 ls -A "$L/results"
+	[ "$output" = "" ]
+}
