@@ -57,6 +57,9 @@ check: all lint-man
 check-asan:
 	$(MAKE) O=build-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
+check-valgrind: all
+	tests/valgrind-run $(O)
+
 lint-man:
 	mandoc -T lint -W warning $(MAN1:%=man/%) man/$(MAN5) man/$(MAN7)
 
@@ -83,5 +86,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all cuda cuda-build check check-asan lint lint-man demo install uninstall clean
+.PHONY: all cuda cuda-build check check-asan check-valgrind lint lint-man demo install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

@@ -235,7 +235,7 @@ create(const char *problem, const char *dir, const char *keydir,
 	if (mkdir(tmp, 0755) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", tmp);
 	tmpdir_to_clean = tmp;
-	atexit(cleanup);
+	ar_on_die(cleanup);
 
 	/* Everything is built in a hidden sibling and renamed into place at
 	 * the end, so a crash never leaves a half-made campaign. */

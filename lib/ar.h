@@ -38,6 +38,9 @@ const char *ar_prog(void);
 void ar_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void ar_die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A function ar_die runs before the process ends: cleanup of half-made
+ * work (ar_die ends with _exit, so atexit(3) handlers do not run). */
+void ar_on_die(void (*fn)(void));
 /* The exit code that fits an errno from a failed write or create. */
 int ar_errno_exit(int err);
 /* Handles -h/--help and --version before option parsing; returns only when
