@@ -31,6 +31,13 @@ $(O)/bin/%: cmd/%.c $(O)/libar.a $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
 
+$(O)/bench/%: bench/%.c $(O)/libar.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+
+# Benchmarks are run by hand, not by make check.
+bench: $(O)/bench/verdict-sim
+
 $(O)/tests/%: tests/%.c $(O)/libar.a $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
@@ -86,5 +93,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all cuda cuda-build check check-asan check-valgrind lint lint-man demo install uninstall clean
+.PHONY: all bench cuda cuda-build check check-asan check-valgrind lint lint-man demo install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

@@ -10,9 +10,11 @@ CPPFLAGS = -D_GNU_SOURCE -DAR_VERSION=\"$(VERSION)\"
 CFLAGS = -std=c11 -O2 -g -Wall -Wextra -Werror -pthread $(EXTRA_CFLAGS)
 LDFLAGS = -pthread $(EXTRA_CFLAGS)
 
-# libsodium is linked statically: the GPU machines do not have it.
-SODIUM_A = /usr/lib/x86_64-linux-gnu/libsodium.a
-LDLIBS = $(SODIUM_A) -ljansson -lm
+# libsodium and GSL are linked statically: the GPU machines lack them.
+LIBDIR_A = /usr/lib/x86_64-linux-gnu
+SODIUM_A = $(LIBDIR_A)/libsodium.a
+GSL_A = $(LIBDIR_A)/libgsl.a $(LIBDIR_A)/libgslcblas.a
+LDLIBS = $(SODIUM_A) $(GSL_A) -ljansson -lm
 
 # CUDA parts are built only where nvcc exists.
 CUDA_HOME ?= /usr/local/cuda

@@ -17,6 +17,16 @@ ar_xmalloc(size_t n)
 }
 
 void *
+ar_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		ar_die(AR_EX_SOFTWARE, "out of memory");
+	return p;
+}
+
+void *
 ar_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);

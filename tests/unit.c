@@ -346,6 +346,55 @@ test_files(void)
 }
 
 static void
+test_stats(void)
+{
+	double x[10], est, lo, hi, big[200];
+	struct ar_verdict_opts o = { 0.01, 0.01, 8, 256 };
+	struct ar_interval ci;
+	int i, v;
+
+	for (i = 0; i < 10; i++)
+		x[i] = i + 1;
+	OK(ar_median(x, 10) == 5.5 && ar_mad(x, 10) == 2.5, "stats: median "
+	    "and MAD");
+	x[9] = 1000;
+	OK(ar_mad_outliers(x, 10, 3) == 1, "stats: one MAD outlier");
+	x[9] = 10;
+	/* n = 10 at 95%: P(T <= 8) = 0.0244, so the interval runs from the
+	 * 9th to the 47th of the 55 Walsh averages. */
+	OK(ar_signed_rank_ci(x, 10, 0.95, &est, &lo, &hi) == 0 && est == 5.5 &&
+	    lo == 3 && hi == 8, "stats: Hodges-Lehmann and the exact Wilcoxon "
+	    "interval");
+	OK(ar_signed_rank_ci(x, 5, 0.95, &est, &lo, &hi) == 0 && isinf(lo) &&
+	    isinf(hi), "stats: too few pairs give the widest interval");
+	for (i = 0; i < 200; i++)
+		big[i] = 0.05 + 0.01 * ((i * 37) % 11 - 5) / 5.0;
+	OK(ar_signed_rank_ci(big, 200, 0.99, &est, &lo, &hi) == 0 &&
+	    fabs(est - 0.05) < 1e-9 && lo < est && hi > est && lo > 0.04 &&
+	    hi < 0.06, "stats: normal approximation beyond 60 pairs");
+	v = ar_verdict(big, 200, &o, 0, &ci);
+	OK(v == AR_V_KEEP, "stats: a clear 5% gain is a keep");
+	for (i = 0; i < 200; i++)
+		big[i] = -big[i];
+	OK(ar_verdict(big, 200, &o, 0, &ci) == AR_V_DISCARD, "stats: a clear "
+	    "5% loss is a discard");
+	for (i = 0; i < 200; i++)
+		big[i] = 0.001 * ((i * 37) % 11 - 5) / 5.0;
+	OK(ar_verdict(big, 200, &o, 0, &ci) == AR_V_EQUIVALENT, "stats: within "
+	    "0.1% of the baseline is equivalent at a 1% minimum effect");
+	for (i = 0; i < 8; i++)
+		big[i] = (i % 2 ? 1 : -1) * 0.2;
+	OK(ar_verdict(big, 8, &o, 0, &ci) == AR_V_CONTINUE &&
+	    ar_verdict(big, 8, &o, 1, &ci) == AR_V_INCONCLUSIVE, "stats: wide "
+	    "noise continues, and is inconclusive at the last look");
+	OK(ar_verdict(big, 7, &o, 0, &ci) == AR_V_CONTINUE, "stats: no verdict "
+	    "before the minimum pairs");
+	OK(ar_verdict_look(8, &o) && ar_verdict_look(10, &o) &&
+	    !ar_verdict_look(9, &o) && ar_verdict_look(256, &o),
+	    "stats: looks at 8, 10, ... and the last pair");
+}
+
+static void
 test_conf(void)
 {
 	char dir[] = "/tmp/ar-unit-XXXXXX", *p, err[512];
@@ -385,6 +434,7 @@ main(int argc, char **argv)
 	test_flat();
 	test_files();
 	test_conf();
+	test_stats();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
