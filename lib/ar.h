@@ -312,6 +312,19 @@ void ar_flatten(const json_t *obj, struct ar_flat *f);
 void ar_flatten_num(const json_t *obj, struct ar_flat *f);
 void ar_flat_free(struct ar_flat *f);
 
+/* metric.c: METRIC lines ("METRIC name=value"), as a score stage prints
+ * them; ar-formats(5) has the contract. */
+#define AR_METRIC_NAME 64
+struct ar_metric {
+	char name[AR_METRIC_NAME];
+	double value;
+};
+/* Every metric of text, the last value of a duplicate winning, in order
+ * of first appearance; -1 and a reason naming the line on a malformed
+ * METRIC line. Other lines are not metrics and are skipped. */
+int ar_metrics_parse(const char *text, size_t len, struct ar_metric **out,
+	size_t *n, char *err, size_t errlen);
+
 /* stats.c: what ar-bench decides with. x holds per-pair log-ratios,
  * method against baseline, oriented so that a positive value is better
  * (for a time: log(baseline / method)). */

@@ -395,6 +395,34 @@ test_stats(void)
 }
 
 static void
+test_metrics(void)
+{
+	const char *t = "building\nMETRIC tok_s=1234.5\nMETRIC p95_ms=20\n"
+	    "noise METRIC x=1\nMETRIC tok_s=1300\nMETRIC compile_\xc2\xb5s=7e2\r\n";
+	struct ar_metric *m;
+	size_t n;
+	char err[256];
+
+	OK(ar_metrics_parse(t, strlen(t), &m, &n, err, sizeof err) == 0 &&
+	    n == 3 && strcmp(m[0].name, "tok_s") == 0 && m[0].value == 1300 &&
+	    strcmp(m[1].name, "p95_ms") == 0 && m[1].value == 20 &&
+	    strcmp(m[2].name, "compile_\xc2\xb5s") == 0 && m[2].value == 700,
+	    "metric: lines parsed, last duplicate wins, µ allowed");
+	free(m);
+	OK(ar_metrics_parse("METRIC a=nan\n", 13, &m, &n, err, sizeof err) < 0
+	    && strstr(err, "line 1: METRIC a: 'nan' is not a finite number"),
+	    "metric: NaN refused");
+	OK(ar_metrics_parse("x\nMETRIC a b=1\n", 15, &m, &n, err, sizeof err)
+	    < 0 && strstr(err, "line 2: METRIC name"), "metric: bad name");
+	OK(ar_metrics_parse("METRIC a=\n", 10, &m, &n, err, sizeof err) < 0 &&
+	    strstr(err, "no value"), "metric: no value");
+	OK(ar_metrics_parse("METRIC a=1e999\n", 15, &m, &n, err, sizeof err)
+	    < 0, "metric: infinity refused");
+	OK(ar_metrics_parse("", 0, &m, &n, err, sizeof err) == 0 && n == 0,
+	    "metric: no lines, no metrics");
+}
+
+static void
 test_conf(void)
 {
 	char dir[] = "/tmp/ar-unit-XXXXXX", *p, err[512];
@@ -435,6 +463,7 @@ main(int argc, char **argv)
 	test_files();
 	test_conf();
 	test_stats();
+	test_metrics();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
