@@ -44,6 +44,8 @@ struct job {
 	int stored;          /* read from the ledger, hence canonical */
 	char fileid[AR_ID_MAX + 1]; /* the id its file name or column gives */
 	char id[AR_ID_MAX + 1];
+	char commit[64];     /* method.commit, when a git commit id */
+	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
 };
 
@@ -123,6 +125,11 @@ check_job(struct job *j)
 			    "(method.hash: 64 hex digits)");
 			goto out;
 		}
+		snprintf(j->mhash, sizeof j->mhash, "%s",
+		    ar_json_str(o, "method.hash"));
+		s = ar_json_str(o, "method.commit");
+		if (s && (is_hex(s, 40) || is_hex(s, 64)))
+			snprintf(j->commit, sizeof j->commit, "%s", s);
 		j->status = ST_OK;
 	}
 	if (j->cols) {
@@ -435,6 +442,68 @@ report_bad(struct scanner *s, const char *where, const char *id,
 	push_str(&s->badwhere, &s->nbadwhere, &s->capbadwhere, where);
 }
 
+/* Methods in the campaign's methods/ repository, by commit: the hash of
+ * their content, computed once per commit, or "" when the commit is not
+ * there (a method given as a directory, or from elsewhere). */
+struct mcache {
+	char commit[64];
+	char hash[AR_HASH_HEX];
+};
+static struct mcache *mc;
+static size_t nmc, capmc;
+static size_t methods_unchecked;
+
+static const char *
+method_hash(const char *commit)
+{
+	char *cmd, hex[AR_HASH_HEX];
+	struct ar_buf out = {0};
+	size_t i;
+	FILE *f;
+	int st;
+
+	for (i = 0; i < nmc; i++)
+		if (strcmp(mc[i].commit, commit) == 0)
+			return mc[i].hash;
+	if (nmc == capmc) {
+		capmc = capmc ? capmc * 2 : 64;
+		mc = ar_xrealloc(mc, capmc * sizeof *mc);
+	}
+	snprintf(mc[nmc].commit, sizeof mc[nmc].commit, "%s", commit);
+	mc[nmc].hash[0] = '\0';
+	/* The content of a method: its tree as git lists it, every path
+	 * with its mode and blob id; see ar-formats(5). The commit is hex
+	 * digits only, so it is safe in a command line. */
+	cmd = ar_xasprintf("git -C '%s/methods' ls-tree -r --full-tree %s "
+	    "2>/dev/null", camp.dir, commit);
+	if ((f = popen(cmd, "r"))) {
+		char chunk[65536];
+		size_t n;
+
+		while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+			ar_buf_add(&out, chunk, n);
+		st = pclose(f);
+		if (st == 0 && out.len > 0) {
+			ar_hash_hex(hex, out.p, out.len);
+			memcpy(mc[nmc].hash, hex, sizeof hex);
+		}
+	}
+	free(cmd);
+	ar_buf_free(&out);
+	return mc[nmc++].hash;
+}
+
+static int
+methods_in_repo(void)
+{
+	char *cmd = ar_xasprintf("git -C '%s/methods' rev-parse -q --verify "
+	    "HEAD >/dev/null 2>&1", camp.dir);
+	int r = system(cmd) == 0;
+
+	free(cmd);
+	return r;
+}
+
 static void
 flush_verify(struct scanner *s)
 {
@@ -463,8 +532,25 @@ flush_verify(struct scanner *s)
 			if (s->strict)
 				report_bad(s, j->where, j->id, "unsigned "
 				    "(imported) row");
+			continue;
+		}
+		if (j->commit[0]) {
+			const char *h = method_hash(j->commit);
+
+			if (!h[0])
+				methods_unchecked++;
+			else if (strcmp(h, j->mhash) != 0) {
+				char why[200];
+
+				snprintf(why, sizeof why, "method.hash is not "
+				    "the hash of commit %.12s in methods/",
+				    j->commit);
+				report_bad(s, j->where, j->id, why);
+				continue;
+			}
 		} else
-			s->ok++;
+			methods_unchecked++;
+		s->ok++;
 	}
 	free_jobs(s->jobs, s->n);
 	s->n = 0;
@@ -547,6 +633,12 @@ cmd_verify(int strict)
 	ar_warn("%zu rows: %zu verified, %zu unsigned (imported); %zu "
 	    "problem%s", s.total, s.ok, s.unsigned_, s.bad, s.bad == 1 ? "" :
 	    "s");
+	/* Said only where methods/ holds commits at all: an empty one
+	 * means the methods live elsewhere, and there is nothing to say. */
+	if (methods_unchecked && methods_in_repo())
+		ar_warn("%zu verified rows name a method that is not a commit "
+		    "of methods/: its hash was not recomputed",
+		    methods_unchecked);
 	free_scanner(&s);
 	return s.bad ? AR_EX_NO : AR_EX_OK;
 }

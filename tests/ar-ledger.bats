@@ -1691,3 +1691,49 @@ start_round() {
 	run -0 ls -A "$L/results"
 	[ "$output" = "" ]
 }
+
+# ---- method hashes ----
+
+# commit_method: commits a method file into the campaign's methods/ and
+# sets COMMIT and MHASH, the hash ar-formats(5) defines: BLAKE2b-256 of
+# `git ls-tree -r --full-tree COMMIT`.
+commit_method() {
+	printf 'int main(void) { return 0; }\n' > "$C/methods/method.c"
+	git -C "$C/methods" add method.c
+	git -C "$C/methods" -c user.name=t -c user.email=t@example.org \
+	    commit -q -m method
+	COMMIT=$(git -C "$C/methods" rev-parse HEAD)
+	MHASH=$(git -C "$C/methods" ls-tree -r --full-tree "$COMMIT" |
+	    b2sum -l 256 | cut -d ' ' -f 1)
+}
+
+@test "ar-ledger verify: method.hash is recomputed from the commit in methods/" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	commit_method
+	printf '{"id":"good","method":{"commit":"%s","hash":"%s"}}\n' \
+	    "$COMMIT" "$MHASH" | ar-sign-test -C "$C" > "$T/good.jsonl"
+	printf '{"id":"bad","method":{"commit":"%s","hash":"%064d"}}\n' \
+	    "$COMMIT" 7 | ar-sign-test -C "$C" > "$T/bad.jsonl"
+	ar-ledger append -C "$C" "$T/good.jsonl" 2> /dev/null
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
+	# Signed, but for content the commit does not have: refused by verify.
+	ar-ledger append -C "$C" "$T/bad.jsonl" 2> /dev/null
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in methods/" ]
+	[ "$stderr" = "ar-ledger: 2 rows: 1 verified, 0 unsigned (imported); 1 problem" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$output" = "$(cat "$L/results/good.json")" ]
+}
+
+@test "ar-ledger verify: a method that is not a commit of methods/ is said, once methods/ has commits" {
+	gen 2 "$T/r.jsonl"
+	ar-ledger append -C "$C" "$T/r.jsonl" 2> /dev/null
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 2 rows: 2 verified, 0 unsigned (imported); 0 problems" ]
+	commit_method
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 2 rows: 2 verified, 0 unsigned (imported); 0 problems
+ar-ledger: 2 verified rows name a method that is not a commit of methods/: its hash was not recomputed" ]
+}
