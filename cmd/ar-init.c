@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <sodium.h>
 
@@ -151,6 +152,35 @@ remove_tree(const char *path)
 		unlink(path);
 }
 
+/* Hidden siblings left by an ar-init killed an hour ago or more: no run
+ * takes that long, so nobody is still building them. */
+static void
+clean_stale(const char *parent, const char *base)
+{
+	char *prefix = ar_xasprintf(".%s.tmp-", base);
+	size_t plen = strlen(prefix);
+	time_t now = time(NULL);
+	struct dirent *de;
+	DIR *d = opendir(parent);
+
+	if (d) {
+		while ((de = readdir(d))) {
+			struct stat st;
+			char *p;
+
+			if (strncmp(de->d_name, prefix, plen) != 0)
+				continue;
+			p = ar_path(parent, de->d_name);
+			if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) &&
+			    st.st_mtime < now - 3600)
+				remove_tree(p);
+			free(p);
+		}
+		closedir(d);
+	}
+	free(prefix);
+}
+
 static char *tmpdir_to_clean;
 
 static void
@@ -229,6 +259,7 @@ create(const char *problem, const char *dir, const char *keydir,
 			ar_die(AR_EX_USAGE, "%s: inside the problem %s; put the "
 			    "campaign elsewhere", dir, problem);
 		tmp = ar_xasprintf("%s/.%s.tmp-%s", parent, b, id);
+		clean_stale(parent, b);
 		free(c1);
 		free(c2);
 	}

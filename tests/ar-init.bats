@@ -777,3 +777,15 @@ $(printf 'changed\t.\tmode 0555 -> 0755')" ]
 	[ "$output" = "" ]
 	[[ "$stderr" == "ar-init: camp/SEAL: belongs to campaign "*", not "* ]]
 }
+
+@test "ar-init removes the hidden siblings that killed runs left an hour ago or more" {
+	mkdir -p .camp.tmp-old/problem .camp.tmp-new .other.tmp-old
+	chmod 0555 .camp.tmp-old/problem
+	touch -d '2 hours ago' .camp.tmp-old .other.tmp-old
+	run --separate-stderr -0 ar-init -p "$P" camp
+	[ ! -e .camp.tmp-old ]
+	# A recent one may be another run at work; another DIR's is not ours.
+	[ -d .camp.tmp-new ]
+	[ -d .other.tmp-old ]
+	run --separate-stderr -0 ar-init -c camp
+}
