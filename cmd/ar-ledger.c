@@ -3,6 +3,9 @@
  * pi-autoresearch (marked unsigned), compact loose results into segments. */
 #include <errno.h>
 #include <getopt.h>
+#include <sys/wait.h>
+#include <spawn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,8 @@ static const char usage[] =
 /* Batches larger than this become one segment instead of loose files. */
 #define LOOSE_MAX 16
 #define BATCH 4096
+
+extern char **environ;
 
 static struct ar_campaign camp;
 static struct ar_ledger led;
@@ -453,14 +458,66 @@ static struct mcache *mc;
 static size_t nmc, capmc;
 static size_t methods_unchecked;
 
+/* Runs git in the campaign's methods/ with args, no shell between (the
+ * campaign's path may hold any character); its stdout goes to out when
+ * out is given. Returns git's exit status, or -1. */
+static int
+git_methods(const char *const *args, struct ar_buf *out)
+{
+	char *dir = ar_path(camp.dir, "methods"), *argv[16];
+	posix_spawn_file_actions_t fa;
+	int fd[2], st = -1, n = 0;
+	pid_t pid;
+
+	argv[n++] = "git";
+	argv[n++] = "-C";
+	argv[n++] = dir;
+	while (*args && n < 15)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	if (pipe(fd) < 0) {
+		free(dir);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) == 0) {
+		char chunk[65536];
+		ssize_t r;
+
+		close(fd[1]);
+		fd[1] = -1;
+		while ((r = read(fd[0], chunk, sizeof chunk)) != 0) {
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			if (out)
+				ar_buf_add(out, chunk, (size_t)r);
+		}
+		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+			st = -1;
+		else
+			st = WEXITSTATUS(st);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[0]);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	free(dir);
+	return st;
+}
+
 static const char *
 method_hash(const char *commit)
 {
-	char *cmd, hex[AR_HASH_HEX];
+	const char *args[] = { "ls-tree", "-r", "--full-tree", commit, NULL };
 	struct ar_buf out = {0};
 	size_t i;
-	FILE *f;
-	int st;
 
 	for (i = 0; i < nmc; i++)
 		if (strcmp(mc[i].commit, commit) == 0)
@@ -472,23 +529,9 @@ method_hash(const char *commit)
 	snprintf(mc[nmc].commit, sizeof mc[nmc].commit, "%s", commit);
 	mc[nmc].hash[0] = '\0';
 	/* The content of a method: its tree as git lists it, every path
-	 * with its mode and blob id; see ar-formats(5). The commit is hex
-	 * digits only, so it is safe in a command line. */
-	cmd = ar_xasprintf("git -C '%s/methods' ls-tree -r --full-tree %s "
-	    "2>/dev/null", camp.dir, commit);
-	if ((f = popen(cmd, "r"))) {
-		char chunk[65536];
-		size_t n;
-
-		while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-			ar_buf_add(&out, chunk, n);
-		st = pclose(f);
-		if (st == 0 && out.len > 0) {
-			ar_hash_hex(hex, out.p, out.len);
-			memcpy(mc[nmc].hash, hex, sizeof hex);
-		}
-	}
-	free(cmd);
+	 * with its mode and blob id; see ar-formats(5). */
+	if (git_methods(args, &out) == 0 && out.len > 0)
+		ar_hash_hex(mc[nmc].hash, out.p, out.len);
 	ar_buf_free(&out);
 	return mc[nmc++].hash;
 }
@@ -496,12 +539,9 @@ method_hash(const char *commit)
 static int
 methods_in_repo(void)
 {
-	char *cmd = ar_xasprintf("git -C '%s/methods' rev-parse -q --verify "
-	    "HEAD >/dev/null 2>&1", camp.dir);
-	int r = system(cmd) == 0;
+	const char *args[] = { "rev-parse", "-q", "--verify", "HEAD", NULL };
 
-	free(cmd);
-	return r;
+	return git_methods(args, NULL) == 0;
 }
 
 static void
@@ -575,7 +615,8 @@ open_all(const char *dir)
 }
 
 /* Runs the checks over the whole ledger; prints bad rows as TSV on
- * stdout when print is set. Returns the sorted ids of bad rows. */
+ * stdout when print is set, and leaves in s, sorted, where the bad rows
+ * are and which ids are stored twice. */
 static void
 verify_all(struct scanner *s, int print)
 {

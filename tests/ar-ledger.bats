@@ -1737,3 +1737,20 @@ $L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in 
 	[ "$stderr" = "ar-ledger: 2 rows: 2 verified, 0 unsigned (imported); 0 problems
 ar-ledger: 2 verified rows name a method that is not a commit of methods/: its hash was not recomputed" ]
 }
+
+@test "ar-ledger verify: methods/ is reached without a shell, whatever the campaign's path" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	cd "$T"
+	C="$T/it's a camp; \$(touch pwned)"
+	L=$C/ledger
+	ar-init -p "$T/prob" "$C" > /dev/null
+	commit_method
+	printf '{"id":"bad","method":{"commit":"%s","hash":"%064d"}}\n' \
+	    "$COMMIT" 7 | ar-sign-test -C "$C" > "$T/bad.jsonl"
+	ar-ledger append -C "$C" "$T/bad.jsonl" 2> /dev/null
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in methods/" ]
+	[ ! -e "$T/pwned" ]
+	[ ! -e "$C/methods/pwned" ]
+}
