@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 /* Exit codes shared by all commands; autoreduce(7) documents them. */
@@ -15,6 +16,7 @@ enum {
 	AR_EX_USAGE = 64,    /* bad command line */
 	AR_EX_DATA = 65,     /* malformed input data */
 	AR_EX_NOINPUT = 66,  /* missing or unreadable input */
+	AR_EX_UNAVAILABLE = 69, /* a needed service is missing: no sandbox */
 	AR_EX_SOFTWARE = 70, /* internal error */
 	AR_EX_CANTCREAT = 73,/* refusing to overwrite; cannot create: read-only
 	                      * filesystem, permission denied */
@@ -184,6 +186,12 @@ int ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
  * the same check as ar_json_verify without parsing and dumping again. */
 int ar_verify_canonical(const char *text, size_t len,
 	const unsigned char pk[AR_PK_BYTES]);
+
+/* A 64-bit seed: BLAKE2b of label, workload, a and b, keyed with key
+ * when given (holdout seeds: only the key's holder can know them). */
+unsigned long long ar_seed_derive(const unsigned char *key, size_t keylen,
+	const char *label, const char *workload, unsigned long long a,
+	unsigned long long b);
 
 /* timefmt.c: RFC 3339 UTC. */
 /* "2026-11-26T01:58:12Z", or with digits > 0 that many fraction digits. */
@@ -401,5 +409,125 @@ int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 /* Merges loose results into a new segment under a lock. */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);
+
+/* tree.c: directory trees, as ar-bench materializes methods. */
+struct ar_entry {
+	char *path;          /* relative to the tree's root */
+	mode_t mode;
+	off_t size;
+	char hash[AR_HASH_HEX]; /* files: content; links: target */
+	char *link;          /* a symbolic link's target */
+};
+struct ar_tree {
+	size_t n, cap;
+	struct ar_entry *e;  /* sorted by path; ".git" at the top left out */
+};
+int ar_tree_list(const char *root, struct ar_tree *t, char *err,
+	size_t errlen);
+const struct ar_entry *ar_tree_find(const struct ar_tree *t,
+	const char *path);
+void ar_tree_free(struct ar_tree *t);
+/* BLAKE2b-256 of the lines "MODE HASH\tPATH" of every file and link,
+ * MODE as git writes it: a directory method's content hash. */
+void ar_tree_hash(const struct ar_tree *t, char out[AR_HASH_HEX]);
+/* Copies a tree; files become owner-writable (a sealed copy is not). */
+int ar_tree_copy(const char *src, const char *dst, char *err, size_t errlen);
+int ar_tree_copy_entry(const char *src, const char *dst,
+	const struct ar_entry *e, char *err, size_t errlen);
+/* Removes path and all below it; with keep_top only what it holds. */
+int ar_rm_rf(const char *path, int keep_top);
+
+/* manifest.c: problem.json, the problem manifest; ar-problem(5). */
+enum { AR_OP_LT, AR_OP_LE, AR_OP_GT, AR_OP_GE, AR_OP_EQ };
+struct ar_mdef {
+	const char *name, *unit;
+	int higher;          /* direction: 1 higher is better, 0 lower */
+};
+struct ar_check {
+	const char *command; /* a gate that is a sealed checks command */
+	const char *metric;
+	int op;
+	double value;
+	double ratio;        /* > 0: a bound of ratio times the baseline's */
+	char text[160];      /* "bad == 0", as results name it */
+};
+struct ar_workload {
+	const char *name;
+	size_t nenv;
+	const char **envk, **envv;
+	double work;         /* what the work metric must equal */
+	size_t nseed;
+	unsigned long long *seed;
+};
+struct ar_stage {
+	const char *cmd;     /* NULL when the stage is absent */
+	double timeout_s;
+};
+struct ar_manifest {
+	json_t *root;        /* every string points into it */
+	const char *name, *description, *baseline, *work_metric;
+	struct ar_mdef metric;
+	size_t nsecondary, ngate, nguard, nworkload, nscale, nmutable;
+	struct ar_mdef *secondary;
+	struct ar_check *gate, *guard;
+	struct ar_workload *workload;
+	long *scale;
+	const char **mutable;
+	struct ar_stage setup, build, prepare, run, score;
+	/* limits; negative when the manifest leaves them to ar-bench */
+	double time_s, min_effect;
+	long min_pairs, max_pairs, warmup;
+};
+/* Reads and checks dir/problem.json; -1 and a reason naming the file and
+ * the field ("problem.json: stages.run.cmd: missing") otherwise. */
+int ar_manifest_read(struct ar_manifest *m, const char *dir, char *err,
+	size_t errlen);
+void ar_manifest_free(struct ar_manifest *m);
+const char *ar_op_name(int op);
+int ar_op_holds(int op, double a, double b);
+
+/* runner.c: a server that runs ar-bench's stages one at a time inside
+ * one bubblewrap sandbox (or none), timing each with its own clock. */
+struct ar_bind {
+	const char *src, *dst;
+	int rw;
+};
+struct ar_sandbox {
+	int on;              /* 0: no sandbox */
+	const char *bwrap;   /* the bwrap program */
+	size_t nbind, nmask;
+	struct ar_bind bind[16];
+	const char *mask[8]; /* secrets to hide when a system dir holds them */
+	const char *errfile; /* the runner's stderr (and bwrap's) */
+};
+struct ar_runner {
+	pid_t pid;
+	int wfd, rfd, sandbox;
+};
+struct ar_job {
+	const char *cmd;     /* run as /bin/sh -c CMD */
+	const char *cwd, *out, *err;   /* stdout and stderr files */
+	char *const *env;    /* NULL-ended "K=V": the whole environment */
+	char *const *clean;  /* directories emptied before the job */
+	const int *cpu;      /* the CPUs it may use; none: all */
+	size_t ncpu;
+	double timeout_s;
+};
+struct ar_jobres {
+	int status;          /* as wait(2) gives it */
+	int timed_out, leftovers, lost;
+	double wall, user, sys, outside;
+	long maxrss_kb;
+	char why[256];       /* when lost */
+};
+int ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
+	char *err, size_t errlen);
+/* 0 with res filled; -1 with res->lost and res->why when the runner died
+ * or lied about its clock (it is then stopped). */
+int ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
+	struct ar_jobres *res);
+void ar_runner_stop(struct ar_runner *r);
+/* The server's loop on stdin and stdout: ar-bench --runner. */
+int ar_runner_main(int sandboxed);
 
 #endif

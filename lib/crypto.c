@@ -271,3 +271,29 @@ ar_verify_canonical(const char *text, size_t len,
 	free(msg);
 	return r;
 }
+
+unsigned long long
+ar_seed_derive(const unsigned char *key, size_t keylen, const char *label,
+    const char *workload, unsigned long long a, unsigned long long b)
+{
+	crypto_generichash_state st;
+	unsigned char h[8], n[16];
+	unsigned long long s = 0;
+	int i;
+
+	/* Fixed byte order, so a seed is the same on every machine. */
+	for (i = 0; i < 8; i++) {
+		n[i] = (unsigned char)(a >> (8 * i));
+		n[8 + i] = (unsigned char)(b >> (8 * i));
+	}
+	crypto_generichash_init(&st, key, key ? keylen : 0, sizeof h);
+	crypto_generichash_update(&st, (const unsigned char *)label,
+	    strlen(label) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)workload,
+	    strlen(workload) + 1);
+	crypto_generichash_update(&st, n, sizeof n);
+	crypto_generichash_final(&st, h, sizeof h);
+	for (i = 0; i < 8; i++)
+		s |= (unsigned long long)h[i] << (8 * i);
+	return s;
+}
