@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <time.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <jansson.h>
 
@@ -502,7 +503,7 @@ struct ar_sandbox {
 };
 struct ar_runner {
 	pid_t pid;
-	int wfd, rfd, sandbox;
+	int wfd, rfd, sandbox, busy;
 };
 struct ar_job {
 	const char *cmd;     /* run as /bin/sh -c CMD */
@@ -527,6 +528,8 @@ int ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 int ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
 	struct ar_jobres *res);
 void ar_runner_stop(struct ar_runner *r);
+/* Set by a signal handler: a wait for a runner's answer gives up. */
+extern volatile sig_atomic_t ar_runner_interrupted;
 /* The server's loop on stdin and stdout: ar-bench --runner. */
 int ar_runner_main(int sandboxed);
 

@@ -222,6 +222,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	memset(&ru, 0, sizeof ru);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
 	t0 = now_s();
 	pid = fork();
 	if (pid < 0) {
@@ -250,8 +251,12 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 		ts.tv_sec = (time_t)left;
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
 		/* SIGCHLD is blocked: this sleeps until a child changes
-		 * state or the deadline. */
-		sigtimedwait(&set, &si, &ts);
+		 * state or the deadline. SIGTERM is ar-bench giving up: the
+		 * job and all it started go first. */
+		if (sigtimedwait(&set, &si, &ts) == SIGTERM) {
+			kill_leftovers(pid);
+			_exit(1);
+		}
 	}
 	t1 = now_s();
 	leftovers = kill_leftovers(pid);
@@ -288,6 +293,7 @@ ar_runner_main(int sandboxed)
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	job_reset(&j);
 	fputs("ready\n", out);
@@ -335,6 +341,8 @@ ar_runner_main(int sandboxed)
 }
 
 /* ---- the client, in ar-bench ---- */
+
+volatile sig_atomic_t ar_runner_interrupted;
 
 static void
 add(char ***v, size_t *n, const char *s)
@@ -536,7 +544,7 @@ read_answer(struct ar_runner *r, struct ar_buf *b, double deadline)
 		double left = deadline - now_s();
 		ssize_t m;
 
-		if (left <= 0)
+		if (left <= 0 || ar_runner_interrupted)
 			return -1;
 		if (poll(&pfd, 1, left > 1 ? 1000 : (int)(left * 1000) + 1) < 0
 		    && errno != EINTR)
@@ -586,6 +594,7 @@ ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
 	put(&b, "timeout", num);
 	ar_buf_adds(&b, "go\n");
 	t0 = now_s();
+	r->busy = 1;
 	if (ar_write_all(r->wfd, b.p, b.len) < 0) {
 		res->lost = 1;
 		snprintf(res->why, sizeof res->why, "the sandbox is gone: %s",
@@ -605,6 +614,7 @@ ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
 		return -1;
 	}
 	t1 = now_s();
+	r->busy = 0;
 	if (sscanf(b.p, "done\t%d\t%d\t%lf\t%lf\t%lf\t%ld\t%d", &st,
 	    &res->timed_out, &res->wall, &res->user, &res->sys,
 	    &res->maxrss_kb, &res->leftovers) != 7) {
@@ -637,6 +647,11 @@ ar_runner_stop(struct ar_runner *r)
 
 	if (r->pid < 0)
 		return;
+	/* A runner in the middle of a job does not read "quit": SIGTERM
+	 * makes it kill the job and all the job started (bubblewrap
+	 * takes its whole sandbox down with it). */
+	if (r->busy)
+		kill(r->pid, SIGTERM);
 	if (r->wfd >= 0) {
 		ar_write_all(r->wfd, "quit\n", 5);
 		close(r->wfd);
