@@ -29,8 +29,8 @@ extern char **environ;
 static const char usage[] =
 	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] "
 	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
-	"[-e min-effect] [-W warmup] [-x experiment] [-i idea] [--aa] "
-	"[--no-sandbox]";
+	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
+	"[--aa] [--no-sandbox]";
 
 enum { R_BASE, R_METH, R_JUDGE };
 static const char *const role_name[] = { "baseline", "method", "judge" };
@@ -116,6 +116,7 @@ static void
 on_signal(int sig)
 {
 	interrupted = sig;
+	ar_runner_interrupted = 1;
 }
 
 static void
@@ -693,6 +694,28 @@ check_run(int ri, const struct sample *s, long pair)
 {
 	size_t i, k;
 
+	/* Lost work first: it names the cause where a gate on the output
+	 * would only see its effect. */
+	if (B.m.work_metric) {
+		double v = s->val[track(B.m.work_metric)];
+
+		if (ri == R_METH)
+			B.work_runs++;
+		if (isnan(v) || v != B.w->work) {
+			char num[40], want[40];
+
+			if (ri == R_METH) {
+				B.work_pass = 0;
+				B.work_bad = isnan(v) ? 0 : v;
+			}
+			ar_fmt_double(num, sizeof num, isnan(v) ? 0 : v);
+			ar_fmt_double(want, sizeof want, B.w->work);
+			return end_run(ri, END_INVALID, "lost work: %s = %s, "
+			    "the workload asked for %s (pair %ld)",
+			    B.m.work_metric, isnan(v) ? "missing" : num, want,
+			    pair);
+		}
+	}
 	for (i = 0; i < B.m.ngate; i++) {
 		const struct ar_check *g = &B.m.gate[i];
 		double v;
@@ -718,26 +741,6 @@ check_run(int ri, const struct sample *s, long pair)
 			ar_fmt_double(num, sizeof num, v);
 			return end_run(ri, END_INVALID, "gate %s failed: %s "
 			    "(pair %ld)", g->text, num, pair);
-		}
-	}
-	if (B.m.work_metric) {
-		double v = s->val[track(B.m.work_metric)];
-
-		if (ri == R_METH)
-			B.work_runs++;
-		if (isnan(v) || v != B.w->work) {
-			char num[40], want[40];
-
-			if (ri == R_METH) {
-				B.work_pass = 0;
-				B.work_bad = isnan(v) ? 0 : v;
-			}
-			ar_fmt_double(num, sizeof num, isnan(v) ? 0 : v);
-			ar_fmt_double(want, sizeof want, B.w->work);
-			return end_run(ri, END_INVALID, "lost work: %s = %s, "
-			    "the workload asked for %s (pair %ld)",
-			    B.m.work_metric, isnan(v) ? "missing" : num, want,
-			    pair);
 		}
 	}
 	k = track(B.m.metric.name);
@@ -855,8 +858,9 @@ run_build(int ri)
 		set_failure("build", ri, -1, &res, eh);
 		free(eh);
 		describe(d, sizeof d, &res);
-		end = end_run(ri, res.timed_out ? END_TIMEOUT : END_CRASH,
-		    "build %s", d);
+		end = res.timed_out ? end_run(ri, END_TIMEOUT, "build timed "
+		    "out after %g s", B.m.build.timeout_s) : end_run(ri,
+		    END_CRASH, "build %s", d);
 	}
 	free(out);
 	free(err);
@@ -1024,8 +1028,10 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 		set_failure("run", ri, pair, &res, eh);
 		free(eh);
 		describe(d, sizeof d, &res);
-		return end_run(ri, res.timed_out ? END_TIMEOUT : END_CRASH,
-		    "run %s (pair %ld)", d, pair);
+		if (res.timed_out)
+			return end_run(ri, END_TIMEOUT, "run timed out after %g "
+			    "s (pair %ld)", B.m.run.timeout_s, pair);
+		return end_run(ri, END_CRASH, "run %s (pair %ld)", d, pair);
 	}
 	*out = s = new_sample(ri);
 	s->wall = res.wall;
@@ -1622,7 +1628,7 @@ main(int argc, char **argv)
 	};
 	const char *dir = NULL, *spec = NULL, *wname = NULL, *seeds = "dev";
 	const char *experiment = NULL, *idea = NULL;
-	double T = -1, e = -1;
+	double T = -1, e = -1, rt = -1;
 	long pmin = -1, pmax = -1, warm = -1, k = 1;
 	int c, append = 0, quiet = 0, verbose = 0;
 	char err[1024], started[40], eid[AR_IDLEN], *keypath, *s;
@@ -1634,7 +1640,7 @@ main(int argc, char **argv)
 		return ar_runner_main(strcmp(argv[2], "sandbox") == 0);
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "aC:e:i:k:Km:p:P:qS:T:vw:W:x:",
+	while ((c = getopt_long(argc, argv, "aC:e:i:k:Km:p:P:qS:t:T:vw:W:x:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': append = 1; break;
@@ -1650,6 +1656,7 @@ main(int argc, char **argv)
 		case 'P': pmax = (long)num_arg("P", optarg, 1, 1000000); break;
 		case 'q': quiet = 1; break;
 		case 'S': seeds = optarg; break;
+		case 't': rt = num_arg("t", optarg, 0.001, 1e9); break;
 		case 'T': T = num_arg("T", optarg, 0.001, 1e9); break;
 		case 'v': verbose = 1; break;
 		case 'w': wname = optarg; break;
@@ -1739,6 +1746,10 @@ main(int argc, char **argv)
 		    B.vo.max_pairs, B.vo.min_pairs);
 	B.time_s = T > 0 ? T : B.m.time_s > 0 ? B.m.time_s : 600;
 	B.warmup = warm >= 0 ? warm : B.m.warmup >= 0 ? B.m.warmup : 1;
+	/* A shorter run timeout can only make a method fail sooner, so it
+	 * is the caller's to choose; a longer one is the problem's. */
+	if (rt > 0 && rt < B.m.run.timeout_s)
+		B.m.run.timeout_s = rt;
 	track_all();
 
 	if (B.sandbox) {
