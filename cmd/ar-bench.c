@@ -1038,6 +1038,28 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 	s->user = res.user;
 	s->sys = res.sys;
 	s->rss = res.maxrss_kb;
+	/* The score reads only plain files and directories: a symbolic
+	 * link could point it at something the run was not shown. */
+	{
+		struct ar_tree t;
+		size_t i;
+
+		if (ar_tree_scan(r->out, &t, 0, why, sizeof why) < 0)
+			return end_run(ri, END_INVALID, "its output: %s (pair "
+			    "%ld)", why, pair);
+		for (i = 0; i < t.n; i++)
+			if (!S_ISREG(t.e[i].mode) && !S_ISDIR(t.e[i].mode))
+				break;
+		if (i < t.n) {
+			snprintf(why, sizeof why, "the run left %s in its "
+			    "output, not a plain file: %s", S_ISLNK(t.e[i].mode)
+			    ? "a symbolic link" : "a special file", t.e[i].path);
+			ar_tree_free(&t);
+			return end_run(ri, END_INVALID, "%s (pair %ld)", why,
+			    pair);
+		}
+		ar_tree_free(&t);
+	}
 
 	env_base(&e, j);
 	env_add(&e, "AR_PROBLEM", j->v_method);
@@ -1079,6 +1101,19 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 		return end_run(ri, END_INVALID, "%s (pair %ld)", why, pair);
 	}
 	free(o);
+	/* ar-bench's own measurements, for guardrails that name them. */
+	{
+		size_t i;
+
+		for (i = 0; i < B.nmetric; i++) {
+			if (strcmp(B.metric[i], "wall_s") == 0)
+				s->val[i] = res.wall;
+			else if (strcmp(B.metric[i], "cpu_s") == 0)
+				s->val[i] = res.user + res.sys;
+			else if (strcmp(B.metric[i], "maxrss_kb") == 0)
+				s->val[i] = (double)res.maxrss_kb;
+		}
+	}
 	return check_run(ri, s, pair);
 }
 

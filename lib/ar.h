@@ -425,6 +425,9 @@ struct ar_tree {
 };
 int ar_tree_list(const char *root, struct ar_tree *t, char *err,
 	size_t errlen);
+/* The same; without hash, files are only listed (their hash is ""). */
+int ar_tree_scan(const char *root, struct ar_tree *t, int hash, char *err,
+	size_t errlen);
 const struct ar_entry *ar_tree_find(const struct ar_tree *t,
 	const char *path);
 void ar_tree_free(struct ar_tree *t);

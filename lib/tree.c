@@ -21,8 +21,8 @@ cmp_entry(const void *a, const void *b)
 }
 
 static int
-walk(const char *root, const char *rel, struct ar_tree *t, char *err,
-    size_t errlen)
+walk(const char *root, const char *rel, struct ar_tree *t, int hash,
+    char *err, size_t errlen)
 {
 	char *dir = rel[0] ? ar_xasprintf("%s/%s", root, rel) :
 	    ar_xstrdup(root);
@@ -58,7 +58,7 @@ walk(const char *root, const char *rel, struct ar_tree *t, char *err,
 		en.mode = st.st_mode;
 		en.size = st.st_size;
 		if (S_ISREG(st.st_mode)) {
-			if (ar_hash_file(full, en.hash) < 0) {
+			if (hash && ar_hash_file(full, en.hash) < 0) {
 				snprintf(err, errlen, "%s: %s", full,
 				    strerror(errno));
 				r = -1;
@@ -89,7 +89,7 @@ walk(const char *root, const char *rel, struct ar_tree *t, char *err,
 		t->e[t->n++] = en;
 		if (r < 0)
 			break;
-		if (S_ISDIR(st.st_mode) && walk(root, en.path, t, err,
+		if (S_ISDIR(st.st_mode) && walk(root, en.path, t, hash, err,
 		    errlen) < 0) {
 			r = -1;
 			break;
@@ -101,15 +101,22 @@ walk(const char *root, const char *rel, struct ar_tree *t, char *err,
 }
 
 int
-ar_tree_list(const char *root, struct ar_tree *t, char *err, size_t errlen)
+ar_tree_scan(const char *root, struct ar_tree *t, int hash, char *err,
+    size_t errlen)
 {
 	memset(t, 0, sizeof *t);
-	if (walk(root, "", t, err, errlen) < 0) {
+	if (walk(root, "", t, hash, err, errlen) < 0) {
 		ar_tree_free(t);
 		return -1;
 	}
 	ar_sort(t->e, t->n, sizeof *t->e, cmp_entry);
 	return 0;
+}
+
+int
+ar_tree_list(const char *root, struct ar_tree *t, char *err, size_t errlen)
+{
+	return ar_tree_scan(root, t, 1, err, errlen);
 }
 
 const struct ar_entry *
