@@ -27,7 +27,7 @@
 extern char **environ;
 
 static const char usage[] =
-	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] "
+	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
 	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
 	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
 	"[--aa] [--no-sandbox]";
@@ -93,6 +93,9 @@ static struct {
 	int cpu[1024];
 	size_t ncpu;
 	long k;
+	const char *gpus;    /* -G: CUDA_VISIBLE_DEVICES of the stages */
+	size_t ngpu;
+	long gpu[64];
 	struct ar_verdict_opts vo;
 	double time_s;
 	long warmup;
@@ -190,6 +193,11 @@ env_base(struct env *e, const struct role *r)
 	env_add(e, "AR_WORKLOAD", B.w->name);
 	snprintf(num, sizeof num, "%ld", B.k);
 	env_add(e, "AR_CPUS", num);
+	if (B.gpus) {
+		env_add(e, "CUDA_VISIBLE_DEVICES", B.gpus);
+		snprintf(num, sizeof num, "%zu", B.ngpu);
+		env_add(e, "AR_GPUS", num);
+	}
 }
 
 /* The last lines of a stage's stderr, at most 2000 bytes, as valid
@@ -1426,6 +1434,7 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	char why[700], id[AR_IDLEN], host[256], fin[40];
 	const char *verdict;
 	json_t *o, *cpus = json_array(), *flags = json_array();
+	json_t *gpu_ids = json_array();
 	size_t i, from_b = se->first_sample[0], from_m = se->first_sample[1];
 
 	if (B.invalid_tree) {
@@ -1437,19 +1446,21 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	}
 	for (i = 0; i < B.ncpu; i++)
 		json_array_append_new(cpus, json_integer(B.cpu[i]));
+	for (i = 0; i < B.ngpu; i++)
+		json_array_append_new(gpu_ids, json_integer(B.gpu[i]));
 	if (gethostname(host, sizeof host) < 0)
 		snprintf(host, sizeof host, "unknown");
 	host[sizeof host - 1] = 0;
 	ar_id_new(id);
 	ar_time_now(fin, sizeof fin);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, "
-	    "s:{s:I, s:o, s:[], s:s}, s:s, s:s, s:s, s:b, s:s, s:s, s:s, "
+	    "s:{s:I, s:o, s:o, s:s}, s:s, s:s, s:s, s:b, s:s, s:s, s:s, "
 	    "s:s, s:s, s:s}",
 	    "id", id, "experiment", experiment, "campaign", B.camp.id,
 	    "seal", B.camp.seal_hash, "method", method, "build", ar_build_id(),
 	    "problem", B.m.name, "workload", B.w->name,
-	    "shape", "k", (json_int_t)B.k, "cpus", cpus, "gpu_ids", "node",
-	    host,
+	    "shape", "k", (json_int_t)B.k, "cpus", cpus, "gpu_ids", gpu_ids,
+	    "node", host,
 	    "device", "cpu", "sandbox", B.sandbox ? "bwrap" : "none",
 	    "seeds", se->seeds, "aa", B.aa, "metric", B.m.metric.name,
 	    "direction", B.m.metric.higher ? "higher" : "lower",
@@ -1642,6 +1653,33 @@ role_init(int ri)
 	}
 }
 
+/* -G 0,1,2,3: the GPUs a bundle may use, given to the stages as
+ * CUDA_VISIBLE_DEVICES. */
+static void
+parse_gpus(const char *s)
+{
+	const char *p = s;
+	char *end;
+
+	while (*p) {
+		long v = strtol(p, &end, 10);
+		size_t i;
+
+		if (end == p || v < 0 || v > 1023 || (*end && *end != ',') ||
+		    B.ngpu == sizeof B.gpu / sizeof *B.gpu)
+			ar_die(AR_EX_USAGE, "-G %s: not a list of GPU ids like "
+			    "0,1,2,3", s);
+		for (i = 0; i < B.ngpu; i++)
+			if (B.gpu[i] == v)
+				ar_die(AR_EX_USAGE, "-G %s: GPU %ld given twice", s,
+				    v);
+		B.gpu[B.ngpu++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!B.ngpu)
+		ar_die(AR_EX_USAGE, "-G: no GPU ids");
+}
+
 static double
 num_arg(const char *opt, const char *s, double lo, double hi)
 {
@@ -1675,13 +1713,14 @@ main(int argc, char **argv)
 		return ar_runner_main(strcmp(argv[2], "sandbox") == 0);
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "aC:e:i:k:Km:p:P:qS:t:T:vw:W:x:",
+	while ((c = getopt_long(argc, argv, "aC:e:G:i:k:Km:p:P:qS:t:T:vw:W:x:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': append = 1; break;
 		case 'A': B.aa = 1; break;
 		case 'C': dir = optarg; break;
 		case 'e': e = num_arg("e", optarg, 0, 0.99); break;
+		case 'G': B.gpus = optarg; break;
 		case 'i': idea = optarg; break;
 		case 'k': k = (long)num_arg("k", optarg, 1, 1024); break;
 		case 'K': B.keep = 1; break;
@@ -1719,6 +1758,8 @@ main(int argc, char **argv)
 		ar_die(AR_EX_USAGE, "-i %s: not an id ([A-Za-z0-9._-], at most "
 		    "%d)", idea, AR_ID_MAX);
 	B.sandbox = B.sandbox < 0 ? 0 : 1;
+	if (B.gpus)
+		parse_gpus(B.gpus);
 	B.k = k;
 	B.progress = !quiet && (verbose || (isatty(2) && !getenv("NO_COLOR")));
 	ar_time_now(started, sizeof started);
@@ -1823,6 +1864,7 @@ main(int argc, char **argv)
 	/* The sandboxes hide the campaign (but problem/) and the key. */
 	B.base_sb.on = B.sandbox;
 	B.base_sb.bwrap = B.bwrap;
+	B.base_sb.gpu = B.gpus != NULL;
 	{
 		static char camp_real[PATH_MAX], key_real[PATH_MAX];
 		char *slash;

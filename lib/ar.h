@@ -503,6 +503,7 @@ struct ar_sandbox {
 	struct ar_bind bind[16];
 	const char *mask[8]; /* secrets to hide when a system dir holds them */
 	const char *errfile; /* the runner's stderr (and bwrap's) */
+	int gpu;             /* the NVIDIA device nodes are bound in */
 };
 struct ar_runner {
 	pid_t pid;

@@ -362,6 +362,23 @@ below(const char *path, const char *dir)
 	    || (n == 1 && dir[0] == '/'));
 }
 
+/* The NVIDIA device nodes a CUDA program opens: the control and UVM
+ * nodes, then one per GPU. */
+static const char *const nvdev[] = { "/dev/nvidiactl", "/dev/nvidia-uvm",
+	"/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "#0", "#1", "#2", "#3",
+	"#4", "#5", "#6", "#7", "#8", "#9", "#10", "#11", "#12", "#13", "#14",
+	"#15" };
+
+static char *
+nvdev_path(const char *const *v, size_t i, char **keep, size_t *nkeep)
+{
+	if (v[i][0] != '#')
+		return (char *)v[i];
+	if (*nkeep >= 63)
+		return NULL;
+	return keep[(*nkeep)++] = ar_xasprintf("/dev/nvidia%s", v[i] + 1);
+}
+
 static const char *const sysdirs[] = { "/usr", "/bin", "/sbin", "/lib",
 	"/lib32", "/lib64", "/libx32", "/etc", "/opt", NULL };
 
@@ -391,7 +408,7 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
     char *err, size_t errlen)
 {
 	char **argv = NULL, exe[PATH_MAX], line[64];
-	char *keep[64];
+	char *keep[128];
 	size_t n = 0, nkeep = 0, i, k;
 	int to[2], from[2], e;
 	posix_spawn_file_actions_t fa;
@@ -444,6 +461,18 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 		add(&argv, &n, "/dev");
 		add(&argv, &n, "--tmpfs");
 		add(&argv, &n, "/tmp");
+		/* GPUs: the driver's device nodes; CUDA_VISIBLE_DEVICES picks
+		 * among them. */
+		if (sb->gpu)
+			for (i = 0; i < sizeof nvdev / sizeof *nvdev; i++) {
+				char *d = nvdev_path(nvdev, i, keep, &nkeep);
+
+				if (d && access(d, F_OK) == 0) {
+					add(&argv, &n, "--dev-bind");
+					add(&argv, &n, d);
+					add(&argv, &n, d);
+				}
+			}
 		/* Secrets that happen to live under a system directory are
 		 * covered by an empty tmpfs. */
 		for (i = 0; i < sb->nmask; i++)
