@@ -8,7 +8,7 @@ O = build
 BIN = ar-init ar-queue ar-ledger ar-bench
 SCRIPTS =
 MAN1 = $(BIN:=.1)
-MAN5 = ar-formats.5
+MAN5 = ar-formats.5 ar-problem.5
 MAN7 = autoreduce.7
 TESTBIN = ar-sign-test unit
 
@@ -68,7 +68,7 @@ check-valgrind: all
 	tests/valgrind-run $(O)
 
 lint-man:
-	mandoc -T lint -W warning $(MAN1:%=man/%) man/$(MAN5) man/$(MAN7)
+	mandoc -T lint -W warning $(MAN1:%=man/%) $(MAN5:%=man/%) $(MAN7:%=man/%)
 
 lint: lint-man
 	cppcheck --quiet --error-exitcode=1 --std=c11 \
@@ -82,13 +82,13 @@ install: all
 		$(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7
 	cp -f $(BIN:%=$(O)/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
-	cp -f man/$(MAN5) $(DESTDIR)$(MANPREFIX)/man5/
-	cp -f man/$(MAN7) $(DESTDIR)$(MANPREFIX)/man7/
+	cp -f $(MAN5:%=man/%) $(DESTDIR)$(MANPREFIX)/man5/
+	cp -f $(MAN7:%=man/%) $(DESTDIR)$(MANPREFIX)/man7/
 
 uninstall:
 	for f in $(BIN); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
-	rm -f $(DESTDIR)$(MANPREFIX)/man5/$(MAN5) $(DESTDIR)$(MANPREFIX)/man7/$(MAN7)
+	rm -f $(MAN5:%=$(DESTDIR)$(MANPREFIX)/man5/%) $(MAN7:%=$(DESTDIR)$(MANPREFIX)/man7/%)
 
 clean:
 	rm -rf build build-asan
