@@ -87,6 +87,7 @@ static struct {
 	unsigned char hkey[32];
 	char *session, *problem, *keydir;
 	struct role role[3];
+	struct ar_runner score;  /* the judge's score stage, inputs read-only */
 	struct ar_sandbox base_sb;
 	int sandbox, keep, progress, aa;
 	const char *bwrap;
@@ -129,6 +130,7 @@ cleanup(void)
 
 	for (i = 0; i < 3; i++)
 		ar_runner_stop(&B.role[i].run);
+	ar_runner_stop(&B.score);
 	if (B.session && !B.keep)
 		ar_rm_rf(B.session, 0);
 }
@@ -359,13 +361,22 @@ judge_sandbox(void)
 	struct ar_sandbox sb = B.base_sb;
 	char *in = ar_path(B.session, "in"), *ref = ar_path(B.session, "ref");
 
+	/* setup and prepare write the inputs and the reference; the
+	 * score stage only reads them, so no score can change what the
+	 * next run of a pair is given. */
 	bind(&sb, j->src, "/ar/judge", 1);
 	bind(&sb, in, "/ar/in", 1);
 	bind(&sb, ref, "/ar/ref", 1);
 	bind(&sb, j->log, "/ar/log", 1);
+	sandbox_start(&j->run, &sb, "judge");
+	sb = B.base_sb;
+	bind(&sb, j->src, "/ar/judge", 1);
+	bind(&sb, in, "/ar/in", 0);
+	bind(&sb, ref, "/ar/ref", 0);
+	bind(&sb, j->log, "/ar/log", 1);
 	bind(&sb, B.role[R_BASE].out, "/ar/out/baseline", 0);
 	bind(&sb, B.role[R_METH].out, "/ar/out/method", 0);
-	sandbox_start(&j->run, &sb, "judge");
+	sandbox_start(&B.score, &sb, "score");
 	j->started = 1;
 	free(in);
 	free(ref);
@@ -926,6 +937,10 @@ run_gate_commands(int ri)
 			set_failure("gate", ri, -1, &res, eh);
 			free(eh);
 			describe(d, sizeof d, &res);
+			if (res.timed_out)
+				return end_run(ri, END_TIMEOUT, "gate %s timed "
+				    "out after %g s", g->text,
+				    B.m.run.timeout_s);
 			return end_run(ri, END_INVALID, "gate %s failed: %s",
 			    g->text, d);
 		}
@@ -1046,6 +1061,12 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 	s->user = res.user;
 	s->sys = res.sys;
 	s->rss = res.maxrss_kb;
+	/* Affinity is a hint a process may widen; CPU time is not: a run
+	 * cannot use more than k CPUs for its wall time. */
+	if (res.user + res.sys > (double)B.ncpu * res.wall * 1.10 + 0.02)
+		return end_run(ri, END_INVALID, "used more than its %zu CPU%s: "
+		    "%.3f s of CPU time in %.3f s (pair %ld)", B.ncpu, B.ncpu ==
+		    1 ? "" : "s", res.user + res.sys, res.wall, pair);
 	/* The score reads only plain files and directories: a symbolic
 	 * link could point it at something the run was not shown. */
 	{
@@ -1089,7 +1110,7 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 	env_add(&e, "AR_MAXRSS_KB", num);
 	o = vpath(j->v_log, "score.out");
 	er = vpath(j->v_log, "score.err");
-	job(&j->run, B.m.score.cmd, j->v_method, &e, o, er, NULL, 0,
+	job(&B.score, B.m.score.cmd, j->v_method, &e, o, er, NULL, 0,
 	    B.m.score.timeout_s, &sres);
 	free(o);
 	free(er);
@@ -1280,7 +1301,7 @@ session_run(struct session *se)
 		run_prepare(seed);
 		/* Balanced: every two pairs, one AB and one BA, the first
 		 * of the two drawn at random. */
-		if (p % 2 == 0)
+		if ((warm ? p : p - (size_t)B.warmup) % 2 == 0)
 			first = randombytes_uniform(2);
 		else
 			first = !first;
@@ -1324,12 +1345,13 @@ session_run(struct session *se)
 	se->npairs = p + (end == END_NONE ? 1 : 0);
 	se->secs = now_s() - t0;
 	se->end = end;
-	if (end == END_NONE) {
+	if (end == END_NONE)
 		progress(se, 1);
-		se->conf = 1 - B.vo.alpha / (double)ar_verdict_looks(&B.vo);
-		se->outliers = ar_mad_outliers(se->x, se->n, 3.5);
-	} else if (se->n >= 2) {
-		se->conf = 1 - B.vo.alpha / (double)ar_verdict_looks(&B.vo);
+	/* The interval is reported whatever ended the session, at the
+	 * confidence of a look; with too few pairs for it, it is
+	 * unbounded (null in the result). */
+	se->conf = 1 - B.vo.alpha / (double)ar_verdict_looks(&B.vo);
+	if (se->n >= 1) {
 		ar_signed_rank_ci(se->x, se->n, se->conf, &se->ci.est,
 		    &se->ci.lo, &se->ci.hi);
 		se->ci.n = se->n;
@@ -1344,9 +1366,11 @@ ratio_of(const struct session *se)
 {
 	if (se->n < 1)
 		return json_pack("{s:i}", "n", 0);
+	/* An unbounded interval (too few pairs) is null, not 0 or inf. */
 	return json_pack("{s:o, s:o, s:o, s:I, s:f}", "median",
-	    real(exp(se->ci.est)), "ci_lo", real(exp(se->ci.lo)), "ci_hi",
-	    real(exp(se->ci.hi)), "n", (json_int_t)se->n, "conf",
+	    real(exp(se->ci.est)), "ci_lo", real(isfinite(se->ci.lo) ?
+	    exp(se->ci.lo) : NAN), "ci_hi", real(isfinite(se->ci.hi) ?
+	    exp(se->ci.hi) : NAN), "n", (json_int_t)se->n, "conf",
 	    se->conf > 0 ? se->conf : 0.0);
 }
 
@@ -1380,9 +1404,15 @@ verdict_text(const struct session *se, char *why, size_t n)
 		    exp(se->ci.hi), se->n);
 		return "equivalent";
 	default:
-		snprintf(why, n, "undecided after %zu pairs in %.0f s: ratio "
-		    "%.4f, CI %.4f to %.4f", se->n, se->secs, exp(se->ci.est),
-		    exp(se->ci.lo), exp(se->ci.hi));
+		if (!isfinite(se->ci.lo) || !isfinite(se->ci.hi))
+			snprintf(why, n, "undecided after %zu pair%s in %.0f s: "
+			    "ratio %.4f, too few pairs for an interval", se->n,
+			    se->n == 1 ? "" : "s", se->secs, se->n ?
+			    exp(se->ci.est) : 1.0);
+		else
+			snprintf(why, n, "undecided after %zu pairs in %.0f s: "
+			    "ratio %.4f, CI %.4f to %.4f", se->n, se->secs,
+			    exp(se->ci.est), exp(se->ci.lo), exp(se->ci.hi));
 		return "inconclusive";
 	}
 }
@@ -1462,7 +1492,7 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	    "shape", "k", (json_int_t)(B.ngpu ? (long)B.ngpu : B.k), "cpus",
 	    cpus, "gpu_ids", gpu_ids,
 	    "node", host,
-	    "device", "cpu", "sandbox", B.sandbox ? "bwrap" : "none",
+	    "device", B.ngpu ? "cuda" : "cpu", "sandbox", B.sandbox ? "bwrap" : "none",
 	    "seeds", se->seeds, "aa", B.aa, "metric", B.m.metric.name,
 	    "direction", B.m.metric.higher ? "higher" : "lower",
 	    "verdict", verdict, "why", why, "started", started,
@@ -1681,6 +1711,17 @@ parse_gpus(const char *s)
 		ar_die(AR_EX_USAGE, "-G: no GPU ids");
 }
 
+static long
+int_arg(const char *opt, const char *s, long lo, long hi)
+{
+	long long v;
+
+	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "-%s %s: not a whole number from %ld to %ld",
+		    opt, s, lo, hi);
+	return (long)v;
+}
+
 static double
 num_arg(const char *opt, const char *s, double lo, double hi)
 {
@@ -1723,19 +1764,19 @@ main(int argc, char **argv)
 		case 'e': e = num_arg("e", optarg, 0, 0.99); break;
 		case 'G': B.gpus = optarg; break;
 		case 'i': idea = optarg; break;
-		case 'k': k = (long)num_arg("k", optarg, 1, 1024); break;
+		case 'k': k = int_arg("k", optarg, 1, 1024); break;
 		case 'K': B.keep = 1; break;
 		case 'm': spec = optarg; break;
 		case 'N': B.sandbox = -1; break;
-		case 'p': pmin = (long)num_arg("p", optarg, 1, 1000000); break;
-		case 'P': pmax = (long)num_arg("P", optarg, 1, 1000000); break;
+		case 'p': pmin = int_arg("p", optarg, 1, 1000000); break;
+		case 'P': pmax = int_arg("P", optarg, 1, 1000000); break;
 		case 'q': quiet = 1; break;
 		case 'S': seeds = optarg; break;
 		case 't': rt = num_arg("t", optarg, 0.001, 1e9); break;
 		case 'T': T = num_arg("T", optarg, 0.001, 1e9); break;
 		case 'v': verbose = 1; break;
 		case 'w': wname = optarg; break;
-		case 'W': warm = (long)num_arg("W", optarg, 0, 1000000); break;
+		case 'W': warm = int_arg("W", optarg, 0, 1000000); break;
 		case 'x': experiment = optarg; break;
 		default: ar_usage(usage);
 		}
@@ -1814,13 +1855,17 @@ main(int argc, char **argv)
 	B.vo.alpha = 0.05;
 	B.vo.min_effect = e >= 0 ? e : B.m.min_effect >= 0 ? B.m.min_effect :
 	    0.01;
-	B.vo.min_pairs = (size_t)(pmin > 0 ? pmin : B.m.min_pairs > 0 ?
-	    B.m.min_pairs : 16);
 	B.vo.max_pairs = (size_t)(pmax > 0 ? pmax : B.m.max_pairs > 0 ?
 	    B.m.max_pairs : 2048);
+	B.vo.min_pairs = (size_t)(pmin > 0 ? pmin : B.m.min_pairs > 0 ?
+	    B.m.min_pairs : 16);
+	/* A default gives way to a limit that was asked for. */
+	if (pmin <= 0 && B.m.min_pairs <= 0 && B.vo.min_pairs > B.vo.max_pairs)
+		B.vo.min_pairs = B.vo.max_pairs;
 	if (B.vo.max_pairs < B.vo.min_pairs)
-		ar_die(AR_EX_USAGE, "max pairs %zu is below min pairs %zu",
-		    B.vo.max_pairs, B.vo.min_pairs);
+		ar_die(AR_EX_USAGE, "max pairs %zu (%s) is below min pairs %zu "
+		    "(%s)", B.vo.max_pairs, pmax > 0 ? "-P" : "problem.json",
+		    B.vo.min_pairs, pmin > 0 ? "-p" : "problem.json");
 	B.time_s = T > 0 ? T : B.m.time_s > 0 ? B.m.time_s : 600;
 	B.warmup = warm >= 0 ? warm : B.m.warmup >= 0 ? B.m.warmup : 1;
 	/* A shorter run timeout can only make a method fail sooner, so it
@@ -1865,13 +1910,19 @@ main(int argc, char **argv)
 	/* The sandboxes hide the campaign (but problem/) and the key. */
 	B.base_sb.on = B.sandbox;
 	B.base_sb.bwrap = B.bwrap;
-	B.base_sb.gpu = B.gpus != NULL;
+	B.base_sb.ngpu = B.ngpu;
+	for (i = 0; i < B.ngpu; i++)
+		B.base_sb.gpu[i] = (int)B.gpu[i];
 	{
 		static char camp_real[PATH_MAX], key_real[PATH_MAX];
 		char *slash;
 
 		if (realpath(B.camp.dir, camp_real))
 			B.base_sb.mask[B.base_sb.nmask++] = camp_real;
+		static char session_real[PATH_MAX];
+
+		if (realpath(B.session, session_real))
+			B.base_sb.mask[B.base_sb.nmask++] = session_real;
 		if (realpath(keypath, key_real)) {
 			if ((slash = strrchr(key_real, '/')) && slash != key_real)
 				*slash = 0;

@@ -503,7 +503,8 @@ struct ar_sandbox {
 	struct ar_bind bind[16];
 	const char *mask[8]; /* secrets to hide when a system dir holds them */
 	const char *errfile; /* the runner's stderr (and bwrap's) */
-	int gpu;             /* the NVIDIA device nodes are bound in */
+	size_t ngpu;         /* the NVIDIA device nodes of these GPUs */
+	int gpu[64];
 };
 struct ar_runner {
 	pid_t pid;

@@ -327,9 +327,14 @@ workload(struct ctx *c, const json_t *o, const char *path,
 			if (!json_is_string(v))
 				return fail(c, q, "must be a string, not %s",
 				    type_name(v));
-			if (!k[0] || strchr(k, '=') || strncmp(k, "AR_", 3) == 0)
+			if (!k[0] || strchr(k, '=') || strncmp(k, "AR_", 3) == 0
+			    || strcmp(k, "PATH") == 0 || strcmp(k, "HOME") == 0
+			    || strcmp(k, "TMPDIR") == 0 || strcmp(k, "LC_ALL")
+			    == 0 || strcmp(k, "CUDA_VISIBLE_DEVICES") == 0)
 				return fail(c, q, "not a name a workload may "
-				    "set (empty, '=' or AR_)");
+				    "set (empty, '=', AR_, or one ar-bench "
+				    "sets: PATH HOME TMPDIR LC_ALL "
+				    "CUDA_VISIBLE_DEVICES)");
 			w->envk[w->nenv] = k;
 			w->envv[w->nenv++] = json_string_value(v);
 		}
@@ -497,6 +502,9 @@ parse(struct ctx *c, struct ar_manifest *m)
 			    "to below 1");
 		if (m->min_pairs == 0)
 			return fail(c, "limits.min_pairs", "must be at least "
+			    "1");
+		if (m->max_pairs == 0)
+			return fail(c, "limits.max_pairs", "must be at least "
 			    "1");
 		if (m->max_pairs >= 0 && m->max_pairs < m->min_pairs)
 			return fail(c, "limits.max_pairs", "is below "

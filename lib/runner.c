@@ -362,22 +362,11 @@ below(const char *path, const char *dir)
 	    || (n == 1 && dir[0] == '/'));
 }
 
-/* The NVIDIA device nodes a CUDA program opens: the control and UVM
- * nodes, then one per GPU. */
+/* The NVIDIA device nodes every CUDA program opens; then one per GPU of
+ * the bundle, and no other: CUDA_VISIBLE_DEVICES alone is a default a
+ * method could unset. */
 static const char *const nvdev[] = { "/dev/nvidiactl", "/dev/nvidia-uvm",
-	"/dev/nvidia-uvm-tools", "/dev/nvidia-modeset", "#0", "#1", "#2", "#3",
-	"#4", "#5", "#6", "#7", "#8", "#9", "#10", "#11", "#12", "#13", "#14",
-	"#15" };
-
-static char *
-nvdev_path(const char *const *v, size_t i, char **keep, size_t *nkeep)
-{
-	if (v[i][0] != '#')
-		return (char *)v[i];
-	if (*nkeep >= 63)
-		return NULL;
-	return keep[(*nkeep)++] = ar_xasprintf("/dev/nvidia%s", v[i] + 1);
-}
+	"/dev/nvidia-uvm-tools", "/dev/nvidia-modeset" };
 
 static const char *const sysdirs[] = { "/usr", "/bin", "/sbin", "/lib",
 	"/lib32", "/lib64", "/libx32", "/etc", "/opt", NULL };
@@ -461,18 +450,29 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 		add(&argv, &n, "/dev");
 		add(&argv, &n, "--tmpfs");
 		add(&argv, &n, "/tmp");
-		/* GPUs: the driver's device nodes; CUDA_VISIBLE_DEVICES picks
-		 * among them. */
-		if (sb->gpu)
-			for (i = 0; i < sizeof nvdev / sizeof *nvdev; i++) {
-				char *d = nvdev_path(nvdev, i, keep, &nkeep);
-
-				if (d && access(d, F_OK) == 0) {
-					add(&argv, &n, "--dev-bind");
-					add(&argv, &n, d);
-					add(&argv, &n, d);
-				}
+		for (i = 0; sb->ngpu && i < sizeof nvdev / sizeof *nvdev; i++)
+			if (access(nvdev[i], F_OK) == 0) {
+				add(&argv, &n, "--dev-bind");
+				add(&argv, &n, nvdev[i]);
+				add(&argv, &n, nvdev[i]);
 			}
+		for (i = 0; i < sb->ngpu && nkeep < 120; i++) {
+			char *d = ar_xasprintf("/dev/nvidia%d", sb->gpu[i]);
+
+			keep[nkeep++] = d;
+			if (access(d, F_OK) == 0) {
+				add(&argv, &n, "--dev-bind");
+				add(&argv, &n, d);
+				add(&argv, &n, d);
+			}
+		}
+		/* Nothing written outside /tmp, /dev/shm and the bound
+		 * directories survives a run: the root and /dev are made
+		 * read-only once everything is mounted. */
+		add(&argv, &n, "--tmpfs");
+		add(&argv, &n, "/dev/shm");
+		add(&argv, &n, "--remount-ro");
+		add(&argv, &n, "/dev");
 		/* Secrets that happen to live under a system directory are
 		 * covered by an empty tmpfs. */
 		for (i = 0; i < sb->nmask; i++)
@@ -490,6 +490,8 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 		add(&argv, &n, "--ro-bind");
 		add(&argv, &n, exe);
 		add(&argv, &n, "/ar/bin/ar-bench");
+		add(&argv, &n, "--remount-ro");
+		add(&argv, &n, "/");
 		add(&argv, &n, "--chdir");
 		add(&argv, &n, "/");
 		add(&argv, &n, "/ar/bin/ar-bench");
