@@ -431,7 +431,15 @@ overlay(const char *from, const struct ar_tree *base, const char *to)
 	for (i = 0; i < t.n; i++) {
 		const struct ar_entry *e = &t.e[i], *b;
 
+		const char *base_name = strrchr(e->path, '/');
+
 		if (S_ISDIR(e->mode))
+			continue;
+		/* git's own files say how to store a tree, not what a
+		 * method does; they are neither checked nor copied. */
+		base_name = base_name ? base_name + 1 : e->path;
+		if (strcmp(base_name, ".gitignore") == 0 ||
+		    strcmp(base_name, ".gitattributes") == 0)
 			continue;
 		if (is_mutable(e->path)) {
 			mkparents(to, e->path);
@@ -512,6 +520,57 @@ capture(char *const argv[], size_t *len)
 	return NULL;
 }
 
+/* Writes every blob of commit's tree under dir, from git ls-tree -z and
+ * git cat-file: raw content, the executable bit, symbolic links. */
+static void
+extract_commit(const char *methods, const char *commit, const char *dir)
+{
+	char *a[] = { "git", "-C", (char *)methods, "ls-tree", "-r", "-z",
+	    "--full-tree", (char *)commit, NULL };
+	size_t len, blen;
+	char *ls = capture(a, &len), *p, *end;
+
+	if (!ls)
+		ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed", commit);
+	for (p = ls, end = ls + len; p < end; p += strlen(p) + 1) {
+		char mode[8], type[8], oid[65], *path = strchr(p, '\t');
+		char *b[] = { "git", "-C", (char *)methods, "cat-file", "blob",
+		    oid, NULL };
+		char *full, *blob;
+		int fd;
+
+		if (!path || sscanf(p, "%7s %7s %64s", mode, type, oid) != 3)
+			ar_die(AR_EX_DATA, "%s: git ls-tree: a line it cannot "
+			    "read", commit);
+		path++;
+		if (strcmp(type, "blob") != 0)
+			ar_die(AR_EX_DATA, "%s: %s is a %s; a method holds "
+			    "files only", commit, path, type);
+		if (path[0] == '/' || strstr(path, "..") == path ||
+		    strstr(path, "/../"))
+			ar_die(AR_EX_DATA, "%s: %s: not a path inside the "
+			    "method", commit, path);
+		if (!(blob = capture(b, &blen)))
+			ar_die(AR_EX_NOINPUT, "%s: git cat-file %s failed",
+			    commit, oid);
+		mkparents(dir, path);
+		full = ar_path(dir, path);
+		if (strcmp(mode, "120000") == 0) {
+			if (symlink(blob, full) < 0)
+				ar_die(ar_errno_exit(errno), "%s:", full);
+		} else {
+			fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			    strcmp(mode, "100755") == 0 ? 0755 : 0644);
+			if (fd < 0 || ar_write_all(fd, blob, blen) < 0 ||
+			    close(fd) < 0)
+				ar_die(ar_errno_exit(errno), "%s:", full);
+		}
+		free(full);
+		free(blob);
+	}
+	free(ls);
+}
+
 static json_t *
 materialize(const char *spec)
 {
@@ -545,7 +604,8 @@ materialize(const char *spec)
 		mj = json_pack("{s:s, s:s}", "dir", realpath(spec, real) ?
 		    real : spec, "hash", hash);
 	} else {
-		/* A commit of methods/: its tree, as git archive gives it. */
+		/* A commit of methods/: its blobs as stored, one by one, so
+		 * no .gitattributes filter can change what is measured. */
 		char *rev = ar_xasprintf("%s^{commit}", spec), *full, *ls;
 		char *a1[] = { "git", "-C", methods, "rev-parse", "--verify",
 		    "--quiet", rev, NULL };
@@ -561,38 +621,16 @@ materialize(const char *spec)
 			char *a2[] = { "git", "-C", methods, "ls-tree", "-r",
 			    "--full-tree", full, NULL };
 			char *raw = ar_path(B.session, "method-commit");
-			char *a3[] = { "git", "-C", methods, "archive",
-			    "--format=tar", full, NULL };
-			char *a4[] = { "tar", "-x", "-f", "-", "-C", raw, NULL };
-			int p[2], s3, s4;
 
 			if (!(ls = capture(a2, &len)))
 				ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed",
 				    spec);
+			/* The same hash ar-ledger verify recomputes. */
 			ar_hash_hex(hash, ls, len);
 			free(ls);
-			if (ar_mkdirs(raw, 0755) < 0 || pipe(p) < 0)
+			if (ar_mkdirs(raw, 0755) < 0)
 				ar_die(ar_errno_exit(errno), "%s:", raw);
-			/* git archive | tar -x, without a shell. */
-			{
-				pid_t pid = fork();
-
-				if (pid < 0)
-					ar_die(AR_EX_SOFTWARE, "fork:");
-				if (pid == 0) {
-					close(p[0]);
-					_exit(spawn(a3, -1, p[1]) == 0 ? 0 : 1);
-				}
-				close(p[1]);
-				s4 = spawn(a4, p[0], -1);
-				close(p[0]);
-				while (waitpid(pid, &s3, 0) < 0 && errno == EINTR)
-					;
-			}
-			if (s4 != 0 || !WIFEXITED(s3) || WEXITSTATUS(s3) != 0)
-				ar_die(AR_EX_IO, "%s: cannot extract commit %s "
-				    "from %s (git archive | tar -x)", spec,
-				    full, methods);
+			extract_commit(methods, full, raw);
 			overlay(raw, &base, m->src);
 			free(raw);
 		}

@@ -91,7 +91,7 @@ list_children(pid_t *out, size_t max)
  * so whatever a stage left running, double-forked or in a new session,
  * ends up its child once its own parent is gone. Returns the count. */
 static int
-kill_leftovers(pid_t group)
+kill_leftovers(pid_t group, double *cpu)
 {
 	pid_t kids[256];
 	size_t n, i;
@@ -104,14 +104,21 @@ kill_leftovers(pid_t group)
 		if (n == 0)
 			break;
 		for (i = 0; i < n; i++) {
+			struct rusage ru;
 			int st;
 
 			if (kill(kids[i], SIGKILL) == 0)
 				killed++;
 			/* Reaping it first means its children are ours by the
-			 * next round. */
-			while (waitpid(kids[i], &st, 0) < 0 && errno == EINTR)
+			 * next round. Its CPU time counts: work a run left
+			 * running on other CPUs is still the run's. */
+			while (wait4(kids[i], &st, 0, &ru) < 0 && errno == EINTR)
 				;
+			if (cpu)
+				*cpu += (double)ru.ru_utime.tv_sec +
+				    ru.ru_utime.tv_usec / 1e6 +
+				    (double)ru.ru_stime.tv_sec +
+				    ru.ru_stime.tv_usec / 1e6;
 		}
 	}
 	return killed;
@@ -214,6 +221,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	siginfo_t si;
 	double t0, t1, left;
 	int status = 0, timed_out = 0, leftovers;
+	double extra;
 	pid_t pid, w;
 	size_t i;
 
@@ -254,12 +262,13 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 		 * state or the deadline. SIGTERM is ar-bench giving up: the
 		 * job and all it started go first. */
 		if (sigtimedwait(&set, &si, &ts) == SIGTERM) {
-			kill_leftovers(pid);
+			kill_leftovers(pid, NULL);
 			_exit(1);
 		}
 	}
 	t1 = now_s();
-	leftovers = kill_leftovers(pid);
+	extra = 0;
+	leftovers = kill_leftovers(pid, &extra);
 	if (sandboxed) {
 		/* The next run starts with nothing this one left. */
 		ar_rm_rf("/tmp", 1);
@@ -268,7 +277,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	fprintf(reply, "done\t%d\t%d\t%.9f\t%.6f\t%.6f\t%ld\t%d\n", status,
 	    timed_out, t1 - t0,
 	    (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6 + extra,
 	    ru.ru_maxrss, leftovers);
 	fflush(reply);
 }
