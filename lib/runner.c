@@ -43,9 +43,44 @@ now_s(void)
 
 /* ---- the server, inside the sandbox ---- */
 
+static size_t scan_children(pid_t *out, size_t max);
+
 /* The children of this process, as /proc lists them. */
 static size_t
 list_children(pid_t *out, size_t max)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t len;
+	size_t n = 0;
+	int fd;
+
+	/* The kernel's own list, where it keeps one: reading all of /proc
+	 * costs a millisecond on a busy machine, after every run. */
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children",
+	    (long)getpid());
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		len = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		/* A full buffer may have cut the list: scan instead. */
+		if (len >= 0 && (size_t)len < sizeof buf - 1) {
+			buf[len] = 0;
+			for (p = buf; n < max; p = end) {
+				long pid = strtol(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (pid > 0)
+					out[n++] = (pid_t)pid;
+			}
+			return n;
+		}
+	}
+	return scan_children(out, max);
+}
+
+/* The same from every /proc/PID/stat. */
+static size_t
+scan_children(pid_t *out, size_t max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
