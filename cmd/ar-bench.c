@@ -111,6 +111,7 @@ static struct {
 	size_t work_runs;
 	double work_bad;
 	char outside[400];
+	char conflict[300];      /* a method that does not fit the baseline */
 	int invalid_tree;
 } B;
 
@@ -404,17 +405,37 @@ is_mutable(const char *path)
 	return 0;
 }
 
-static void
-mkparents(const char *root, const char *rel)
+/* Makes the directories above root/rel, one component at a time, never
+ * through a symbolic link or over a file: -1 and why when one is in the
+ * way. */
+static int
+mkparents(const char *root, const char *rel, char *why, size_t n)
 {
-	char *p = ar_path(root, rel), *s = strrchr(p, '/');
+	char *p = ar_xstrdup(rel), *s;
+	struct stat st;
+	int r = 0;
 
-	if (s) {
+	for (s = strchr(p, '/'); s && r == 0; s = strchr(s + 1, '/')) {
+		char *full;
+
 		*s = 0;
-		if (ar_mkdirs(p, 0755) < 0)
-			ar_die(ar_errno_exit(errno), "%s:", p);
+		full = ar_path(root, p);
+		if (lstat(full, &st) < 0) {
+			if (errno != ENOENT || mkdir(full, 0755) < 0) {
+				snprintf(why, n, "%s: %s", full, strerror(errno));
+				r = -2;
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			snprintf(why, n, "%s lies under %s, which is %s", rel,
+			    p, S_ISLNK(st.st_mode) ? "a symbolic link" :
+			    "not a directory");
+			r = -1;
+		}
+		free(full);
+		*s = '/';
 	}
 	free(p);
+	return r;
 }
 
 /* Lays the method's files over a copy of the baseline; a file outside the
@@ -442,7 +463,29 @@ overlay(const char *from, const struct ar_tree *base, const char *to)
 		    strcmp(base_name, ".gitattributes") == 0)
 			continue;
 		if (is_mutable(e->path)) {
-			mkparents(to, e->path);
+			int mk = mkparents(to, e->path, err, sizeof err);
+			struct stat st;
+			char *d;
+
+			if (mk == -2)
+				ar_die(AR_EX_IO, "%s", err);
+			/* A directory of the baseline where the method has a
+			 * file, or the other way round: the method does not
+			 * fit over the baseline. */
+			d = ar_path(to, e->path);
+			if (mk == 0 && lstat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+				snprintf(err, sizeof err, "%s is a directory "
+				    "in the baseline", e->path);
+				mk = -1;
+			}
+			free(d);
+			if (mk < 0) {
+				/* Cut to fit: it names a path for a person. */
+				if (!B.conflict[0] && snprintf(B.conflict,
+				    sizeof B.conflict, "%s", err) < 0)
+					B.conflict[0] = 0;
+				continue;
+			}
 			if (ar_tree_copy_entry(from, to, e, err, sizeof err) < 0)
 				ar_die(ar_errno_exit(errno), "%s", err);
 			continue;
@@ -465,7 +508,7 @@ overlay(const char *from, const struct ar_tree *base, const char *to)
 		snprintf(B.outside + len, sizeof B.outside - len,
 		    " and %zu more", nout - 5);
 	}
-	B.invalid_tree = nout > 0;
+	B.invalid_tree = nout > 0 || B.conflict[0];
 	ar_tree_free(&t);
 }
 
@@ -528,10 +571,14 @@ extract_commit(const char *methods, const char *commit, const char *dir)
 	char *a[] = { "git", "-C", (char *)methods, "ls-tree", "-r", "-z",
 	    "--full-tree", (char *)commit, NULL };
 	size_t len, blen;
-	char *ls = capture(a, &len), *p, *end;
+	char *ls = capture(a, &len), *p, *end, why[600];
+	int pass;
 
 	if (!ls)
 		ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed", commit);
+	/* Files first, links last: no file is ever written through a link
+	 * of the same commit. */
+	for (pass = 0; pass < 2; pass++)
 	for (p = ls, end = ls + len; p < end; p += strlen(p) + 1) {
 		char mode[8], type[8], oid[65], *path = strchr(p, '\t');
 		char *b[] = { "git", "-C", (char *)methods, "cat-file", "blob",
@@ -543,24 +590,30 @@ extract_commit(const char *methods, const char *commit, const char *dir)
 			ar_die(AR_EX_DATA, "%s: git ls-tree: a line it cannot "
 			    "read", commit);
 		path++;
+		if (pass != (strcmp(mode, "120000") == 0))
+			continue;
 		if (strcmp(type, "blob") != 0)
 			ar_die(AR_EX_DATA, "%s: %s is a %s; a method holds "
 			    "files only", commit, path, type);
-		if (path[0] == '/' || strstr(path, "..") == path ||
-		    strstr(path, "/../"))
+		if (path[0] == '/' || strcmp(path, "..") == 0 ||
+		    strncmp(path, "../", 3) == 0 || strstr(path, "/../") ||
+		    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3,
+		    "/..") == 0))
 			ar_die(AR_EX_DATA, "%s: %s: not a path inside the "
 			    "method", commit, path);
 		if (!(blob = capture(b, &blen)))
 			ar_die(AR_EX_NOINPUT, "%s: git cat-file %s failed",
 			    commit, oid);
-		mkparents(dir, path);
+		if (mkparents(dir, path, why, sizeof why) < 0)
+			ar_die(AR_EX_DATA, "%s: %s", commit, why);
 		full = ar_path(dir, path);
 		if (strcmp(mode, "120000") == 0) {
 			if (symlink(blob, full) < 0)
 				ar_die(ar_errno_exit(errno), "%s:", full);
 		} else {
-			fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			    strcmp(mode, "100755") == 0 ? 0755 : 0644);
+			fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			    O_CLOEXEC, strcmp(mode, "100755") == 0 ? 0755 :
+			    0644);
 			if (fd < 0 || ar_write_all(fd, blob, blen) < 0 ||
 			    close(fd) < 0)
 				ar_die(ar_errno_exit(errno), "%s:", full);
@@ -735,8 +788,9 @@ end_run(int ri, int end, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	/* A baseline that fails is a broken problem, not a verdict. */
-	if (ri == R_BASE)
+	/* A baseline that fails is a broken problem, not a verdict; in A/A
+	 * both sides are the baseline. */
+	if (ri == R_BASE || B.aa)
 		ar_die(AR_EX_DATA, "baseline: %s%s%s", msg, B.fail.tail &&
 		    B.fail.tail[0] ? "; stderr ends: " : "", B.fail.tail &&
 		    B.fail.tail[0] ? strrchr(B.fail.tail, '\n') ?
@@ -1339,7 +1393,12 @@ session_run(struct session *se)
 		run_prepare(seed);
 		/* Balanced: every two pairs, one AB and one BA, the first
 		 * of the two drawn at random. */
-		if ((warm ? p : p - (size_t)B.warmup) % 2 == 0)
+		/* The very first pair runs the baseline first, so a problem
+		 * broken for everyone fails on the baseline, not on a coin
+		 * toss; the next pair of its block is the other way round. */
+		if (p == 0)
+			first = 0;
+		else if ((warm ? p : p - (size_t)B.warmup) % 2 == 0)
 			first = randombytes_uniform(2);
 		else
 			first = !first;
@@ -1505,7 +1564,11 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	json_t *gpu_ids = json_array();
 	size_t i, from_b = se->first_sample[0], from_m = se->first_sample[1];
 
-	if (B.invalid_tree) {
+	if (B.invalid_tree && B.conflict[0]) {
+		verdict = "invalid";
+		snprintf(why, sizeof why, "the method does not fit over the "
+		    "baseline: %s", B.conflict);
+	} else if (B.invalid_tree) {
 		verdict = "invalid";
 		snprintf(why, sizeof why, "the method changes files outside "
 		    "the mutable paths: %s", B.outside);
@@ -1731,10 +1794,11 @@ parse_gpus(const char *s)
 	char *end;
 
 	while (*p) {
-		long v = strtol(p, &end, 10);
+		long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
 		size_t i;
 
-		if (end == p || v < 0 || v > 1023 || (*end && *end != ',') ||
+		if (v < 0 || v > 1023 || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]) ||
 		    B.ngpu == sizeof B.gpu / sizeof *B.gpu)
 			ar_die(AR_EX_USAGE, "-G %s: not a list of GPU ids like "
 			    "0,1,2,3", s);
@@ -1747,6 +1811,16 @@ parse_gpus(const char *s)
 	}
 	if (!B.ngpu)
 		ar_die(AR_EX_USAGE, "-G: no GPU ids");
+	/* The stages get the ids as parsed, not as typed. */
+	{
+		static char list[64 * 6];
+		size_t i, len = 0;
+
+		for (i = 0; i < B.ngpu; i++)
+			len += (size_t)snprintf(list + len, sizeof list - len,
+			    "%s%ld", i ? "," : "", B.gpu[i]);
+		B.gpus = list;
+	}
 }
 
 static long

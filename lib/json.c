@@ -23,8 +23,14 @@ ar_json_parse(const char *s, size_t len, char *err, size_t errlen)
 	}
 	j = json_loadb(s, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
-		snprintf(err, errlen, "invalid JSON at column %d: %s",
-		    je.column, je.text);
+		/* JSON Lines are one line each: the line only when there is
+		 * more than one. */
+		if (je.line > 1)
+			snprintf(err, errlen, "invalid JSON at line %d, column "
+			    "%d: %s", je.line, je.column, je.text);
+		else
+			snprintf(err, errlen, "invalid JSON at column %d: %s",
+			    je.column, je.text);
 		return NULL;
 	}
 	return j;

@@ -24,7 +24,10 @@ fail(struct ctx *c, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "problem.json: %s: %s", path, why);
+	if (path[0])
+		snprintf(c->err, c->errlen, "problem.json: %s: %s", path, why);
+	else
+		snprintf(c->err, c->errlen, "problem.json: %s", why);
 	return -1;
 }
 

@@ -76,7 +76,9 @@ walk(const char *root, const char *rel, struct ar_tree *t, int hash,
 				en.link = ar_xstrdup(target);
 				ar_hash_hex(en.hash, target, (size_t)n);
 			}
-		} else if (!S_ISDIR(st.st_mode)) {
+		} else if (!S_ISDIR(st.st_mode) && hash) {
+			/* A listing without hashes names special files; their
+			 * caller decides. */
 			snprintf(err, errlen, "%s: not a file, directory or "
 			    "symbolic link", full);
 			r = -1;

@@ -446,6 +446,388 @@ test_conf(void)
 	rmdir(dir);
 }
 
+/* put DIR NAME TEXT MODE: a file of a scratch tree. */
+static void
+put(const char *dir, const char *name, const char *text, int mode)
+{
+	char *p = ar_path(dir, name);
+
+	ar_write_atomic(p, text, strlen(text), mode);
+	chmod(p, mode);
+	free(p);
+}
+
+/* The error ar_manifest_read gives for a problem.json of text, or "" when
+ * it reads. */
+static const char *
+manifest_err(const char *dir, const char *text)
+{
+	static char err[512];
+	struct ar_manifest m;
+
+	put(dir, "problem.json", text, 0644);
+	err[0] = 0;
+	if (ar_manifest_read(&m, dir, err, sizeof err) == 0)
+		ar_manifest_free(&m);
+	return err;
+}
+
+/* A good manifest with one key replaced: "%s" in a template. */
+#define MAN_HEAD "{\"name\": \"toy\", \"kind\": \"exec\", "
+#define MAN_METRIC "\"metric\": {\"name\": \"t\", \"direction\": \"lower\"}, "
+#define MAN_WL "\"workloads\": [{\"name\": \"w\", \"dev_seeds\": [1]}], "
+#define MAN_REST "\"scales\": [1], \"baseline\": \"b\", \"mutable\": [\"x\"], " \
+	"\"stages\": {\"run\": {\"cmd\": \"./r\"}, \"score\": {\"cmd\": \"./s\"}}"
+
+static void
+test_manifest(void)
+{
+	char dir[] = "/tmp/ar-unit-XXXXXX", err[512];
+	struct ar_manifest m;
+	const char *e;
+	static const char full[] = "{\n"
+	    "  \"name\": \"toy\", \"description\": \"d\", \"kind\": \"exec\",\n"
+	    "  \"metric\": {\"name\": \"gb_s\", \"unit\": \"GB/s\", "
+	    "\"direction\": \"higher\"},\n"
+	    "  \"secondary\": [{\"name\": \"wall_ms\", \"direction\": \"lower\"}],\n"
+	    "  \"gates\": [{\"command\": \"./check\"}, "
+	    "{\"metric\": \"bad\", \"op\": \"==\", \"value\": 0}],\n"
+	    "  \"guardrails\": [{\"metric\": \"p95_ms\", \"op\": \"<=\", "
+	    "\"ratio_to_baseline\": 1.1}],\n"
+	    "  \"work\": {\"metric\": \"work\"},\n"
+	    "  \"workloads\": [{\"name\": \"big\", \"env\": {\"ROWS\": \"8\", "
+	    "\"COLS\": \"4\"}, \"work\": 32, \"dev_seeds\": [11, 12]},\n"
+	    "    {\"name\": \"tiny\", \"work\": 1, \"dev_seeds\": [7]}],\n"
+	    "  \"scales\": [1, 2, 4],\n"
+	    "  \"baseline\": \"baseline\", \"mutable\": [\"matvec.c\", \"lib/\"],\n"
+	    "  \"stages\": {\"build\": {\"cmd\": \"make\", \"timeout_s\": 120},\n"
+	    "    \"run\": {\"cmd\": \"./matvec\"}, \"score\": {\"cmd\": \"./score\","
+	    " \"timeout_s\": 0.5}},\n"
+	    "  \"limits\": {\"min_pairs\": 8, \"max_pairs\": 64, \"warmup\": 0}\n"
+	    "}\n";
+
+	OK(mkdtemp(dir) != NULL, "manifest: scratch");
+	OK(ar_manifest_read(&m, dir, err, sizeof err) < 0 && strstr(err,
+	    "problem.json: No such file or directory"), "manifest: a missing "
+	    "problem.json is named");
+	OK(strcmp(manifest_err(dir, full), "") == 0, "manifest: a full one "
+	    "reads");
+	OK(ar_manifest_read(&m, dir, err, sizeof err) == 0, "manifest: read");
+	OK(strcmp(m.name, "toy") == 0 && strcmp(m.description, "d") == 0 &&
+	    strcmp(m.metric.name, "gb_s") == 0 && strcmp(m.metric.unit,
+	    "GB/s") == 0 && m.metric.higher == 1, "manifest: name, metric, "
+	    "direction higher");
+	OK(m.nsecondary == 1 && strcmp(m.secondary[0].name, "wall_ms") == 0 &&
+	    m.secondary[0].higher == 0 && m.secondary[0].unit == NULL,
+	    "manifest: secondary metrics");
+	OK(m.ngate == 2 && strcmp(m.gate[0].command, "./check") == 0 &&
+	    m.gate[0].metric == NULL && strcmp(m.gate[0].text,
+	    "command ./check") == 0 && strcmp(m.gate[1].metric, "bad") == 0 &&
+	    m.gate[1].op == AR_OP_EQ && m.gate[1].value == 0 &&
+	    strcmp(m.gate[1].text, "bad == 0") == 0, "manifest: command and "
+	    "metric gates");
+	OK(m.nguard == 1 && m.guard[0].op == AR_OP_LE && m.guard[0].ratio ==
+	    1.1 && strcmp(m.guard[0].text, "p95_ms <= 1.1 * baseline") == 0,
+	    "manifest: a guardrail against the baseline");
+	OK(strcmp(m.work_metric, "work") == 0 && m.nworkload == 2 &&
+	    strcmp(m.workload[0].name, "big") == 0 && m.workload[0].work ==
+	    32 && m.workload[0].nenv == 2 && m.workload[0].nseed == 2 &&
+	    m.workload[0].seed[1] == 12 && m.workload[1].nenv == 0 &&
+	    m.workload[1].seed[0] == 7, "manifest: workloads, work, env, seeds");
+	{
+		int rows = 0, cols = 0;
+		size_t i;
+
+		for (i = 0; i < m.workload[0].nenv; i++) {
+			if (strcmp(m.workload[0].envk[i], "ROWS") == 0 &&
+			    strcmp(m.workload[0].envv[i], "8") == 0)
+				rows = 1;
+			if (strcmp(m.workload[0].envk[i], "COLS") == 0 &&
+			    strcmp(m.workload[0].envv[i], "4") == 0)
+				cols = 1;
+		}
+		OK(rows && cols, "manifest: workload env names and values");
+	}
+	OK(m.nscale == 3 && m.scale[2] == 4 && strcmp(m.baseline,
+	    "baseline") == 0 && m.nmutable == 2 && strcmp(m.mutable[1],
+	    "lib/") == 0, "manifest: scales, baseline, mutable");
+	OK(m.setup.cmd == NULL && m.prepare.cmd == NULL &&
+	    strcmp(m.build.cmd, "make") == 0 && m.build.timeout_s == 120 &&
+	    strcmp(m.run.cmd, "./matvec") == 0 && m.run.timeout_s == 600 &&
+	    m.score.timeout_s == 0.5, "manifest: stages, absent ones NULL, "
+	    "timeout 600 by default");
+	OK(m.min_pairs == 8 && m.max_pairs == 64 && m.warmup == 0 &&
+	    m.time_s < 0 && m.min_effect < 0, "manifest: limits, absent ones "
+	    "negative");
+	ar_manifest_free(&m);
+	OK(strcmp(manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL MAN_REST "}"),
+	    "") == 0, "manifest: the smallest one reads");
+	OK(ar_manifest_read(&m, dir, err, sizeof err) == 0 && m.ngate == 0 &&
+	    m.nguard == 0 && m.nsecondary == 0 && m.work_metric == NULL &&
+	    m.min_pairs == -1 && m.max_pairs == -1 && m.warmup == -1,
+	    "manifest: optional parts absent");
+	ar_manifest_free(&m);
+
+	/* Each error names the field, exactly. */
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL MAN_REST
+	    ", \"extra\": 1}");
+	OK(strcmp(e, "problem.json: extra: unknown key") == 0, "manifest: "
+	    "unknown top-level key");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": [1], "
+	    "\"baseline\": \"b\", \"mutable\": [\"x\"], \"stages\": {\"run\": "
+	    "{\"cmd\": \"./r\", \"timeout\": 5}, \"score\": {\"cmd\": \"./s\"}}}");
+	OK(strcmp(e, "problem.json: stages.run.timeout: unknown key") == 0,
+	    "manifest: unknown nested key, with its path");
+	e = manifest_err(dir, MAN_HEAD "\"metric\": {\"name\": \"t\", "
+	    "\"direction\": \"up\"}, " MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: metric.direction: must be \"higher\" or "
+	    "\"lower\", not \"up\"") == 0, "manifest: bad direction");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_REST "}");
+	OK(strcmp(e, "problem.json: workloads: missing") == 0, "manifest: "
+	    "missing workloads");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"workloads\": {}, "
+	    MAN_REST "}");
+	OK(strcmp(e, "problem.json: workloads: must be an array, not an "
+	    "object") == 0, "manifest: workloads of the wrong type");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": \"1\", "
+	    "\"baseline\": \"b\", \"mutable\": [\"x\"], \"stages\": {\"run\": "
+	    "{\"cmd\": \"./r\"}, \"score\": {\"cmd\": \"./s\"}}}");
+	OK(strcmp(e, "problem.json: scales: must be an array, not a string")
+	    == 0, "manifest: scales of the wrong type");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"work\": {\"metric\": "
+	    "\"work\"}, " MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: workloads[0].work: missing") == 0,
+	    "manifest: a work metric needs every workload's work");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"workloads\": [{\"name\": "
+	    "\"w\", \"work\": 3, \"dev_seeds\": [1]}], " MAN_REST "}");
+	OK(strcmp(e, "problem.json: workloads[0].work: given, but the manifest "
+	    "names no \"work\" metric") == 0, "manifest: work without a work "
+	    "metric");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"workloads\": [{\"name\": "
+	    "\"w\", \"dev_seeds\": [-1]}], " MAN_REST "}");
+	OK(strcmp(e, "problem.json: workloads[0].dev_seeds: must be a "
+	    "non-empty array of whole numbers") == 0, "manifest: negative seed");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"workloads\": [{\"name\": "
+	    "\"w\", \"env\": {\"A=B\": \"1\"}, \"dev_seeds\": [1]}], " MAN_REST
+	    "}");
+	OK(strncmp(e, "problem.json: workloads[0].env.A=B: not a name a "
+	    "workload may set (", 67) == 0, "manifest: env name with =");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"workloads\": [{\"name\": "
+	    "\"w\", \"env\": {\"PATH\": \"/x\"}, \"dev_seeds\": [1]}], "
+	    MAN_REST "}");
+	OK(strncmp(e, "problem.json: workloads[0].env.PATH: not a name a "
+	    "workload may set (", 68) == 0, "manifest: PATH is ar-bench's");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"gates\": [{\"metric\": "
+	    "\"bad\", \"op\": \"=\", \"value\": 0}], " MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: gates[0].op: must be one of < <= > >= ==, "
+	    "not \"=\"") == 0, "manifest: bad op");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"gates\": [{\"metric\": "
+	    "\"bad\", \"op\": \"<\"}], " MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: gates[0].value: missing") == 0,
+	    "manifest: a gate without a value");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"guardrails\": [{\"metric\": "
+	    "\"m\", \"op\": \"<\", \"ratio_to_baseline\": -1}], " MAN_WL MAN_REST
+	    "}");
+	OK(strcmp(e, "problem.json: guardrails[0].ratio_to_baseline: must be "
+	    "greater than 0") == 0, "manifest: a negative ratio");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC "\"guardrails\": "
+	    "[{\"command\": \"./x\"}], " MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: guardrails[0].command: unknown key") == 0,
+	    "manifest: a guardrail is no command");
+	e = manifest_err(dir, "{\"name\": \"toy\", \"kind\": \"exec\", "
+	    "\"metric\": {\"name\": \"a b\", \"direction\": \"lower\"}, "
+	    MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: metric.name: \"a b\" is not a metric name "
+	    "([A-Za-z0-9_.], at most 63 bytes)") == 0, "manifest: bad metric "
+	    "name");
+	e = manifest_err(dir, "{\"name\": \"\", \"kind\": \"exec\", "
+	    MAN_METRIC MAN_WL MAN_REST "}");
+	OK(strcmp(e, "problem.json: name: must not be empty") == 0,
+	    "manifest: empty name");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": [1], "
+	    "\"baseline\": \"/b\", \"mutable\": [\"x\"], \"stages\": {\"run\": "
+	    "{\"cmd\": \"./r\"}, \"score\": {\"cmd\": \"./s\"}}}");
+	OK(strcmp(e, "problem.json: baseline: must be a directory inside the "
+	    "problem") == 0, "manifest: absolute baseline");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": [1], "
+	    "\"baseline\": \"b\", \"mutable\": [], \"stages\": {\"run\": "
+	    "{\"cmd\": \"./r\"}, \"score\": {\"cmd\": \"./s\"}}}");
+	OK(strcmp(e, "problem.json: mutable: must not be empty") == 0,
+	    "manifest: empty mutable");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": [1], "
+	    "\"baseline\": \"b\", \"mutable\": [\"x\"], \"stages\": {\"run\": "
+	    "{\"cmd\": \"./r\", \"timeout_s\": \"5\"}, \"score\": {\"cmd\": "
+	    "\"./s\"}}}");
+	OK(strcmp(e, "problem.json: stages.run.timeout_s: must be a number, "
+	    "not a string") == 0, "manifest: a timeout of the wrong type");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL "\"scales\": [1], "
+	    "\"baseline\": \"b\", \"mutable\": [\"x\"], \"stages\": {\"score\": "
+	    "{\"cmd\": \"./s\"}}}");
+	OK(strcmp(e, "problem.json: stages.run: missing") == 0, "manifest: "
+	    "the run stage is required");
+	e = manifest_err(dir, MAN_HEAD MAN_METRIC MAN_WL MAN_REST ", \"limits\": "
+	    "{\"warmup\": 1.5}}");
+	OK(strcmp(e, "problem.json: limits.warmup: must be a whole number from "
+	    "0 to 1000000") == 0, "manifest: a fractional warm-up");
+	e = manifest_err(dir, "{\"name\": \"toy\", \"kind\": \"exec\"");
+	OK(strncmp(e, "problem.json: invalid JSON", 26) == 0, "manifest: "
+	    "invalid JSON");
+	e = manifest_err(dir, "[1, 2]");
+	OK(strcmp(e, "problem.json: : must be an object, not an array") == 0 ||
+	    strcmp(e, "problem.json: must be an object, not an array") == 0,
+	    "manifest: not an object");
+	OK(ar_op_holds(AR_OP_LE, 1, 1) && !ar_op_holds(AR_OP_LT, 1, 1) &&
+	    ar_op_holds(AR_OP_GE, 2, 1) && !ar_op_holds(AR_OP_GT, 1, 2) &&
+	    ar_op_holds(AR_OP_EQ, 0, 0) && !ar_op_holds(AR_OP_EQ, 0, 1e-300),
+	    "manifest: operators, == exact");
+	OK(strcmp(ar_op_name(AR_OP_GE), ">=") == 0 && strcmp(ar_op_name(99),
+	    "?") == 0, "manifest: operator names");
+	put(dir, "problem.json", "", 0644);
+	{
+		char *p = ar_path(dir, "problem.json");
+
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
+static void
+test_tree(void)
+{
+	char dir[] = "/tmp/ar-unit-XXXXXX", err[512], h[AR_HASH_HEX], *a, *b;
+	char *p;
+	struct ar_tree t, u;
+	const struct ar_entry *e;
+	struct stat st;
+	struct ar_buf lines = {0};
+
+	OK(mkdtemp(dir) != NULL, "tree: scratch");
+	a = ar_path(dir, "a");
+	b = ar_path(dir, "b");
+	mkdir(a, 0755);
+	put(a, "run.sh", "echo hi\n", 0555);
+	p = ar_path(a, "lib");
+	mkdir(p, 0755);
+	free(p);
+	put(a, "lib/x.c", "int x;\n", 0444);
+	put(a, "a-b", "dash\n", 0644);
+	p = ar_path(a, "link");
+	symlink("run.sh", p);
+	free(p);
+	/* The method's .git at the top is left out; deeper it is a file. */
+	p = ar_path(a, ".git");
+	mkdir(p, 0755);
+	free(p);
+	put(a, ".git/HEAD", "ref\n", 0644);
+	put(a, "lib/.git", "gitdir\n", 0644);
+	OK(ar_tree_list(a, &t, err, sizeof err) == 0, "tree: list");
+	OK(t.n == 6 && strcmp(t.e[0].path, "a-b") == 0 &&
+	    strcmp(t.e[1].path, "lib") == 0 && strcmp(t.e[2].path,
+	    "lib/.git") == 0 && strcmp(t.e[3].path, "lib/x.c") == 0 &&
+	    strcmp(t.e[4].path, "link") == 0 && strcmp(t.e[5].path,
+	    "run.sh") == 0, "tree: sorted paths, top .git left out");
+	ar_hash_hex(h, "echo hi\n", 8);
+	OK((e = ar_tree_find(&t, "run.sh")) && S_ISREG(e->mode) &&
+	    (e->mode & 0777) == 0555 && e->size == 8 && strcmp(e->hash, h) == 0,
+	    "tree: a file's mode, size, content hash");
+	ar_hash_hex(h, "run.sh", 6);
+	OK((e = ar_tree_find(&t, "link")) && S_ISLNK(e->mode) &&
+	    strcmp(e->link, "run.sh") == 0 && strcmp(e->hash, h) == 0,
+	    "tree: a link and the hash of its target");
+	OK((e = ar_tree_find(&t, "lib")) && S_ISDIR(e->mode) &&
+	    ar_tree_find(&t, "nope") == NULL && ar_tree_find(&t, ".git") ==
+	    NULL, "tree: find");
+	{
+		size_t i;
+
+		for (i = 0; i < t.n; i++)
+			if (!S_ISDIR(t.e[i].mode))
+				ar_buf_printf(&lines, "%s %s\t%s\n", S_ISLNK(
+				    t.e[i].mode) ? "120000" : t.e[i].mode & 0111 ?
+				    "100755" : "100644", t.e[i].hash, t.e[i].path);
+		ar_hash_hex(h, lines.p, lines.len);
+	}
+	{
+		char th[AR_HASH_HEX];
+
+		ar_tree_hash(&t, th);
+		OK(strcmp(th, h) == 0 && strstr(lines.p, "100755 ") &&
+		    strstr(lines.p, "120000 "), "tree: the method hash is over "
+		    "git-like modes, hashes and paths");
+	}
+	OK(ar_tree_copy(a, b, err, sizeof err) == 0, "tree: copy");
+	OK(ar_tree_list(b, &u, err, sizeof err) == 0 && u.n == t.n,
+	    "tree: the copy lists alike");
+	{
+		char ha[AR_HASH_HEX], hb[AR_HASH_HEX];
+
+		ar_tree_hash(&t, ha);
+		ar_tree_hash(&u, hb);
+		OK(strcmp(ha, hb) == 0, "tree: the copy has the same hash");
+	}
+	p = ar_path(b, "lib/x.c");
+	OK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0644, "tree: a "
+	    "read-only file becomes owner-writable");
+	free(p);
+	p = ar_path(b, "run.sh");
+	OK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0755, "tree: an "
+	    "executable stays executable");
+	free(p);
+	p = ar_path(b, "link");
+	{
+		char target[64];
+		ssize_t n = readlink(p, target, sizeof target - 1);
+
+		OK(n == 6 && memcmp(target, "run.sh", 6) == 0, "tree: a link "
+		    "is copied as a link");
+	}
+	free(p);
+	p = ar_path(b, ".git");
+	OK(access(p, F_OK) < 0, "tree: the top .git is not copied");
+	free(p);
+	/* Copying an entry replaces what is there, a link too. */
+	put(a, "a-b", "changed\n", 0644);
+	ar_tree_free(&t);
+	OK(ar_tree_list(a, &t, err, sizeof err) == 0 && ar_tree_copy_entry(a,
+	    b, ar_tree_find(&t, "a-b"), err, sizeof err) == 0, "tree: copy "
+	    "an entry over a file");
+	{
+		struct ar_buf c = {0};
+
+		p = ar_path(b, "a-b");
+		OK(ar_readfile(p, &c, 100) == 0 && strcmp(c.p, "changed\n") ==
+		    0, "tree: the entry's new content");
+		free(p);
+		ar_buf_free(&c);
+	}
+	ar_tree_free(&u);
+	OK(ar_tree_scan(a, &u, 0, err, sizeof err) == 0 && (e = ar_tree_find(&u,
+	    "run.sh")) && e->hash[0] == 0, "tree: scan without hashes");
+	ar_tree_free(&u);
+	p = ar_path(a, "fifo");
+	mkfifo(p, 0644);
+	OK(ar_tree_list(a, &u, err, sizeof err) < 0 && strstr(err, "/fifo: "
+	    "not a file, directory or symbolic link"), "tree: a fifo is an "
+	    "error naming it");
+	free(p);
+	OK(ar_tree_list("/nonexistent/ar-unit", &u, err, sizeof err) < 0 &&
+	    strstr(err, "No such file or directory"), "tree: a missing root");
+	/* rm -rf, through a directory its owner made read-only. */
+	p = ar_path(b, "lib");
+	chmod(p, 0555);
+	OK(ar_rm_rf(b, 1) == 0 && rmdir(b) == 0, "tree: rm_rf keeps the top "
+	    "when asked, and empties read-only directories");
+	free(p);
+	OK(ar_rm_rf(a, 0) == 0 && access(a, F_OK) < 0, "tree: rm_rf");
+	OK(ar_rm_rf(a, 0) == 0, "tree: rm_rf of what is not there is fine");
+	ar_tree_free(&t);
+	ar_buf_free(&lines);
+	free(a);
+	free(b);
+	rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -464,6 +846,8 @@ main(int argc, char **argv)
 	test_conf();
 	test_stats();
 	test_metrics();
+	test_manifest();
+	test_tree();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
