@@ -194,7 +194,7 @@ echo
 if command -v bwrap >/dev/null 2>&1; then
 	bare bwrap 'bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent /bin/true' >"$work/b"
 	read -r bw_med bw_mean bw_sd <"$work/b"
-	echo "# bwrap's start alone (hyperfine -N): ar-bench starts 3 sandboxes per session (judge, baseline, method), not one per run"
+	echo "# bwrap's start alone (hyperfine -N): ar-bench starts 4 run-time sandboxes per session (judge, score, baseline, method) and one per build, not one per run"
 	printf 'process\tmedian_ms\tmean_ms\tstddev_ms\n'
 	awk -v a="$bw_med" -v b="$bw_mean" -v c="$bw_sd" 'BEGIN { printf "bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent /bin/true\t%.3f\t%.3f\t%.3f\n", a * 1e3, b * 1e3, c * 1e3 }'
 	awk -v a="$true_med" -v b="$true_mean" \
