@@ -1791,7 +1791,7 @@ static void
 parse_gpus(const char *s)
 {
 	const char *p = s;
-	char *end;
+	char *end = (char *)s;
 
 	while (*p) {
 		long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;

@@ -43,6 +43,52 @@ now_s(void)
 
 /* ---- the server, inside the sandbox ---- */
 
+/* Without a sandbox, nothing kills a run's processes if the runner is
+ * killed (kill -9 of ar-bench): a guard process, told the process group
+ * of each job, kills it when the runner's end of their pipe closes. */
+static pid_t guard_pid = -1;
+static int guard_fd = -1;
+
+static void
+start_guard(void)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return;
+	if ((pid = fork()) < 0) {
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	if (pid == 0) {
+		int group = 0, g;
+		ssize_t n;
+
+		close(p[1]);
+		while ((n = read(p[0], &g, sizeof g)) == (ssize_t)sizeof g ||
+		    (n < 0 && errno == EINTR))
+			if (n > 0)
+				group = g;
+		if (group > 0)
+			kill(-group, SIGKILL);
+		_exit(0);
+	}
+	close(p[0]);
+	guard_fd = p[1];
+	guard_pid = pid;
+}
+
+static void
+guard_tell(int group)
+{
+	if (guard_fd >= 0 && write(guard_fd, &group, sizeof group) < 0) {
+		close(guard_fd);
+		guard_fd = -1;
+	}
+}
+
 static size_t scan_children(pid_t *out, size_t max);
 
 /* The children of this process, as /proc lists them. */
@@ -142,6 +188,12 @@ kill_leftovers(pid_t group, double *cpu)
 			struct rusage ru;
 			int st;
 
+			if (kids[i] == guard_pid) {
+				/* The guard is this runner's, not the run's. */
+				if (n == 1)
+					return killed;
+				continue;
+			}
 			if (kill(kids[i], SIGKILL) == 0)
 				killed++;
 			/* Reaping it first means its children are ours by the
@@ -276,6 +328,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	if (pid == 0)
 		child(j);
 	setpgid(pid, pid);
+	guard_tell(pid);
 	for (;;) {
 		struct timespec ts;
 
@@ -304,6 +357,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	t1 = now_s();
 	extra = 0;
 	leftovers = kill_leftovers(pid, &extra);
+	guard_tell(0);
 	if (sandboxed) {
 		/* The next run starts with nothing this one left. */
 		ar_rm_rf("/tmp", 1);
@@ -340,6 +394,8 @@ ar_runner_main(int sandboxed)
 	sigaddset(&set, SIGTERM);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	job_reset(&j);
+	if (!sandboxed)
+		start_guard();
 	fputs("ready\n", out);
 	fflush(out);
 	while ((r = ar_getline(in, &line, AR_LINE_MAX)) == AR_LINE_OK) {

@@ -828,6 +828,27 @@ ar-bench: camp: refusing to measure: the problem differs from SEAL in 1 file" ]
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
 }
 
+@test "ar-bench -a: 8 sessions at once into one ledger store 8 results, all verified" {
+	mkcamp
+	for i in 1 2 3 4 5 6 7 8; do
+		ar-bench -C camp "${NOSB[@]}" -q -a -W 0 -p 2 -P 2 -x "exp-$i" \
+		    -m "$M/skip" > "r$i.json" 2> "e$i.txt" &
+	done
+	wait
+	for i in 1 2 3 4 5 6 7 8; do
+		[ ! -s "e$i.txt" ]
+		[ "$(jq -r .experiment "r$i.json")" = "exp-$i" ]
+		cmp "r$i.json" "camp/ledger/results/$(jq -r .id "r$i.json").json"
+	done
+	run -0 ls camp/ledger/results
+	[ "${#lines[@]}" -eq 8 ]
+	run --separate-stderr -0 ar-ledger verify -C camp
+	[ "$stderr" = "ar-ledger: 8 rows: 8 verified, 0 unsigned (imported); 0 problems" ]
+	# Every session removed its scratch directory.
+	run -0 ls "$TMPDIR"
+	[ -z "$output" ]
+}
+
 @test "ar-bench's output piped to ar-ledger append verifies; a hand edit does not" {
 	mkcamp
 	ar-bench -C camp "${NOSB[@]}" -m "$M/wrong" | ar-ledger append -C camp
@@ -1173,6 +1194,37 @@ TMPDIR=$k/method/tmp" ]
 		[ "$(alive)" = "" ]
 		no_scratch
 	done
+}
+
+@test "ar-bench: kill -9 mid-run leaves the ledger as it was and no process of the run" {
+	variant '.stages.run.timeout_s = 30'
+	mkcamp prob
+	ar-bench -C camp "${NOSB[@]}" -q -a -W 0 -p 2 -P 2 -m "$M/skip" > r1.json
+	# A run whose process group holds a looping child: the group must
+	# die with ar-bench, sandbox or not.
+	mkdir group
+	echo "sh -c 'while :; do sleep 1; done' $TAG-group & wait" > group/run.sh
+	for opt in sandbox --no-sandbox; do
+		[ "$opt" = sandbox ] && opt=${NOSB[0]:-}
+		ar-bench -C camp $opt -q -a -m group > out 2> err &
+		pid=$!
+		for i in $(seq 100); do
+			[ -n "$(alive)" ] && break
+			sleep 0.1
+		done
+		[ -n "$(alive)" ]
+		kill -KILL "$pid"
+		wait "$pid" || true
+		[ ! -s out ]
+		# The sandbox dies with ar-bench; without one, the runner's
+		# guard kills the run's process group.
+		sleep 0.5
+		[ "$(alive)" = "" ]
+	done
+	run -0 ls camp/ledger/results
+	[ "$output" = "$(jq -r .id r1.json).json" ]
+	run --separate-stderr -0 ar-ledger verify -C camp
+	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
 }
 
 @test "ar-bench: a build stage that fails is a crash, one past its timeout a timeout" {
