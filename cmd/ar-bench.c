@@ -1632,6 +1632,16 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 		json_object_set_new(json_object_get(o, "stats"), "rsd",
 		    real(1.4826 * ar_mad(se->x, se->n)));
 	}
+	/* A/A: the noise floor, what no method can be told apart from. */
+	if (B.aa && se->n >= 2) {
+		json_t *nf = json_pack("{s:o}", "rsd", real(1.4826 *
+		    ar_mad(se->x, se->n)));
+
+		if (isfinite(se->ci.lo) && isfinite(se->ci.hi))
+			json_object_set_new(nf, "ci_half_width", real(
+			    (exp(se->ci.hi) - exp(se->ci.lo)) / 2));
+		json_object_set_new(o, "noise_floor", nf);
+	}
 	if (slow_first(R_BASE))
 		json_array_append_new(flags, json_string("slow_first_run:"
 		    "baseline"));

@@ -338,6 +338,10 @@ $USAGE" ]
 	[ "$(j .method.hash)" = "$(treehash "$TOY/baseline")" ]
 	jq -e '.ratio.ci_lo >= 1 / 1.9 and .ratio.ci_hi <= 1.9 and
 	    .stats.min_effect == 0.9' r.json
+	# The noise floor: the pairs' spread and the interval's half width.
+	jq -e '.noise_floor.rsd == .stats.rsd and .noise_floor.rsd >= 0 and
+	    (.noise_floor.ci_half_width - (.ratio.ci_hi - .ratio.ci_lo) / 2 |
+	    fabs) < 1e-12' r.json
 	no_scratch
 }
 
