@@ -1613,6 +1613,18 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	    B.gate_runs, B.gate_pass, B.gate_worst_v));
 	json_object_set_new(o, "guardrails", checks_json(B.m.guard,
 	    B.m.nguard, B.guard_runs, B.guard_pass, B.guard_worst_v));
+	/* The checks as scalars, for tables: arrays of objects are not
+	 * flattened into TSV columns. */
+	{
+		int g = 1, r = 1;
+
+		for (i = 0; i < B.m.ngate; i++)
+			g &= B.gate_pass[i];
+		for (i = 0; i < B.m.nguard; i++)
+			r &= B.guard_pass[i];
+		json_object_set_new(o, "pass", json_pack("{s:b, s:b, s:b}",
+		    "gates", g, "guardrails", r, "work", B.work_pass));
+	}
 	if (B.m.work_metric) {
 		json_t *w = json_pack("{s:s, s:f, s:b, s:I}", "metric",
 		    B.m.work_metric, "expected", B.w->work, "pass",

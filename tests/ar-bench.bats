@@ -381,6 +381,7 @@ $USAGE" ]
 	[ "$(j .verdict)" = invalid ]
 	[ "$(j .why)" = "lost work: work = 10000, the workload asked for 20000 (pair 0)" ]
 	[ "$(j -c .work)" = '{"done":10000,"expected":20000,"metric":"work","pass":false,"runs":1}' ]
+	[ "$(j -c .pass)" = '{"gates":true,"guardrails":true,"work":false}' ]
 	[ "$(j '.failure // "none"')" = none ]
 	no_scratch
 }
@@ -479,7 +480,8 @@ $USAGE" ]
 	[ "$(j .verdict)" = discard ]
 	[[ "$(j .why)" =~ ^guardrail\ out_kb\ \<=\ 256\ failed:\ [0-9]+\ against\ 256\ \(pair\ 0\)$ ]]
 	jq -e '.guardrails[0].check == "out_kb <= 256" and
-	    .guardrails[0].pass == false and .guardrails[0].worst > 256' r.json
+	    .guardrails[0].pass == false and .guardrails[0].worst > 256 and
+	    .pass == {"gates": true, "guardrails": false, "work": true}' r.json
 	no_scratch
 }
 
