@@ -783,7 +783,9 @@ put_tsv_header(struct exporter *e)
 {
 	size_t k;
 
-	fputs("id\tsigned", stdout);
+	/* With -V every row exported was checked: the column says so to
+	 * readers that take only verified rows (ar-curve). */
+	fputs(e->v ? "id\tsigned\tverified" : "id\tsigned", stdout);
 	for (k = 0; k < e->ncols; k++) {
 		putchar('\t');
 		ar_tsv_put(stdout, e->cols[k]);
@@ -889,6 +891,8 @@ emit(const struct ar_row *r, void *arg)
 		}
 		fputs(id, stdout);
 		fputs(is_signed ? "\tyes" : "\tno", stdout);
+		if (e->v)
+			fputs(is_signed ? "\tyes" : "\tno", stdout);
 		for (k = 0; k < e->ncols; k++) {
 			putchar_unlocked('\t');
 			if (e->map[k] >= 0)
@@ -934,6 +938,8 @@ emit(const struct ar_row *r, void *arg)
 			ar_flatten(o, &f);
 			fputs(id, stdout);
 			fputs(is_signed ? "\tyes" : "\tno", stdout);
+			if (e->v)
+				fputs(is_signed ? "\tyes" : "\tno", stdout);
 			for (k = 0; k < e->ncols; k++) {
 				putchar('\t');
 				while (j < f.n && strcmp(f.kv[j].k,
