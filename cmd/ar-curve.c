@@ -8,6 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ar.h"
 
@@ -172,9 +174,15 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 		if (c_commit >= 0 && t.field[c_commit][0])
 			r.label = ar_xasprintf("%.7s", t.field[c_commit]);
 		else if (c_dir >= 0 && t.field[c_dir][0]) {
-			const char *b = strrchr(t.field[c_dir], '/');
+			/* The directory's last name, trailing slashes aside. */
+			char *d = ar_xstrdup(t.field[c_dir]), *b;
+			size_t len = strlen(d);
 
-			r.label = ar_xstrdup(b && b[1] ? b + 1 : t.field[c_dir]);
+			while (len > 1 && d[len - 1] == '/')
+				d[--len] = 0;
+			b = strrchr(d, '/');
+			r.label = ar_xstrdup(b && b[1] ? b + 1 : d);
+			free(d);
 		} else
 			r.label = ar_xasprintf("%.7s", r.method);
 		r.workload = dup_field(&t, c_wl);
@@ -466,7 +474,12 @@ svg(const char *path, struct group *g, size_t ng)
 {
 	const double W = 900, H = 440, L = 70, R = 330, T = 40, Bm = 60;
 	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, lk, kt;
-	char *tmp = ar_xasprintf("%s.tmp", path);
+	struct stat st;
+	/* A regular file (or a new one) is replaced whole through a
+	 * temporary file; anything else (a pipe, /dev/stdout) is written
+	 * into, never replaced. */
+	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	char *tmp = direct ? ar_xstrdup(path) : ar_xasprintf("%s.tmp", path);
 	FILE *f = fopen(tmp, "w");
 	size_t i, j, shown = ng < 8 ? ng : 8;
 
@@ -589,9 +602,10 @@ svg(const char *path, struct group *g, size_t ng)
 	fputs("</svg>\n", f);
 #undef X
 #undef Y
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0 || fclose(f) != 0)
+	if (fflush(f) != 0 || (!direct && fsync(fileno(f)) != 0) ||
+	    fclose(f) != 0)
 		ar_die(ar_errno_exit(errno), "%s:", tmp);
-	if (rename(tmp, path) < 0)
+	if (!direct && rename(tmp, path) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", path);
 	free(tmp);
 }
@@ -600,13 +614,16 @@ static void
 parse_klist(const char *s)
 {
 	const char *p = s;
-	char *end;
+	char *end = (char *)s;
 
 	O.nkpred = 0;
+	if (!*s)
+		ar_die(AR_EX_USAGE, "-k: no k given");
 	while (*p) {
 		long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : 0;
 
 		if (v < 1 || v > 65536 || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]) ||
 		    O.nkpred == sizeof O.kpred / sizeof *O.kpred)
 			ar_die(AR_EX_USAGE, "-k %s: not a list of k like 1,2,4,8",
 			    s);
