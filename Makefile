@@ -5,7 +5,7 @@ include config.mk
 # Build outputs go to $(O); check-asan uses its own.
 O = build
 
-BIN = ar-init ar-queue ar-ledger ar-bench ar-curve
+BIN = ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest
 SCRIPTS =
 MAN1 = $(BIN:=.1)
 MAN5 = ar-formats.5 ar-problem.5

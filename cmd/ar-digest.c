@@ -1,0 +1,1174 @@
+/* ar-digest: what a planner needs from a whole campaign, in one read of
+ * the ledger export: the best so far, the leaderboard, near-misses,
+ * failures, the noise floor, what to measure next and which phase the
+ * data calls for; Markdown within a token budget, JSON, an SVG staircase
+ * or one HTML page. ar-digest(1) is the contract. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ar.h"
+
+static const char usage[] =
+	"[-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] "
+	"[--svg file] [--html file]";
+
+/* Fixed sizes keep the single pass free of per-row allocation; what
+ * does not fit is counted and reported as left out. */
+#define KEEP 32          /* near-misses, crashes, invalid kept */
+#define NK 64            /* distinct k with a best-at-k */
+#define TXT 128          /* labels, reasons, ideas: truncated */
+
+enum { V_KEEP, V_DISCARD, V_EQUIV, V_INCONC, V_CRASH, V_TIMEOUT, V_INVALID,
+	V_OTHER, V_N };
+static const char *const vname[V_N] = { "keep", "discard", "equivalent",
+	"inconclusive", "crash", "timeout", "invalid", "other" };
+
+struct item {            /* one remembered result */
+	double r, lo, hi;
+	long k;
+	int v;
+	char id[AR_ID_MAX + 1], label[TXT], why[TXT];
+};
+
+struct method {
+	char *hash, *label;
+	size_t n, nv[V_N];
+	long kmin, kmax;
+	int has_best;
+	struct item best;    /* best ratio of keep/equivalent/inconclusive */
+};
+
+struct point {           /* one staircase point, only for --svg/--html */
+	size_t id;           /* offset of the id in the arena */
+	float r;
+	unsigned char cls;   /* 0 keep, 1 other verdict, 2 failure */
+};
+
+static struct {
+	size_t rows, taken, unsigned_, unverified, aa, nv[V_N];
+	struct method *m;    /* open addressing, a power of two */
+	size_t mcap, mn;
+	struct item bestk[NK], best;
+	size_t nbestk, kleft;
+	int has_best;
+	struct item near[KEEP], crash[KEEP], inval[KEEP];
+	size_t nnear, ncrash, ninval, tnear, tcrash, tinval;
+	double *rsd;
+	size_t nrsd, caprsd;
+	char metric[TXT], workload[TXT], device[16], first[64], last[64];
+	int mixed_metric;
+	struct point *pt;
+	size_t npt, cappt;
+	struct ar_buf ids;
+	int want_points;
+} D;
+
+/* ---- reading ---- */
+
+static int
+col(const struct ar_tsv *t, const char *name, int need)
+{
+	int c = ar_tsv_col(t, name);
+
+	if (c < 0 && need)
+		ar_die(AR_EX_DATA, "%s: no column %s", t->name, name);
+	return c;
+}
+
+/* Copies a field into a fixed cell; control characters become spaces so
+ * one reason never breaks a table row. */
+static void
+cpy(char *dst, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n && s[i]; i++)
+		dst[i] = (unsigned char)s[i] < 32 ? ' ' : s[i];
+	dst[i] = 0;
+}
+
+static const char *
+fld(const struct ar_tsv *t, int c)
+{
+	return c >= 0 ? t->field[c] : "";
+}
+
+static int
+verdict_of(const char *s)
+{
+	int i;
+
+	for (i = 0; i < V_OTHER; i++)
+		if (strcmp(s, vname[i]) == 0)
+			return i;
+	return V_OTHER;
+}
+
+static unsigned long
+fnv(const char *s)
+{
+	unsigned long h = 1469598103934665603UL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211UL;
+	return h;
+}
+
+static struct method *
+method_get(const char *hash, const char *label)
+{
+	size_t i;
+
+	if (2 * (D.mn + 1) > D.mcap) {
+		/* Grow at half full: lookups stay short. */
+		struct method *old = D.m;
+		size_t oc = D.mcap, j;
+
+		D.mcap = oc ? 2 * oc : 256;
+		D.m = ar_xcalloc(D.mcap, sizeof *D.m);
+		for (j = 0; j < oc; j++) {
+			if (!old[j].hash)
+				continue;
+			for (i = fnv(old[j].hash) & (D.mcap - 1); D.m[i].hash;
+			    i = (i + 1) & (D.mcap - 1))
+				;
+			D.m[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = fnv(hash) & (D.mcap - 1); D.m[i].hash; i = (i + 1) &
+	    (D.mcap - 1))
+		if (strcmp(D.m[i].hash, hash) == 0)
+			return &D.m[i];
+	D.m[i].hash = ar_xstrdup(hash);
+	D.m[i].label = ar_xstrdup(label);
+	D.m[i].kmin = D.m[i].kmax = 0;
+	D.mn++;
+	return &D.m[i];
+}
+
+/* Higher ratio first; the smaller id breaks ties, so the order of the
+ * input never changes the digest. */
+static int
+better(const struct item *a, const struct item *b)
+{
+	if (a->r != b->r)
+		return a->r > b->r;
+	return strcmp(a->id, b->id) < 0;
+}
+
+/* Keeps the KEEP items that cmp puts first. */
+static void
+keep_top(struct item *a, size_t *n, const struct item *x,
+    int (*first)(const struct item *, const struct item *))
+{
+	size_t i, w = 0;
+
+	if (*n < KEEP) {
+		a[(*n)++] = *x;
+		return;
+	}
+	for (i = 1; i < KEEP; i++)
+		if (first(&a[w], &a[i]))
+			w = i;
+	if (first(x, &a[w]))
+		a[w] = *x;
+}
+
+static int
+later(const struct item *a, const struct item *b)
+{
+	return strcmp(a->id, b->id) > 0;
+}
+
+static void
+label_of(char *out, size_t n, const struct ar_tsv *t, int c_commit,
+    int c_dir, const char *hash)
+{
+	const char *c = fld(t, c_commit), *d = fld(t, c_dir);
+
+	if (c[0]) {
+		snprintf(out, n, "%.7s", c);
+	} else if (d[0]) {
+		/* The directory's last name, trailing slashes aside. */
+		size_t len = strlen(d), e;
+
+		while (len > 1 && d[len - 1] == '/')
+			len--;
+		e = len;
+		while (len > 0 && d[len - 1] != '/')
+			len--;
+		snprintf(out, n, "%.*s", (int)(e - len), d + len);
+	} else {
+		snprintf(out, n, "%.7s", hash);
+	}
+}
+
+static void
+read_ledger(FILE *f, const char *name)
+{
+	struct ar_tsv t;
+	int c_id, c_signed, c_ver, c_verdict, c_why, c_wl, c_dev, c_k, c_hash;
+	int c_commit, c_dir, c_r, c_lo, c_hi, c_metric, c_aa, c_rsd, c_stage;
+	int c_sig, c_exit, c_started;
+
+	if (ar_tsv_open(&t, f, name) < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	c_id = col(&t, "id", 1);
+	c_signed = col(&t, "signed", 1);
+	c_verdict = col(&t, "verdict", 1);
+	c_hash = col(&t, "method.hash", 1);
+	c_k = col(&t, "shape.k", 1);
+	c_r = col(&t, "ratio.median", 1);
+	c_ver = col(&t, "verified", 0);
+	c_why = col(&t, "why", 0);
+	c_wl = col(&t, "workload", 0);
+	c_dev = col(&t, "device", 0);
+	c_commit = col(&t, "method.commit", 0);
+	c_dir = col(&t, "method.dir", 0);
+	c_lo = col(&t, "ratio.ci_lo", 0);
+	c_hi = col(&t, "ratio.ci_hi", 0);
+	c_metric = col(&t, "metric", 0);
+	c_aa = col(&t, "aa", 0);
+	c_rsd = col(&t, "noise_floor.rsd", 0);
+	c_stage = col(&t, "failure.stage", 0);
+	c_sig = col(&t, "failure.signal", 0);
+	c_exit = col(&t, "failure.exit", 0);
+	c_started = col(&t, "started", 0);
+	for (;;) {
+		int st = ar_tsv_next(&t), has_r = 0;
+		struct item it;
+		struct method *m;
+		const char *s;
+		long long k = 1;
+		size_t i;
+
+		if (st < 0)
+			ar_die(AR_EX_DATA, "%s", t.err);
+		if (st == 0)
+			break;
+		D.rows++;
+		/* Every row is checked, taken or not: a bad value is a bad
+		 * export either way. */
+		s = t.field[c_r];
+		it.r = it.lo = it.hi = NAN;
+		if (s[0]) {
+			if (ar_parse_double(s, &it.r) < 0 || it.r < 0)
+				ar_die(AR_EX_DATA, "%s: line %zu: ratio.median: "
+				    "\"%s\" is not a number of 0 or more", t.name,
+				    t.lineno, s);
+			has_r = 1;
+			it.lo = it.hi = it.r;
+			s = fld(&t, c_lo);
+			if (s[0] && (ar_parse_double(s, &it.lo) < 0 || it.lo < 0))
+				ar_die(AR_EX_DATA, "%s: line %zu: ratio.ci_lo: "
+				    "\"%s\" is not a number of 0 or more", t.name,
+				    t.lineno, s);
+			s = fld(&t, c_hi);
+			if (s[0] && (ar_parse_double(s, &it.hi) < 0 || it.hi < 0))
+				ar_die(AR_EX_DATA, "%s: line %zu: ratio.ci_hi: "
+				    "\"%s\" is not a number of 0 or more", t.name,
+				    t.lineno, s);
+		}
+		s = t.field[c_k];
+		if (s[0] && (ar_parse_long(s, &k) < 0 || k < 1 || k > 65536))
+			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not "
+			    "a whole number from 1 to 65536", t.name, t.lineno, s);
+		it.k = (long)k;
+		if (strcmp(t.field[c_signed], "yes") != 0) {
+			D.unsigned_++;
+			continue;
+		}
+		if (c_ver < 0 || strcmp(t.field[c_ver], "yes") != 0) {
+			D.unverified++;
+			continue;
+		}
+		D.taken++;
+		if (!D.metric[0] || D.mixed_metric == 0) {
+			s = fld(&t, c_metric);
+			if (!D.metric[0])
+				cpy(D.metric, sizeof D.metric, s);
+			else if (s[0] && strncmp(D.metric, s, TXT - 1) != 0)
+				D.mixed_metric = 1;
+		}
+		if (!D.workload[0])
+			cpy(D.workload, sizeof D.workload, fld(&t, c_wl));
+		if (!D.device[0])
+			cpy(D.device, sizeof D.device, fld(&t, c_dev));
+		s = fld(&t, c_started);
+		if (s[0] && (!D.first[0] || strcmp(s, D.first) < 0))
+			cpy(D.first, sizeof D.first, s);
+		if (s[0] && strcmp(s, D.last) > 0)
+			cpy(D.last, sizeof D.last, s);
+		if (c_aa >= 0 && strcmp(t.field[c_aa], "true") == 0) {
+			/* A/A runs measure the noise, not a method. */
+			double v;
+
+			D.aa++;
+			s = fld(&t, c_rsd);
+			if (s[0] && ar_parse_double(s, &v) == 0 && v >= 0) {
+				if (D.nrsd == D.caprsd) {
+					D.caprsd = D.caprsd ? 2 * D.caprsd : 64;
+					D.rsd = ar_xrealloc(D.rsd, D.caprsd *
+					    sizeof *D.rsd);
+				}
+				D.rsd[D.nrsd++] = v;
+			}
+			continue;
+		}
+		it.v = verdict_of(t.field[c_verdict]);
+		D.nv[it.v]++;
+		cpy(it.id, sizeof it.id, t.field[c_id]);
+		label_of(it.label, sizeof it.label, &t, c_commit, c_dir,
+		    t.field[c_hash]);
+		s = fld(&t, c_why);
+		if (s[0])
+			cpy(it.why, sizeof it.why, s);
+		else if (fld(&t, c_stage)[0])
+			snprintf(it.why, sizeof it.why, "stage %.40s signal %.20s "
+			    "exit %.20s", fld(&t, c_stage), fld(&t, c_sig)[0] ?
+			    fld(&t, c_sig) : "-", fld(&t, c_exit)[0] ?
+			    fld(&t, c_exit) : "-");
+		else
+			it.why[0] = 0;
+		m = method_get(t.field[c_hash], it.label);
+		m->n++;
+		m->nv[it.v]++;
+		if (!m->kmin || it.k < m->kmin)
+			m->kmin = it.k;
+		if (it.k > m->kmax)
+			m->kmax = it.k;
+		if (has_r && (it.v == V_KEEP || it.v == V_EQUIV ||
+		    it.v == V_INCONC) && (!m->has_best || better(&it, &m->best))) {
+			m->best = it;
+			m->has_best = 1;
+		}
+		if (has_r && it.v == V_KEEP) {
+			if (!D.has_best || better(&it, &D.best)) {
+				D.best = it;
+				D.has_best = 1;
+			}
+			for (i = 0; i < D.nbestk && D.bestk[i].k != it.k; i++)
+				;
+			if (i == D.nbestk && i == NK)
+				D.kleft++;
+			else if (i == D.nbestk)
+				D.bestk[D.nbestk++] = it;
+			else if (better(&it, &D.bestk[i]))
+				D.bestk[i] = it;
+		}
+		if (has_r && it.v == V_INCONC) {
+			D.tnear++;
+			keep_top(D.near, &D.nnear, &it, better);
+		}
+		if (it.v == V_CRASH || it.v == V_TIMEOUT) {
+			D.tcrash++;
+			keep_top(D.crash, &D.ncrash, &it, later);
+		}
+		if (it.v == V_INVALID) {
+			D.tinval++;
+			keep_top(D.inval, &D.ninval, &it, later);
+		}
+		if (D.want_points) {
+			struct point *p;
+
+			if (D.npt == D.cappt) {
+				D.cappt = D.cappt ? 2 * D.cappt : 1024;
+				D.pt = ar_xrealloc(D.pt, D.cappt * sizeof *D.pt);
+			}
+			p = &D.pt[D.npt++];
+			p->id = D.ids.len;
+			ar_buf_add(&D.ids, it.id, strlen(it.id) + 1);
+			p->r = has_r ? (float)it.r : NAN;
+			p->cls = it.v == V_KEEP ? 0 : it.v == V_CRASH ||
+			    it.v == V_TIMEOUT || it.v == V_INVALID || !has_r ? 2 : 1;
+		}
+	}
+	ar_tsv_close(&t);
+}
+
+/* ---- the digest as sections of rows, rendered three ways ---- */
+
+struct sect {
+	const char *key, *title;
+	int kv;              /* two columns, item and value: an object in JSON */
+	size_t ncol;
+	const char *col[10];
+	const char *type;    /* per column: s string, n number, i integer */
+	char **cell;
+	size_t nrow, cap;
+	size_t more;         /* items counted but not kept */
+	const char *note;    /* a line under the heading */
+	const char *rowtype; /* kv: the type of each row's value */
+};
+
+#define NSECT 10
+static struct sect S[NSECT];
+static size_t nsect;
+
+static struct sect *
+sect(const char *key, const char *title, const char *type, ...)
+{
+	struct sect *s = &S[nsect++];
+	va_list ap;
+	const char *c;
+
+	s->key = key;
+	s->title = title;
+	s->type = type;
+	va_start(ap, type);
+	while ((c = va_arg(ap, const char *)) != NULL)
+		s->col[s->ncol++] = c;
+	va_end(ap);
+	return s;
+}
+
+/* Adds a row of ncol cells given as printf formats, one per cell. */
+static void
+row(struct sect *s, ...)
+{
+	va_list ap;
+	size_t i;
+
+	if (s->nrow == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		s->cell = ar_xrealloc(s->cell, s->cap * s->ncol * sizeof *s->cell);
+	}
+	va_start(ap, s);
+	for (i = 0; i < s->ncol; i++)
+		s->cell[s->nrow * s->ncol + i] = ar_xstrdup(va_arg(ap,
+		    const char *));
+	va_end(ap);
+	s->nrow++;
+}
+
+static const char *
+f3(char *b, double v)
+{
+	if (isfinite(v))
+		snprintf(b, 32, "%.3f", v);
+	else
+		b[0] = 0;
+	return b;
+}
+
+static const char *
+fi(char *b, size_t v)
+{
+	snprintf(b, 32, "%zu", v);
+	return b;
+}
+
+static int
+cmp_method(const void *a, const void *b)
+{
+	const struct method *x = *(struct method *const *)a;
+	const struct method *y = *(struct method *const *)b;
+
+	if (x->best.r != y->best.r)
+		return x->best.r > y->best.r ? -1 : 1;
+	return strcmp(x->hash, y->hash);
+}
+
+static int
+cmp_item_better(const void *a, const void *b)
+{
+	return better(a, b) ? -1 : better(b, a) ? 1 : 0;
+}
+
+static int
+cmp_item_id(const void *a, const void *b)
+{
+	return strcmp(((const struct item *)a)->id,
+	    ((const struct item *)b)->id);
+}
+
+static int
+cmp_item_k(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	return (x->k > y->k) - (x->k < y->k);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define LB_MAX 50
+
+static void
+read_curves(const char *path, struct sect *s)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct ar_buf b = {0};
+	size_t lineno = 0;
+	char err[256], x[32], y[32], z[32];
+
+	if (!f)
+		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
+		    AR_EX_IO, "%s:", path);
+	while (ar_jsonl_line(f, path, &b, &lineno)) {
+		json_t *o = ar_json_parse(b.p, b.len, err, sizeof err), *j;
+		const char *label, *model;
+
+		if (!o || !json_is_object(o))
+			ar_die(AR_EX_DATA, "%s: line %zu: %s", path, lineno,
+			    o ? "not an object" : err);
+		label = ar_json_str(o, "label");
+		model = ar_json_str(o, "fit.model");
+		if (!label)
+			ar_die(AR_EX_DATA, "%s: line %zu: no label", path, lineno);
+		j = json_object_get(o, "knee");
+		x[0] = 0;
+		if (json_is_integer(j))
+			snprintf(x, sizeof x, "%lld",
+			    (long long)json_integer_value(j));
+		j = json_object_get(o, "best_k");
+		y[0] = 0;
+		if (json_is_integer(j))
+			snprintf(y, sizeof y, "%lld",
+			    (long long)json_integer_value(j));
+		j = json_object_get(o, "best_score");
+		z[0] = 0;
+		if (json_is_number(j))
+			f3(z, json_number_value(j));
+		row(s, label, ar_json_str(o, "workload") ? ar_json_str(o,
+		    "workload") : "", ar_json_str(o, "device") ? ar_json_str(o,
+		    "device") : "", x, y, z, model ? model : "");
+		json_decref(o);
+	}
+	if (f != stdin)
+		fclose(f);
+	ar_buf_free(&b);
+}
+
+static const char *phase, *phase_why;
+
+/* Builds every section from the aggregates. */
+static void
+build(const char *curves)
+{
+	struct sect *s;
+	struct method **ms = ar_xcalloc(D.mn + 1, sizeof *ms);
+	size_t i, n = 0, nl = 0, keepers = 0, promising = 0, nearup = 0;
+	char a[32], b[32], c[32], d[32];
+
+	for (i = 0; i < D.mcap; i++)
+		if (D.m[i].hash)
+			ms[n++] = &D.m[i];
+	s = sect("summary", "Summary", "ss", "item", "value", NULL);
+	s->kv = 1;
+	row(s, "rows", fi(a, D.rows));
+	row(s, "taken", fi(a, D.taken));
+	row(s, "flagged_unsigned", fi(a, D.unsigned_));
+	row(s, "flagged_unverified", fi(a, D.unverified));
+	row(s, "aa", fi(a, D.aa));
+	row(s, "methods", fi(a, D.mn));
+	for (i = 0; i < V_N; i++)
+		row(s, vname[i], fi(a, D.nv[i]));
+	s->rowtype = "iiiiiiiiiiiiiisssss";
+	row(s, "metric", D.mixed_metric ? "mixed" : D.metric);
+	row(s, "workload", D.workload);
+	row(s, "device", D.device);
+	row(s, "first_started", D.first);
+	row(s, "last_started", D.last);
+	if (D.unsigned_ || D.unverified)
+		s->note = "Flagged rows (unsigned or not verified) are counted, "
+		    "never used.";
+
+	s = sect("best", "Best so far (keep)", "sinnnss", "scope", "k", "ratio",
+	    "ci_lo", "ci_hi", "label", "id", NULL);
+	if (D.has_best)
+		row(s, "overall", (snprintf(d, sizeof d, "%ld", D.best.k), d),
+		    f3(a, D.best.r), f3(b, D.best.lo), f3(c, D.best.hi),
+		    D.best.label, D.best.id);
+	qsort(D.bestk, D.nbestk, sizeof *D.bestk, cmp_item_k);
+	for (i = 0; i < D.nbestk; i++) {
+		struct item *it = &D.bestk[i];
+
+		snprintf(d, sizeof d, "%ld", it->k);
+		row(s, "k", d, f3(a, it->r), f3(b, it->lo), f3(c, it->hi),
+		    it->label, it->id);
+	}
+	s->more = D.kleft;
+
+	/* Leaderboard: methods with a usable best, best ratio first. */
+	for (i = 0; i < n; i++)
+		if (ms[i]->has_best)
+			ms[nl++] = ms[i];
+	qsort(ms, nl, sizeof *ms, cmp_method);
+	s = sect("leaderboard", "Leaderboard", "isnnnissii", "rank", "label",
+	    "ratio", "ci_lo", "ci_hi", "k", "verdict", "id", "results", "keeps",
+	    NULL);
+	for (i = 0; i < nl && i < LB_MAX; i++) {
+		char r[32], kk[32], nn[32], nk[32];
+
+		snprintf(kk, sizeof kk, "%ld", ms[i]->best.k);
+		row(s, fi(r, i + 1), ms[i]->label, f3(a, ms[i]->best.r),
+		    f3(b, ms[i]->best.lo), f3(c, ms[i]->best.hi), kk,
+		    vname[ms[i]->best.v], ms[i]->best.id, fi(nn, ms[i]->n),
+		    fi(nk, ms[i]->nv[V_KEEP]));
+	}
+	s->more = nl > LB_MAX ? nl - LB_MAX : 0;
+
+	if (curves) {
+		s = sect("curves", "Scale curves", "sssiins", "label", "workload",
+		    "device", "knee", "best_k", "best_score", "model", NULL);
+		read_curves(curves, s);
+	}
+
+	qsort(D.near, D.nnear, sizeof *D.near, cmp_item_better);
+	s = sect("near_misses", "Near-misses (inconclusive)", "sinnns", "label",
+	    "k", "ratio", "ci_lo", "ci_hi", "id", NULL);
+	for (i = 0; i < D.nnear; i++) {
+		snprintf(d, sizeof d, "%ld", D.near[i].k);
+		row(s, D.near[i].label, d, f3(a, D.near[i].r), f3(b,
+		    D.near[i].lo), f3(c, D.near[i].hi), D.near[i].id);
+	}
+	s->more = D.tnear - D.nnear;
+
+	qsort(D.crash, D.ncrash, sizeof *D.crash, cmp_item_id);
+	s = sect("crashes", "Crashes and timeouts", "sisss", "label", "k",
+	    "verdict", "why", "id", NULL);
+	for (i = 0; i < D.ncrash; i++) {
+		snprintf(d, sizeof d, "%ld", D.crash[i].k);
+		row(s, D.crash[i].label, d, vname[D.crash[i].v], D.crash[i].why,
+		    D.crash[i].id);
+	}
+	s->more = D.tcrash - D.ncrash;
+	if (D.tcrash > D.ncrash)
+		s->note = "The latest by id.";
+
+	qsort(D.inval, D.ninval, sizeof *D.inval, cmp_item_id);
+	s = sect("invalid", "Invalid results", "sss", "label", "why", "id",
+	    NULL);
+	for (i = 0; i < D.ninval; i++)
+		row(s, D.inval[i].label, D.inval[i].why, D.inval[i].id);
+	s->more = D.tinval - D.ninval;
+
+	s = sect("noise_floor", "Noise floor (A/A)", "ss", "item", "value",
+	    NULL);
+	s->kv = 1;
+	qsort(D.rsd, D.nrsd, sizeof *D.rsd, cmp_double);
+	a[0] = 0;
+	if (D.nrsd)
+		snprintf(a, sizeof a, "%.4g", D.nrsd % 2 ? D.rsd[D.nrsd / 2] :
+		    (D.rsd[D.nrsd / 2 - 1] + D.rsd[D.nrsd / 2]) / 2);
+	s->rowtype = "in";
+	row(s, "aa_rows", fi(b, D.aa));
+	row(s, "median_rsd", a);
+
+	/* Promising methods seen only at small k: the scale probe tells
+	 * most; inconclusive ones need more pairs, not more ideas. */
+	s = sect("next", "Next measurements", "snss", "label", "ratio",
+	    "measured_k", "suggest", NULL);
+	for (i = 0; i < nl; i++) {
+		struct method *m = ms[i];
+		char kr[64], sg[64];
+
+		snprintf(kr, sizeof kr, "%ld..%ld", m->kmin, m->kmax);
+		if (m->nv[V_INCONC] && !m->nv[V_KEEP]) {
+			snprintf(sg, sizeof sg, "more pairs");
+			if (m->best.r > 1)
+				nearup++;
+		} else if (m->best.r > 1 && m->kmax <= 2) {
+			snprintf(sg, sizeof sg, "scale probe at k=%s4,8",
+			    m->kmax < 2 ? "2," : "");
+			promising++;
+		} else {
+			continue;
+		}
+		if (s->nrow < LB_MAX)
+			row(s, m->label, f3(a, m->best.r), kr, sg);
+		else
+			s->more++;
+	}
+	for (i = 0; i < nl; i++)
+		if (ms[i]->nv[V_KEEP])
+			keepers++;
+
+	/* The phase, by the first rule that holds (ar-digest(1)). */
+	if (D.taken - D.aa < 10) {
+		phase = "explore";
+		phase_why = "fewer than 10 results: too little to exploit";
+	} else if (!D.has_best) {
+		phase = "explore";
+		phase_why = "no method kept yet";
+	} else if (nearup >= 2) {
+		phase = "combine near-misses";
+		phase_why = "two or more inconclusive methods above 1.0";
+	} else if (promising > 0) {
+		phase = "exploit";
+		phase_why = "a method above 1.0 is measured only at k <= 2";
+	} else if (keepers >= 3) {
+		phase = "ablate";
+		phase_why = "three or more kept methods: find which change pays";
+	} else {
+		phase = "exploit";
+		phase_why = "a kept method to refine";
+	}
+	s = sect("phase", "Phase", "ss", "item", "value", NULL);
+	s->kv = 1;
+	row(s, "phase", phase);
+	row(s, "reason", phase_why);
+	free(ms);
+}
+
+/* ---- Markdown ---- */
+
+static void
+md_cell(struct ar_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			ar_buf_addc(b, '\\');
+		ar_buf_addc(b, *s);
+	}
+}
+
+static void
+md(size_t budget)
+{
+	struct ar_buf out = {0}, line = {0}, head = {0};
+	size_t i, j, k;
+
+	ar_buf_adds(&out, "# Campaign digest\n");
+	for (i = 0; i < nsect; i++) {
+		struct sect *s = &S[i];
+		size_t left;
+
+		/* Headings and cut lines are always written: the reader
+		 * sees what was left out. */
+		ar_buf_printf(&out, "\n## %s\n\n", s->title);
+		if (s->note)
+			ar_buf_printf(&out, "%s\n\n", s->note);
+		if (!s->nrow && !s->more) {
+			ar_buf_adds(&out, "(none)\n");
+			continue;
+		}
+		/* The table's head goes out with its first row, or not at
+		 * all when no row fits. */
+		ar_buf_clear(&head);
+		if (s->kv) {
+			ar_buf_adds(&head, "| item | value |\n|---|---|\n");
+		} else {
+			for (j = 0; j < s->ncol; j++)
+				ar_buf_printf(&head, "| %s ", s->col[j]);
+			ar_buf_adds(&head, "|\n");
+			for (j = 0; j < s->ncol; j++)
+				ar_buf_adds(&head, "|---");
+			ar_buf_adds(&head, "|\n");
+		}
+		for (k = 0; k < s->nrow; k++) {
+			ar_buf_clear(&line);
+			for (j = 0; j < s->ncol; j++) {
+				ar_buf_adds(&line, "| ");
+				md_cell(&line, s->cell[k * s->ncol + j]);
+				ar_buf_addc(&line, ' ');
+			}
+			ar_buf_adds(&line, "|\n");
+			/* 24 bytes stay free for the cut line. */
+			if (out.len + line.len + (k ? 0 : head.len) + 24 > budget)
+				break;
+			if (!k)
+				ar_buf_add(&out, head.p, head.len);
+			ar_buf_add(&out, line.p, line.len);
+		}
+		left = s->nrow - k + s->more;
+		if (left)
+			ar_buf_printf(&out, "%s(%zu more left out)\n", k ? "\n" :
+			    "", left);
+	}
+	fwrite(out.p, 1, out.len, stdout);
+	ar_buf_free(&out);
+	ar_buf_free(&line);
+	ar_buf_free(&head);
+}
+
+/* ---- JSON ---- */
+
+static json_t *
+cell_json(const char *v, char type)
+{
+	double d;
+	long long l;
+
+	if (type == 'i' && ar_parse_long(v, &l) == 0)
+		return json_integer(l);
+	if (type == 'n' && ar_parse_double(v, &d) == 0)
+		return json_real(d);
+	if (type != 's' && !v[0])
+		return json_null();
+	return json_string(v);
+}
+
+static void
+json_out(void)
+{
+	json_t *o = json_object(), *more = json_object();
+	size_t i, j, k;
+	char *s;
+
+	for (i = 0; i < nsect; i++) {
+		struct sect *sc = &S[i];
+		json_t *v;
+
+		if (sc->kv) {
+			v = json_object();
+			for (k = 0; k < sc->nrow; k++) {
+				const char *c = sc->cell[k * 2 + 1];
+				/* kv sections type each row, not each column. */
+				char t = sc->rowtype && k < strlen(sc->rowtype) ?
+				    sc->rowtype[k] : 's';
+
+				json_object_set_new(v, sc->cell[k * 2],
+				    cell_json(c, t));
+			}
+		} else {
+			v = json_array();
+			for (k = 0; k < sc->nrow; k++) {
+				json_t *r = json_object();
+
+				for (j = 0; j < sc->ncol; j++)
+					json_object_set_new(r, sc->col[j],
+					    cell_json(sc->cell[k * sc->ncol + j],
+					    sc->type[j]));
+				json_array_append_new(v, r);
+			}
+			json_object_set_new(more, sc->key,
+			    json_integer((json_int_t)sc->more));
+		}
+		json_object_set_new(o, sc->key, v);
+	}
+	json_object_set_new(o, "left_out", more);
+	s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(10));
+	if (!s)
+		ar_die(AR_EX_SOFTWARE, "cannot write JSON");
+	puts(s);
+	free(s);
+	json_decref(o);
+}
+
+/* ---- the staircase ---- */
+
+static const char *ids_base;
+
+static int
+cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+
+	return strcmp(ids_base + x->id, ids_base + y->id);
+}
+
+static void
+xml(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+/* At most this many grey points are drawn; keeps that raise the best
+ * and failures in a thinned stride are always drawn. */
+#define SVG_MAX 4000
+
+static void
+staircase(FILE *f, int decl)
+{
+	const double W = 900, H = 420, L = 70, R = 170, T = 40, Bm = 60;
+	double ymin = INFINITY, ymax = -INFINITY, best = -INFINITY, pad;
+	size_t i, stride = D.npt > SVG_MAX ? (D.npt + SVG_MAX - 1) / SVG_MAX : 1;
+	size_t n = D.npt ? D.npt : 1;
+	int started = 0;
+
+	for (i = 0; i < D.npt; i++) {
+		double r = D.pt[i].r;
+
+		/* Failures sit on their own row: their ratios, if any, must
+		 * not stretch the scale. */
+		if (isnan(r) || D.pt[i].cls == 2)
+			continue;
+		if (r < ymin)
+			ymin = r;
+		if (r > ymax)
+			ymax = r;
+	}
+	if (ymin > 1)
+		ymin = 1;
+	if (ymax < 1)
+		ymax = 1;
+	pad = (ymax - ymin) * 0.08 + 0.02;
+	ymax += pad;
+	ymin -= 2 * pad;     /* room for the failures' row */
+#define X(i) (L + (W - L - R) * ((double)(i) + 0.5) / (double)n)
+#define Y(v) (T + (H - T - Bm) * (1 - ((v) - ymin) / (ymax - ymin)))
+	if (decl)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+	    "height=\"%g\" viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" "
+	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+	    "fill=\"white\"/>\n", W, H, W, H);
+	fprintf(f, "<text x=\"%g\" y=\"22\" font-size=\"15\">Progress: ratio "
+	    "to the baseline by result, running best of keeps</text>\n", L);
+	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"black\"/>\n<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"black\"/>\n", L, H - Bm, W - R, H - Bm, L, T, L, H - Bm);
+	for (i = 0; i <= 4; i++) {
+		double v = ymin + pad + (ymax - ymin - pad) * (double)i / 4;
+
+		fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
+		    "stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%.3g</text>\n", L, Y(v), W - R, Y(v),
+		    L - 6, Y(v) + 4, v);
+	}
+	fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
+	    "stroke=\"black\" stroke-dasharray=\"6 4\"/><text x=\"%g\" "
+	    "y=\"%.1f\">baseline</text>\n", L, Y(1.0), W - R, Y(1.0),
+	    W - R - 60, Y(1.0) - 5);
+	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">results in "
+	    "id order (%zu)</text>\n<text x=\"18\" y=\"%g\" "
+	    "transform=\"rotate(-90 18 %g)\" text-anchor=\"middle\">ratio"
+	    "</text>\n", (L + W - R) / 2, H - 18, D.npt, (T + H - Bm) / 2,
+	    (T + H - Bm) / 2);
+	/* Points: grey first, so keeps and failures stay on top. */
+	for (i = 0; i < D.npt; i += stride)
+		if (D.pt[i].cls == 1 && !isnan(D.pt[i].r))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+			    "fill=\"#999\"/>\n", X(i), Y(D.pt[i].r));
+	for (i = 0; i < D.npt; i++) {
+		if (D.pt[i].cls == 2 && i % stride == 0)
+			fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" "
+			    "stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+			    X(i) - 3, Y(ymin + pad * 0.7) - 3);
+		if (D.pt[i].cls == 0 && (i % stride == 0 || D.pt[i].r > best))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+			    "fill=\"#2ca02c\"/>\n", X(i), Y(D.pt[i].r));
+		if (D.pt[i].cls == 0 && D.pt[i].r > best)
+			best = D.pt[i].r;
+	}
+	/* The running best of keeps as a step line. */
+	best = -INFINITY;
+	for (i = 0; i < D.npt; i++) {
+		if (D.pt[i].cls != 0 || !(D.pt[i].r > best))
+			continue;
+		if (!started) {
+			fputs("<polyline fill=\"none\" stroke=\"#2ca02c\" "
+			    "stroke-width=\"2\" points=\"", f);
+			started = 1;
+		} else {
+			fprintf(f, "%.1f,%.1f ", X(i), Y(best));
+		}
+		best = D.pt[i].r;
+		fprintf(f, "%.1f,%.1f ", X(i), Y(best));
+	}
+	if (started)
+		fprintf(f, "%.1f,%.1f\"/>\n", X(n - 1) + 0.5 * (W - L - R) /
+		    (double)n, Y(best));
+	fprintf(f, "<circle cx=\"%g\" cy=\"%g\" r=\"3.5\" fill=\"#2ca02c\"/>"
+	    "<text x=\"%g\" y=\"%g\">keep</text>\n", W - R + 20, T + 10,
+	    W - R + 30, T + 14);
+	fprintf(f, "<circle cx=\"%g\" cy=\"%g\" r=\"2.5\" fill=\"#999\"/>"
+	    "<text x=\"%g\" y=\"%g\">discard, equivalent,</text><text x=\"%g\" "
+	    "y=\"%g\">inconclusive</text>\n", W - R + 20, T + 30, W - R + 30,
+	    T + 34, W - R + 30, T + 48);
+	fprintf(f, "<path d=\"M%g %gl6 6m0 -6l-6 6\" stroke=\"#d62728\" "
+	    "stroke-width=\"1.5\"/><text x=\"%g\" y=\"%g\">crash, timeout,"
+	    "</text><text x=\"%g\" y=\"%g\">invalid (at the bottom)</text>\n",
+	    W - R + 17, T + 63, W - R + 30, T + 70, W - R + 30, T + 84);
+	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"#2ca02c\" stroke-width=\"2\"/><text x=\"%g\" y=\"%g\">"
+	    "best kept so far</text>\n", W - R + 12, T + 100, W - R + 26,
+	    T + 100, W - R + 30, T + 104);
+	if (stride > 1)
+		fprintf(f, "<text x=\"%g\" y=\"%g\">1 in %zu drawn</text>\n",
+		    W - R + 20, T + 124, stride);
+	fputs("</svg>\n", f);
+#undef X
+#undef Y
+}
+
+/* A regular file (or a new one) is replaced whole through FILE.tmp;
+ * anything else (a pipe, /dev/stdout) is written into, never replaced. */
+static FILE *
+out_open(const char *path, char **tmp)
+{
+	struct stat st;
+	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	FILE *f;
+
+	*tmp = direct ? NULL : ar_xasprintf("%s.tmp", path);
+	f = fopen(direct ? path : *tmp, "w");
+	if (!f)
+		ar_die(ar_errno_exit(errno), "%s:", direct ? path : *tmp);
+	return f;
+}
+
+static void
+out_close(FILE *f, const char *path, char *tmp)
+{
+	if (fflush(f) != 0 || (tmp && fsync(fileno(f)) != 0) || fclose(f) != 0)
+		ar_die(ar_errno_exit(errno), "%s:", tmp ? tmp : path);
+	if (tmp && rename(tmp, path) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", path);
+	free(tmp);
+}
+
+static void
+html(const char *path)
+{
+	char *tmp;
+	FILE *f = out_open(path, &tmp);
+	size_t i, j, k;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
+	    "\"utf-8\"/>\n<title>Campaign digest</title>\n<style>\nbody { "
+	    "font-family: sans-serif; margin: 2em; max-width: 70em; }\n"
+	    "table { border-collapse: collapse; margin-bottom: 1em; }\n"
+	    "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; "
+	    "text-align: left; }\nth { background: #f3f3f3; }\n"
+	    ".more { color: #666; }\n</style>\n</head>\n<body>\n"
+	    "<h1>Campaign digest</h1>\n<h2>Progress</h2>\n", f);
+	staircase(f, 0);
+	for (i = 0; i < nsect; i++) {
+		struct sect *s = &S[i];
+
+		fputs("<h2>", f);
+		xml(f, s->title);
+		fputs("</h2>\n", f);
+		if (s->note) {
+			fputs("<p>", f);
+			xml(f, s->note);
+			fputs("</p>\n", f);
+		}
+		if (!s->nrow && !s->more) {
+			fputs("<p class=\"more\">(none)</p>\n", f);
+			continue;
+		}
+		fputs("<table>\n<tr>", f);
+		for (j = 0; j < s->ncol; j++) {
+			fputs("<th>", f);
+			xml(f, s->kv ? (j ? "value" : "item") : s->col[j]);
+			fputs("</th>", f);
+		}
+		fputs("</tr>\n", f);
+		for (k = 0; k < s->nrow; k++) {
+			fputs("<tr>", f);
+			for (j = 0; j < s->ncol; j++) {
+				fputs("<td>", f);
+				xml(f, s->cell[k * s->ncol + j]);
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+		if (s->more)
+			fprintf(f, "<p class=\"more\">(%zu more left out)</p>\n",
+			    s->more);
+	}
+	fputs("</body>\n</html>\n", f);
+	out_close(f, path, tmp);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "svg", required_argument, NULL, 'S' },
+		{ "html", required_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *fmt = "md", *ledger = NULL, *curves = NULL, *svgp = NULL;
+	const char *htmlp = NULL;
+	long long budget = 4000;
+	FILE *f;
+	size_t i, j;
+	int c;
+
+	ar_setprog(argv[0]);
+	ar_std_args(argc, argv, usage);
+	while ((c = getopt_long(argc, argv, "b:c:f:l:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (ar_parse_long(optarg, &budget) < 0 || budget < 1 ||
+			    budget > 100000000)
+				ar_die(AR_EX_USAGE, "-b %s: not a number of tokens "
+				    "from 1 to 100000000", optarg);
+			break;
+		case 'c': curves = optarg; break;
+		case 'f': fmt = optarg; break;
+		case 'l': ledger = optarg; break;
+		case 'S': svgp = optarg; break;
+		case 'H': htmlp = optarg; break;
+		default: ar_usage(usage);
+		}
+	}
+	if (optind < argc)
+		ar_usage(usage);
+	if (strcmp(fmt, "md") && strcmp(fmt, "json"))
+		ar_die(AR_EX_USAGE, "-f %s: the formats are md and json", fmt);
+	if (curves && strcmp(curves, "-") == 0 && (!ledger ||
+	    strcmp(ledger, "-") == 0))
+		ar_die(AR_EX_USAGE, "-c -: standard input is the ledger's");
+	D.want_points = svgp || htmlp;
+	if (!ledger || strcmp(ledger, "-") == 0) {
+		read_ledger(stdin, "<stdin>");
+	} else {
+		if (!(f = fopen(ledger, "r")))
+			ar_die(errno == ENOENT || errno == EACCES ?
+			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
+		read_ledger(f, ledger);
+		fclose(f);
+	}
+	build(curves);
+	if (strcmp(fmt, "json") == 0)
+		json_out();
+	else
+		md((size_t)budget * 4);
+	if (D.want_points) {
+		ids_base = D.ids.p;
+		ar_sort(D.pt, D.npt, sizeof *D.pt, cmp_point);
+	}
+	if (svgp) {
+		char *tmp;
+
+		f = out_open(svgp, &tmp);
+		staircase(f, 1);
+		out_close(f, svgp, tmp);
+	}
+	if (htmlp)
+		html(htmlp);
+	ar_fshut(stdout, "<stdout>");
+	for (i = 0; i < nsect; i++) {
+		for (j = 0; j < S[i].nrow * S[i].ncol; j++)
+			free(S[i].cell[j]);
+		free(S[i].cell);
+	}
+	for (i = 0; i < D.mcap; i++) {
+		free(D.m[i].hash);
+		free(D.m[i].label);
+	}
+	free(D.m);
+	free(D.rsd);
+	free(D.pt);
+	ar_buf_free(&D.ids);
+	return AR_EX_OK;
+}

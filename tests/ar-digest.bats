@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# ar-digest: the planner's digest of a ledger export. Golden Markdown,
+# JSON, SVG and HTML on a hand-written fixture (methods at k 1, 2 and 4,
+# every verdict, A/A rows, one unsigned and one unverified row); the
+# budget cut; which rows are taken; the phase rules; bad input (65 with
+# the column or line named), missing files (66), usage errors (64), -h
+# and --version; the SVG written through FILE.tmp or into a FIFO.
+
+bats_require_minimum_version 1.5.0
+
+FIX="$BATS_TEST_DIRNAME/fixtures/digest"
+
+setup() {
+	if ! command -v ar-digest >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	USAGE="usage: ar-digest [-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] [--svg file] [--html file]"
+	T=$BATS_TEST_TMPDIR
+	cd "$T"
+}
+
+# A ledger export from the fixture with line N's field F replaced by V.
+edit() {
+	awk -F'\t' -v OFS='\t' -v n="$1" -v f="$2" -v v="$3" '
+	    NR == 1 { for (i = 1; i <= NF; i++) if ($i == f) c = i }
+	    NR == n { $c = v } { print }' "$FIX/export.tsv"
+}
+
+@test "ar-digest: golden Markdown, from -l, stdin and -" {
+	run --separate-stderr -0 ar-digest -l "$FIX/export.tsv" -c "$FIX/curves.jsonl"
+	[ "$stderr" = "" ]
+	diff -u "$FIX/out.md" <(printf '%s\n' "$output")
+	run -0 ar-digest -c "$FIX/curves.jsonl" < "$FIX/export.tsv"
+	diff -u "$FIX/out.md" <(printf '%s\n' "$output")
+	run -0 ar-digest -l - -c "$FIX/curves.jsonl" < "$FIX/export.tsv"
+	diff -u "$FIX/out.md" <(printf '%s\n' "$output")
+}
+
+@test "ar-digest -f json: golden JSON, the same content" {
+	run --separate-stderr -0 ar-digest -f json -l "$FIX/export.tsv" -c "$FIX/curves.jsonl"
+	diff -u "$FIX/out.json" <(printf '%s\n' "$output")
+	printf '%s\n' "$output" | jq -e '.summary.taken == 13 and
+	    .summary.flagged_unsigned == 1 and .summary.flagged_unverified == 1 and
+	    .best[0].ratio == 1.21 and .leaderboard[0].label == "aaaaaaa" and
+	    .curves[0].knee == 4 and .noise_floor.median_rsd == 0.014 and
+	    .phase.phase == "combine near-misses"' >/dev/null
+}
+
+@test "ar-digest: unsigned and unverified rows are flagged, never used" {
+	run -0 ar-digest -f json -l "$FIX/export.tsv"
+	# Their ratios (1.5, 1.7) would lead the board if they were used.
+	[ "$(printf '%s\n' "$output" | jq -c '[.leaderboard[].ratio] | max')" = 1.21 ]
+	[[ "$(ar-digest -l "$FIX/export.tsv")" == *"Flagged rows (unsigned or not verified) are counted, never used."* ]]
+}
+
+@test "ar-digest -b: sections cut with (N more left out), within the budget" {
+	run -0 ar-digest -b 300 -l "$FIX/export.tsv"
+	diff -u "$FIX/out-b300.md" <(printf '%s\n' "$output")
+	[[ "$output" == *"## Leaderboard"$'\n\n'"(4 more left out)"* ]]
+	run -0 ar-digest -b 100000 -l "$FIX/export.tsv"
+	[[ "$output" != *"more left out"* ]]
+	# Rows fit the budget; only headings and cut lines may pass it.
+	run -0 ar-digest -b 600 -l "$FIX/export.tsv"
+	[ "$(printf '%s\n' "$output" | grep '^| ' | wc -c)" -le 2400 ]
+}
+
+@test "ar-digest --svg and --html: golden, valid XML, through FILE.tmp" {
+	run -0 ar-digest -l "$FIX/export.tsv" --svg "$T/s.svg" --html "$T/p.html"
+	diff -u "$FIX/out.svg" "$T/s.svg"
+	diff -u "$FIX/out.html" "$T/p.html"
+	xmllint --noout "$T/s.svg"
+	xmllint --noout "$T/p.html"
+	[ ! -e "$T/s.svg.tmp" ] && [ ! -e "$T/p.html.tmp" ]
+	! grep -qi '<script' "$T/p.html"
+	grep -q '<svg' "$T/p.html"
+}
+
+@test "ar-digest --svg onto a FIFO writes into it, and leaves it a FIFO" {
+	mkfifo "$T/p"
+	cat "$T/p" > "$T/got" &
+	reader=$!
+	run -0 timeout 10 ar-digest -l "$FIX/export.tsv" --svg "$T/p"
+	local fifo=no
+	[ -p "$T/p" ] && fifo=yes
+	wait "$reader" 2>/dev/null || true
+	[ "$fifo" = yes ]
+	grep -q '</svg>' "$T/got"
+}
+
+@test "ar-digest: phase rules: too few results, then no keep" {
+	run -0 ar-digest -f json < <(head -n 5 "$FIX/export.tsv")
+	[ "$(printf '%s\n' "$output" | jq -r .phase.reason)" = "fewer than 10 results: too little to exploit" ]
+	run -0 ar-digest -f json < <(grep -v '	keep	' "$FIX/export.tsv"; cat "$FIX/export.tsv" | grep '	discard	' | sed 's/-0000000000000006/-0000000000000099/;s/T010500/T020000/' )
+	[ "$(printf '%s\n' "$output" | jq -r .phase.phase)" = explore ]
+}
+
+@test "ar-digest: a missing column is named" {
+	for c in id signed verdict method.hash shape.k ratio.median; do
+		run --separate-stderr -65 ar-digest < <(edit 1 "$c" nothere)
+		[ "$stderr" = "ar-digest: <stdin>: no column $c" ]
+	done
+}
+
+@test "ar-digest: NaN, negative or garbage ratios are refused with the line" {
+	for v in nan NaN -1 -0.5 inf x; do
+		run --separate-stderr -65 ar-digest < <(edit 4 ratio.median "$v")
+		[ "$stderr" = "ar-digest: <stdin>: line 4: ratio.median: \"$v\" is not a number of 0 or more" ]
+	done
+	edit 6 ratio.ci_lo -2 > "$T/x.tsv"
+	run --separate-stderr -65 ar-digest -l "$T/x.tsv"
+	[ "$stderr" = "ar-digest: $T/x.tsv: line 6: ratio.ci_lo: \"-2\" is not a number of 0 or more" ]
+	run --separate-stderr -65 ar-digest < <(edit 4 shape.k 0)
+	[ "$stderr" = "ar-digest: <stdin>: line 4: shape.k: \"0\" is not a whole number from 1 to 65536" ]
+	run --separate-stderr -65 ar-digest < /dev/null
+	[ "$stderr" = "ar-digest: <stdin>: empty input: no header line" ]
+}
+
+@test "ar-digest: bad curves are refused with the line" {
+	printf '[1]\n' > "$T/c.jsonl"
+	run --separate-stderr -65 ar-digest -l "$FIX/export.tsv" -c "$T/c.jsonl"
+	[ "$stderr" = "ar-digest: $T/c.jsonl: line 1: not an object" ]
+	printf '{"knee": 4}\n' > "$T/c.jsonl"
+	run --separate-stderr -65 ar-digest -l "$FIX/export.tsv" -c "$T/c.jsonl"
+	[ "$stderr" = "ar-digest: $T/c.jsonl: line 1: no label" ]
+}
+
+@test "ar-digest: a missing input file exits 66" {
+	run --separate-stderr -66 ar-digest -l "$T/none.tsv"
+	[ "$stderr" = "ar-digest: $T/none.tsv: No such file or directory" ]
+	run --separate-stderr -66 ar-digest -l "$FIX/export.tsv" -c "$T/none.jsonl"
+	[ "$stderr" = "ar-digest: $T/none.jsonl: No such file or directory" ]
+}
+
+@test "ar-digest: usage errors exit 64; -h and --version" {
+	run --separate-stderr -0 ar-digest -h
+	[ "$output" = "$USAGE" ]
+	run --separate-stderr -0 ar-digest --help
+	[ "$output" = "$USAGE" ]
+	run --separate-stderr -0 ar-digest --version
+	[ "$output" = "ar-digest $VERSION" ]
+	run --separate-stderr -64 ar-digest -Z
+	[ "${stderr##*$'\n'}" = "$USAGE" ]
+	run --separate-stderr -64 ar-digest extra
+	[ "$stderr" = "$USAGE" ]
+	run --separate-stderr -64 ar-digest --svg
+	run --separate-stderr -64 ar-digest -f xml < "$FIX/export.tsv"
+	[ "$stderr" = "ar-digest: -f xml: the formats are md and json" ]
+	for b in 0 -1 x 100000001 ''; do
+		run --separate-stderr -64 ar-digest -b "$b" < "$FIX/export.tsv"
+		[ "$stderr" = "ar-digest: -b $b: not a number of tokens from 1 to 100000000" ]
+	done
+	run --separate-stderr -64 ar-digest -c - < "$FIX/export.tsv"
+	[ "$stderr" = "ar-digest: -c -: standard input is the ledger's" ]
+}
