@@ -1,8 +1,9 @@
 /* ar-digest: what a planner needs from a whole campaign, in one read of
  * the ledger export: the best so far, the leaderboard, near-misses,
  * failures, the noise floor, what to measure next and which phase the
- * data calls for; Markdown within a token budget, JSON, an SVG staircase
- * or one HTML page. ar-digest(1) is the contract. */
+ * data calls for; the health of the ideas and queue spools; or the
+ * digest of a karpathy/autoresearch or pi-autoresearch log alone;
+ * Markdown within a token budget, JSON, an SVG staircase or one HTML page. ar-digest(1) is the contract. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +17,8 @@
 
 static const char usage[] =
 	"[-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] "
-	"[--svg file] [--html file]";
+	"[-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] "
+	"[--html file]";
 
 /* Fixed sizes keep the single pass free of per-row allocation; what
  * does not fit is counted and reported as left out. */
@@ -408,7 +410,7 @@ struct sect {
 	const char *rowtype; /* kv: the type of each row's value */
 };
 
-#define NSECT 10
+#define NSECT 16
 static struct sect S[NSECT];
 static size_t nsect;
 
@@ -723,6 +725,513 @@ build(const char *curves)
 	row(s, "phase", phase);
 	row(s, "reason", phase_why);
 	free(ms);
+}
+
+
+static void xml(FILE *, const char *);
+
+/* ---- spools: ideas and the experiment queue ---- */
+
+static const char *const spsub[4] = { "new", "cur", "done", "failed" };
+
+struct tally {           /* a category or a source, counted */
+	char *key;
+	size_t n, nv[4];
+};
+
+static struct tally *cat, *src;
+static size_t ncat, capcat, nsrc, capsrc;
+
+static struct tally *
+tally(struct tally **a, size_t *n, size_t *cap, const char *key)
+{
+	size_t i;
+
+	/* Linear: spools hold hundreds of ideas, not millions. */
+	for (i = 0; i < *n; i++)
+		if (strcmp((*a)[i].key, key) == 0)
+			return &(*a)[i];
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 32;
+		*a = ar_xrealloc(*a, *cap * sizeof **a);
+	}
+	memset(&(*a)[*n], 0, sizeof **a);
+	(*a)[*n].key = ar_xstrdup(key);
+	return &(*a)[(*n)++];
+}
+
+static long long now_s;
+
+static void
+set_now(void)
+{
+	const char *e = getenv("AR_NOW");
+	struct timespec ts;
+
+	if (e && e[0]) {
+		if (ar_time_parse(e, &ts) < 0)
+			ar_die(AR_EX_USAGE, "AR_NOW=%s: not an RFC 3339 time", e);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+	}
+	now_s = (long long)ts.tv_sec;
+}
+
+/* One spool: its row in Queue health; with ideas set, each record's
+ * category and sources are counted too. */
+static void
+read_spool(const char *dir, const char *label, int ideas, struct sect *s)
+{
+	size_t cnt[4] = {0}, bad = 0, expired = 0, nh = 0, i, j, k;
+	char **holders = NULL, a[8][32];
+
+	if (ar_spool_check(dir) < 0)
+		ar_die(AR_EX_NOINPUT, "%s: not a spool", dir);
+	for (i = 0; i < 4; i++) {
+		char **names;
+		size_t n;
+
+		if (ar_spool_list(dir, spsub[i], &names, &n) < 0)
+			ar_die(AR_EX_IO, "%s/%s:", dir, spsub[i]);
+		for (j = 0; j < n; j++) {
+			struct ar_lease l;
+			struct ar_buf b = {0};
+			char err[256], *p;
+			json_t *o, *v;
+			const char *c;
+
+			p = ar_spool_path(dir, spsub[i], names[j]);
+			if (ar_spool_parse(names[j], &l) < 0) {
+				ar_warn("%s: not a record name", p);
+				bad++;
+				free(p);
+				continue;
+			}
+			cnt[i]++;
+			if (i == 1 && l.expires) {
+				if (l.expires < now_s)
+					expired++;
+				for (k = 0; k < nh && strcmp(holders[k],
+				    l.holder); k++)
+					;
+				if (k == nh) {
+					holders = ar_xrealloc(holders, (nh + 1) *
+					    sizeof *holders);
+					holders[nh++] = ar_xstrdup(l.holder);
+				}
+			}
+			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+				ar_warn("%s:", p);
+				bad++;
+				ar_buf_free(&b);
+				free(p);
+				continue;
+			}
+			o = ar_json_parse(b.p, b.len, err, sizeof err);
+			ar_buf_free(&b);
+			if (!o || !json_is_object(o)) {
+				ar_warn("%s: %s", p, o ? "not a JSON object" :
+				    err);
+				bad++;
+				json_decref(o);
+				free(p);
+				continue;
+			}
+			free(p);
+			if (ideas) {
+				struct tally *t;
+				size_t m, q;
+
+				c = json_string_value(json_object_get(o,
+				    "category"));
+				t = tally(&cat, &ncat, &capcat, c && c[0] ? c :
+				    "(none)");
+				t->n++;
+				t->nv[i]++;
+				v = json_object_get(o, "sources");
+				for (m = 0; m < json_array_size(v); m++) {
+					json_t *w = json_array_get(v, m);
+
+					if (!json_is_string(w))
+						continue;
+					/* An idea citing a source twice counts
+					 * once. */
+					for (q = 0; q < m; q++)
+						if (json_equal(json_array_get(v, q),
+						    w))
+							break;
+					if (q == m)
+						tally(&src, &nsrc, &capsrc,
+						    json_string_value(w))->n++;
+				}
+			}
+			json_decref(o);
+		}
+		ar_spool_free_list(names, n);
+	}
+	a[6][0] = 0;
+	if (nh)
+		snprintf(a[6], sizeof a[6], "%.1f", (double)cnt[0] / (double)nh);
+	row(s, label, fi(a[0], cnt[0]), fi(a[1], cnt[1]), fi(a[2], cnt[2]),
+	    fi(a[3], cnt[3]), fi(a[4], nh), fi(a[5], expired), a[6],
+	    fi(a[7], bad));
+	for (k = 0; k < nh; k++)
+		free(holders[k]);
+	free(holders);
+}
+
+static int
+cmp_cat(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->nv[2] != y->nv[2])
+		return x->nv[2] < y->nv[2] ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int
+cmp_src(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static void
+build_spools(const char *ideas, const char *queue)
+{
+	struct sect *s;
+	size_t i;
+	char a[4][32];
+
+	set_now();
+	s = sect("queue_health", "Queue health", "siiiiiini", "spool", "new",
+	    "cur", "done", "failed", "holders", "expired", "new_per_holder",
+	    "unreadable", NULL);
+	if (ideas)
+		read_spool(ideas, "ideas", 1, s);
+	if (queue)
+		read_spool(queue, "queue", 0, s);
+	if (!ideas)
+		return;
+	qsort(cat, ncat, sizeof *cat, cmp_cat);
+	s = sect("categories", "Under-explored categories", "siiii",
+	    "category", "ideas", "open", "done", "failed", NULL);
+	for (i = 0; i < ncat; i++) {
+		if (s->nrow < LB_MAX)
+			row(s, cat[i].key, fi(a[0], cat[i].n), fi(a[1],
+			    cat[i].nv[0] + cat[i].nv[1]), fi(a[2], cat[i].nv[2]),
+			    fi(a[3], cat[i].nv[3]));
+		else
+			s->more++;
+		free(cat[i].key);
+	}
+	qsort(src, nsrc, sizeof *src, cmp_src);
+	s = sect("sources", "Sources cited", "si", "source", "ideas", NULL);
+	for (i = 0; i < nsrc; i++) {
+		if (s->nrow < LB_MAX)
+			row(s, src[i].key, fi(a[0], src[i].n));
+		else
+			s->more++;
+		free(src[i].key);
+	}
+	free(cat);
+	free(src);
+}
+
+/* ---- an imported log: karpathy/autoresearch or pi-autoresearch ---- */
+
+enum { L_KEEP, L_DISCARD, L_CRASH, L_OTHER, L_N };
+
+static struct {
+	const char *from;
+	char metric[TXT], dir[8], best_commit[TXT], best_desc[TXT];
+	size_t rows, n[L_N];
+	double best;
+	int has_best, lower;
+	double *v;           /* per row: the value, NAN when none */
+	unsigned char *cls; /* per row: L_* */
+	size_t cap;
+} G;
+
+/* Lower is better for a metric whose name ends in bpb or loss. */
+static int
+lower_by_name(const char *m)
+{
+	size_t n = strlen(m);
+
+	return (n >= 3 && strcmp(m + n - 3, "bpb") == 0) ||
+	    (n >= 4 && strcmp(m + n - 4, "loss") == 0);
+}
+
+static void
+log_row(double v, int cls, const char *commit, const char *desc)
+{
+	if (G.rows == G.cap) {
+		G.cap = G.cap ? 2 * G.cap : 256;
+		G.v = ar_xrealloc(G.v, G.cap * sizeof *G.v);
+		G.cls = ar_xrealloc(G.cls, G.cap);
+	}
+	G.v[G.rows] = cls == L_CRASH ? NAN : v;
+	G.cls[G.rows] = (unsigned char)cls;
+	G.rows++;
+	G.n[cls]++;
+	if (cls == L_KEEP && isfinite(v) && (!G.has_best ||
+	    (G.lower ? v < G.best : v > G.best))) {
+		G.best = v;
+		G.has_best = 1;
+		cpy(G.best_commit, sizeof G.best_commit, commit);
+		cpy(G.best_desc, sizeof G.best_desc, desc);
+	}
+}
+
+static int
+log_cls(const char *st)
+{
+	if (strcmp(st, "keep") == 0)
+		return L_KEEP;
+	if (strcmp(st, "discard") == 0)
+		return L_DISCARD;
+	if (strcmp(st, "crash") == 0)
+		return L_CRASH;
+	return L_OTHER;
+}
+
+static void
+read_autoresearch(FILE *f, const char *name)
+{
+	struct ar_tsv t;
+	int c[4], cm = -1, i, r;
+	const char *need[4] = { "commit", "memory_gb", "status",
+	    "description" };
+
+	if (ar_tsv_open_raw(&t, f, name, 1) < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	for (i = 0; i < 4; i++)
+		if ((c[i] = ar_tsv_col(&t, need[i])) < 0)
+			ar_die(AR_EX_DATA, "%s: no column %s", name, need[i]);
+	/* The metric is the first other column (val_bpb). */
+	for (i = 0; i < (int)t.ncol && cm < 0; i++)
+		if (i != c[0] && i != c[1] && i != c[2] && i != c[3])
+			cm = i;
+	if (cm < 0)
+		ar_die(AR_EX_DATA, "%s: no metric column", name);
+	cpy(G.metric, sizeof G.metric, t.hdr[cm]);
+	G.lower = lower_by_name(G.metric);
+	while ((r = ar_tsv_next(&t)) == 1) {
+		const char *st = t.field[c[2]];
+		int cls = log_cls(st);
+		double v = NAN;
+
+		if (cls == L_OTHER)
+			ar_die(AR_EX_DATA, "%s: line %zu: status \"%s\": "
+			    "expected keep, discard or crash", name, t.lineno,
+			    st);
+		if (cls != L_CRASH && ar_parse_double(t.field[cm], &v) < 0)
+			ar_die(AR_EX_DATA, "%s: line %zu: %s: \"%s\" is not a "
+			    "number", name, t.lineno, G.metric, t.field[cm]);
+		log_row(v, cls, t.field[c[0]], t.field[c[3]]);
+	}
+	if (r < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	ar_tsv_close(&t);
+}
+
+static void
+read_pi(FILE *f, const char *name)
+{
+	struct ar_buf b = {0};
+	size_t lineno = 0;
+	char err[256];
+	int have_dir = 0;
+
+	snprintf(G.metric, sizeof G.metric, "metric");
+	G.lower = 1;
+	while (ar_jsonl_line(f, name, &b, &lineno)) {
+		json_t *o = ar_json_parse(b.p, b.len, err, sizeof err), *v;
+		const char *type, *st, *cm, *ds;
+		double x = NAN;
+		int cls;
+
+		if (!o || !json_is_object(o))
+			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
+			    o ? "not an object" : err);
+		type = json_string_value(json_object_get(o, "type"));
+		if (type && strcmp(type, "config") == 0) {
+			const char *m = json_string_value(json_object_get(o,
+			    "metricName"));
+			const char *d = json_string_value(json_object_get(o,
+			    "bestDirection"));
+
+			if (m)
+				cpy(G.metric, sizeof G.metric, m);
+			if (d && strcmp(d, "lower") && strcmp(d, "higher"))
+				ar_die(AR_EX_DATA, "%s: line %zu: bestDirection "
+				    "\"%s\": expected lower or higher", name,
+				    lineno, d);
+			if (d) {
+				G.lower = strcmp(d, "lower") == 0;
+				have_dir = 1;
+			} else if (!have_dir) {
+				G.lower = lower_by_name(G.metric);
+			}
+			json_decref(o);
+			continue;
+		}
+		if (type || !json_object_get(o, "run")) {
+			json_decref(o);
+			continue;
+		}
+		st = json_string_value(json_object_get(o, "status"));
+		if (!st)
+			ar_die(AR_EX_DATA, "%s: line %zu: run without a status",
+			    name, lineno);
+		cls = log_cls(st);
+		v = json_object_get(o, "metric");
+		if (json_is_number(v))
+			x = json_number_value(v);
+		else if (v && !json_is_null(v))
+			ar_die(AR_EX_DATA, "%s: line %zu: metric is not a "
+			    "number", name, lineno);
+		cm = json_string_value(json_object_get(o, "commit"));
+		ds = json_string_value(json_object_get(o, "description"));
+		log_row(x, cls, cm ? cm : "", ds ? ds : "");
+		json_decref(o);
+	}
+	ar_buf_free(&b);
+}
+
+static void
+build_log(void)
+{
+	struct sect *s;
+	char a[32];
+
+	s = sect("imported_log", "Imported log", "ss", "item", "value", NULL);
+	s->kv = 1;
+	s->note = "Imported rows are unsigned: flagged, shown here, never "
+	    "used as evidence.";
+	s->rowtype = "sssiiiiiinss";
+	row(s, "source", G.from);
+	row(s, "metric", G.metric);
+	row(s, "better", G.lower ? "lower" : "higher");
+	row(s, "rows", fi(a, G.rows));
+	row(s, "flagged_unsigned", fi(a, G.rows));
+	row(s, "keep", fi(a, G.n[L_KEEP]));
+	row(s, "discard", fi(a, G.n[L_DISCARD]));
+	row(s, "crash", fi(a, G.n[L_CRASH]));
+	row(s, "other", fi(a, G.n[L_OTHER]));
+	a[0] = 0;
+	if (G.has_best)
+		snprintf(a, sizeof a, "%.6g", G.best);
+	row(s, "best_kept", a);
+	row(s, "best_commit", G.best_commit);
+	row(s, "best_description", G.best_desc);
+}
+
+/* The kept values of an imported log as a staircase: rows in log order
+ * across, the metric up; keeps green, discards and others grey, crashes
+ * red on the bottom row, the running best of keeps as a step line. */
+static void
+staircase_log(FILE *f, int decl)
+{
+	const double W = 900, H = 420, L = 70, R = 170, T = 40, Bm = 60;
+	double ymin = INFINITY, ymax = -INFINITY, best = NAN, pad;
+	size_t i, n = G.rows ? G.rows : 1;
+	int started = 0;
+
+	for (i = 0; i < G.rows; i++) {
+		if (!isfinite(G.v[i]))
+			continue;
+		if (G.v[i] < ymin)
+			ymin = G.v[i];
+		if (G.v[i] > ymax)
+			ymax = G.v[i];
+	}
+	if (!isfinite(ymin))
+		ymin = 0, ymax = 1;
+	pad = (ymax - ymin) * 0.08 + 1e-9 + fabs(ymax) * 1e-6;
+	ymax += pad;
+	ymin -= 2 * pad;
+#define X(i) (L + (W - L - R) * ((double)(i) + 0.5) / (double)n)
+#define Y(v) (T + (H - T - Bm) * (1 - ((v) - ymin) / (ymax - ymin)))
+#define BETTER(v, b) (isnan(b) || (G.lower ? (v) < (b) : (v) > (b)))
+	if (decl)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
+	    "height=\"%g\" viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" "
+	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
+	    "fill=\"white\"/>\n", W, H, W, H);
+	fprintf(f, "<text x=\"%g\" y=\"22\" font-size=\"15\">Progress: ", L);
+	xml(f, G.metric);
+	fprintf(f, " (%s is better) by run, running best of keeps</text>\n",
+	    G.lower ? "lower" : "higher");
+	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"black\"/>\n<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"black\"/>\n", L, H - Bm, W - R, H - Bm, L, T, L, H - Bm);
+	for (i = 0; i <= 4; i++) {
+		double v = ymin + pad + (ymax - ymin - pad) * (double)i / 4;
+
+		fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
+		    "stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%.4g</text>\n", L, Y(v), W - R, Y(v),
+		    L - 6, Y(v) + 4, v);
+	}
+	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">runs in "
+	    "log order (%zu)</text>\n", (L + W - R) / 2, H - 18, G.rows);
+	for (i = 0; i < G.rows; i++)
+		if (G.cls[i] != L_KEEP && G.cls[i] != L_CRASH &&
+		    isfinite(G.v[i]))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+			    "fill=\"#999\"/>\n", X(i), Y(G.v[i]));
+	for (i = 0; i < G.rows; i++) {
+		if (G.cls[i] == L_CRASH || !isfinite(G.v[i]))
+			fprintf(f, "<path d=\"M%.1f %.1fl6 6m0 -6l-6 6\" "
+			    "stroke=\"#d62728\" stroke-width=\"1.5\"/>\n",
+			    X(i) - 3, Y(ymin + pad * 0.7) - 3);
+		else if (G.cls[i] == L_KEEP)
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" "
+			    "fill=\"#2ca02c\"/>\n", X(i), Y(G.v[i]));
+	}
+	for (i = 0; i < G.rows; i++) {
+		if (G.cls[i] != L_KEEP || !isfinite(G.v[i]) ||
+		    !BETTER(G.v[i], best))
+			continue;
+		if (!started) {
+			fputs("<polyline fill=\"none\" stroke=\"#2ca02c\" "
+			    "stroke-width=\"2\" points=\"", f);
+			started = 1;
+		} else {
+			fprintf(f, "%.1f,%.1f ", X(i), Y(best));
+		}
+		best = G.v[i];
+		fprintf(f, "%.1f,%.1f ", X(i), Y(best));
+	}
+	if (started)
+		fprintf(f, "%.1f,%.1f\"/>\n", X(n - 1) + 0.5 * (W - L - R) /
+		    (double)n, Y(best));
+	fprintf(f, "<circle cx=\"%g\" cy=\"%g\" r=\"3.5\" fill=\"#2ca02c\"/>"
+	    "<text x=\"%g\" y=\"%g\">keep</text>\n", W - R + 20, T + 10,
+	    W - R + 30, T + 14);
+	fprintf(f, "<circle cx=\"%g\" cy=\"%g\" r=\"2.5\" fill=\"#999\"/>"
+	    "<text x=\"%g\" y=\"%g\">discard, other</text>\n", W - R + 20,
+	    T + 30, W - R + 30, T + 34);
+	fprintf(f, "<path d=\"M%g %gl6 6m0 -6l-6 6\" stroke=\"#d62728\" "
+	    "stroke-width=\"1.5\"/><text x=\"%g\" y=\"%g\">crash (at the "
+	    "bottom)</text>\n", W - R + 17, T + 47, W - R + 30, T + 54);
+	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
+	    "stroke=\"#2ca02c\" stroke-width=\"2\"/><text x=\"%g\" y=\"%g\">"
+	    "best kept so far</text>\n", W - R + 12, T + 70, W - R + 26,
+	    T + 70, W - R + 30, T + 74);
+	fputs("</svg>\n", f);
+#undef X
+#undef Y
+#undef BETTER
 }
 
 /* ---- Markdown ---- */
@@ -1047,7 +1556,10 @@ html(const char *path)
 	    "text-align: left; }\nth { background: #f3f3f3; }\n"
 	    ".more { color: #666; }\n</style>\n</head>\n<body>\n"
 	    "<h1>Campaign digest</h1>\n<h2>Progress</h2>\n", f);
-	staircase(f, 0);
+	if (G.from)
+		staircase_log(f, 0);
+	else
+		staircase(f, 0);
 	for (i = 0; i < nsect; i++) {
 		struct sect *s = &S[i];
 
@@ -1097,7 +1609,7 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *fmt = "md", *ledger = NULL, *curves = NULL, *svgp = NULL;
-	const char *htmlp = NULL;
+	const char *htmlp = NULL, *ideas = NULL, *queue = NULL, *logp = NULL;
 	long long budget = 4000;
 	FILE *f;
 	size_t i, j;
@@ -1105,7 +1617,7 @@ main(int argc, char **argv)
 
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "b:c:f:l:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:c:f:F:i:l:q:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (ar_parse_long(optarg, &budget) < 0 || budget < 1 ||
@@ -1115,6 +1627,19 @@ main(int argc, char **argv)
 			break;
 		case 'c': curves = optarg; break;
 		case 'f': fmt = optarg; break;
+		case 'F':
+			if (strcmp(optarg, "autoresearch") &&
+			    strcmp(optarg, "pi"))
+				ar_die(AR_EX_USAGE, "-F %s: expected autoresearch "
+				    "or pi", optarg);
+			/* The log's file is the next argument. */
+			if (optind >= argc)
+				ar_usage(usage);
+			G.from = optarg;
+			logp = argv[optind++];
+			break;
+		case 'i': ideas = optarg; break;
+		case 'q': queue = optarg; break;
 		case 'l': ledger = optarg; break;
 		case 'S': svgp = optarg; break;
 		case 'H': htmlp = optarg; break;
@@ -1128,17 +1653,36 @@ main(int argc, char **argv)
 	if (curves && strcmp(curves, "-") == 0 && (!ledger ||
 	    strcmp(ledger, "-") == 0))
 		ar_die(AR_EX_USAGE, "-c -: standard input is the ledger's");
+	if (logp && (ledger || curves))
+		ar_die(AR_EX_USAGE, "-F: a log is digested alone, without -l "
+		    "or -c");
 	D.want_points = svgp || htmlp;
-	if (!ledger || strcmp(ledger, "-") == 0) {
-		read_ledger(stdin, "<stdin>");
-	} else {
-		if (!(f = fopen(ledger, "r")))
+	if (logp) {
+		f = strcmp(logp, "-") ? fopen(logp, "r") : stdin;
+		if (!f)
 			ar_die(errno == ENOENT || errno == EACCES ?
-			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
-		read_ledger(f, ledger);
-		fclose(f);
+			    AR_EX_NOINPUT : AR_EX_IO, "%s:", logp);
+		if (strcmp(G.from, "pi") == 0)
+			read_pi(f, f == stdin ? "<stdin>" : logp);
+		else
+			read_autoresearch(f, f == stdin ? "<stdin>" : logp);
+		if (f != stdin)
+			fclose(f);
+		build_log();
+	} else if (ledger || (!ideas && !queue)) {
+		if (!ledger || strcmp(ledger, "-") == 0) {
+			read_ledger(stdin, "<stdin>");
+		} else {
+			if (!(f = fopen(ledger, "r")))
+				ar_die(errno == ENOENT || errno == EACCES ?
+				    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
+			read_ledger(f, ledger);
+			fclose(f);
+		}
+		build(curves);
 	}
-	build(curves);
+	if (ideas || queue)
+		build_spools(ideas, queue);
 	if (strcmp(fmt, "json") == 0)
 		json_out();
 	else
@@ -1151,7 +1695,10 @@ main(int argc, char **argv)
 		char *tmp;
 
 		f = out_open(svgp, &tmp);
-		staircase(f, 1);
+		if (logp)
+			staircase_log(f, 1);
+		else
+			staircase(f, 1);
 		out_close(f, svgp, tmp);
 	}
 	if (htmlp)
@@ -1170,5 +1717,7 @@ main(int argc, char **argv)
 	free(D.rsd);
 	free(D.pt);
 	ar_buf_free(&D.ids);
+	free(G.v);
+	free(G.cls);
 	return AR_EX_OK;
 }

@@ -4,7 +4,9 @@
 # every verdict, A/A rows, one unsigned and one unverified row); the
 # budget cut; which rows are taken; the phase rules; bad input (65 with
 # the column or line named), missing files (66), usage errors (64), -h
-# and --version; the SVG written through FILE.tmp or into a FIFO.
+# and --version; the SVG written through FILE.tmp or into a FIFO. The
+# spools (-i, -q: queue health, categories, sources, AR_NOW, bad records)
+# and imported logs (-F autoresearch, -F pi), golden too.
 
 bats_require_minimum_version 1.5.0
 
@@ -16,7 +18,7 @@ setup() {
 	fi
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
-	USAGE="usage: ar-digest [-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] [--svg file] [--html file]"
+	USAGE="usage: ar-digest [-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] [--html file]"
 	T=$BATS_TEST_TMPDIR
 	cd "$T"
 }
@@ -153,4 +155,106 @@ edit() {
 	done
 	run --separate-stderr -64 ar-digest -c - < "$FIX/export.tsv"
 	[ "$stderr" = "ar-digest: -c -: standard input is the ledger's" ]
+}
+
+# The spool fixtures hold only files; git keeps no empty directories, so
+# each test copies them and adds the state directories.
+spools() {
+	for s in ideas queue; do
+		cp -R "$FIX/$s" "$T/$s"
+		mkdir -p "$T/$s/tmp" "$T/$s/new" "$T/$s/cur" "$T/$s/done" \
+		    "$T/$s/failed" "$T/$s/why"
+	done
+}
+
+@test "ar-digest -i -q: golden queue health, categories and sources" {
+	spools
+	export AR_NOW=2026-11-26T12:00:00Z
+	run --separate-stderr -0 ar-digest -i "$T/ideas" -q "$T/queue"
+	diff -u "$FIX/spools.md" <(printf '%s\n' "$output")
+	run --separate-stderr -0 ar-digest -f json -i "$T/ideas" -q "$T/queue"
+	diff -u "$FIX/spools.json" <(printf '%s\n' "$output")
+	printf '%s\n' "$output" | jq -e '.queue_health[0].expired == 1 and
+	    .queue_health[0].holders == 2 and .queue_health[1].expired == 2 and
+	    .queue_health[1].new_per_holder == 4 and
+	    .categories[0].category == "precision" and
+	    .categories[-1].category == "memory" and
+	    .sources[0] == {"source": "arXiv:2205.14135", "ideas": 3}' >/dev/null
+}
+
+@test "ar-digest -i -q: bad records are named on stderr, counted, not fatal" {
+	spools
+	export AR_NOW=2026-11-26T12:00:00Z
+	run --separate-stderr -0 ar-digest -i "$T/ideas" -q "$T/queue"
+	[[ "$stderr" == *"ar-digest: $T/ideas/new/"*"-i-bad: invalid JSON"* ]]
+	[[ "$stderr" == *"ar-digest: $T/queue/new/junk.txt: not a record name"* ]]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 2 ]
+}
+
+@test "ar-digest -i: AR_NOW decides which leases have expired" {
+	spools
+	run --separate-stderr -0 env AR_NOW=2026-11-26T13:00:00Z ar-digest -f json -i "$T/ideas"
+	[ "$(printf '%s\n' "$output" | jq .queue_health[0].expired)" = 2 ]
+	run --separate-stderr -0 env AR_NOW=2026-11-26T11:00:00Z ar-digest -f json -q "$T/queue"
+	[ "$(printf '%s\n' "$output" | jq .queue_health[0].expired)" = 0 ]
+	run --separate-stderr -64 env AR_NOW=yesterday ar-digest -i "$T/ideas"
+	[ "$stderr" = "ar-digest: AR_NOW=yesterday: not an RFC 3339 time" ]
+}
+
+@test "ar-digest -i, -q: a directory that is not a spool exits 66" {
+	mkdir "$T/plain"
+	run --separate-stderr -66 ar-digest -i "$T/plain"
+	[ "$stderr" = "ar-digest: $T/plain: not a spool" ]
+	run --separate-stderr -66 ar-digest -q "$T/none"
+	[ "$stderr" = "ar-digest: $T/none: not a spool" ]
+}
+
+@test "ar-digest -F autoresearch: golden Markdown and staircase" {
+	run --separate-stderr -0 ar-digest -F autoresearch "$FIX/results.tsv" --svg "$T/s.svg"
+	[ "$stderr" = "" ]
+	diff -u "$FIX/log-autoresearch.md" <(printf '%s\n' "$output")
+	diff -u "$FIX/log-autoresearch.svg" "$T/s.svg"
+	xmllint --noout "$T/s.svg"
+}
+
+@test "ar-digest -F pi: golden JSON and staircase; the config's direction" {
+	run --separate-stderr -0 ar-digest -f json -F pi "$FIX/pi.jsonl" --svg "$T/s.svg" --html "$T/p.html"
+	diff -u "$FIX/log-pi.json" <(printf '%s\n' "$output")
+	diff -u "$FIX/log-pi.svg" "$T/s.svg"
+	xmllint --noout "$T/p.html"
+	printf '%s\n' "$output" | jq -e '.imported_log.better == "lower" and
+	    .imported_log.best_kept == 5510 and .imported_log.flagged_unsigned == 6 and
+	    .imported_log.keep == 3 and .imported_log.crash == 1' >/dev/null
+}
+
+@test "ar-digest -F: the direction by the metric's name" {
+	sed '1s/val_bpb/val_loss/' "$FIX/results.tsv" > "$T/loss.tsv"
+	run -0 ar-digest -f json -F autoresearch "$T/loss.tsv"
+	[ "$(printf '%s\n' "$output" | jq -r '.imported_log | "\(.better) \(.best_kept)"')" = "lower 0.9876" ]
+	sed '1s/val_bpb/accuracy/' "$FIX/results.tsv" > "$T/acc.tsv"
+	run -0 ar-digest -f json -F autoresearch "$T/acc.tsv"
+	[ "$(printf '%s\n' "$output" | jq -r '.imported_log | "\(.better) \(.best_kept)"')" = "higher 0.9979" ]
+	printf '{"run":1,"metric":3,"status":"keep"}\n{"run":2,"metric":5,"status":"keep"}\n' > "$T/p.jsonl"
+	run -0 ar-digest -f json -F pi "$T/p.jsonl"
+	[ "$(printf '%s\n' "$output" | jq -r '.imported_log | "\(.metric) \(.better) \(.best_kept)"')" = "metric lower 3" ]
+}
+
+@test "ar-digest -F: bad logs and bad command lines" {
+	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\t1.0\t4\tmaybe\tx\n' > "$T/r.tsv"
+	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
+	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: status \"maybe\": expected keep, discard or crash" ]
+	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\tx\t4\tkeep\tx\n' > "$T/r.tsv"
+	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
+	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: val_bpb: \"x\" is not a number" ]
+	printf '{"run":1,"metric":3}\n' > "$T/p.jsonl"
+	run --separate-stderr -65 ar-digest -F pi "$T/p.jsonl"
+	[ "$stderr" = "ar-digest: $T/p.jsonl: line 1: run without a status" ]
+	run --separate-stderr -66 ar-digest -F pi "$T/none.jsonl"
+	[ "$stderr" = "ar-digest: $T/none.jsonl: No such file or directory" ]
+	run --separate-stderr -64 ar-digest -F csv x
+	[ "$stderr" = "ar-digest: -F csv: expected autoresearch or pi" ]
+	run --separate-stderr -64 ar-digest -F pi
+	[ "$stderr" = "$USAGE" ]
+	run --separate-stderr -64 ar-digest -F pi "$FIX/pi.jsonl" -l "$FIX/export.tsv"
+	[ "$stderr" = "ar-digest: -F: a log is digested alone, without -l or -c" ]
 }
