@@ -212,13 +212,41 @@ label_of(char *out, size_t n, const struct ar_tsv *t, int c_commit,
 	}
 }
 
+/* Staleness: what landed in the ledger while a method was written.
+ * Every taken result's finish time, and each taken result of an idea
+ * with its start; the ideas spool gives each idea's creation time. */
+struct ideastart {
+	char idea[AR_ID_MAX + 1];
+	double started;
+};
+static double *fin;
+static size_t nfin, capfin;
+static struct ideastart *ist;
+static size_t nist, capist;
+struct ideatime {
+	char id[AR_ID_MAX + 1];
+	double created;
+};
+static struct ideatime *itime;
+static size_t nitime, capitime;
+
+static double
+rfc3339_s(const char *v)
+{
+	struct timespec ts;
+
+	if (!v || !v[0] || ar_time_parse(v, &ts) < 0)
+		return NAN;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void
 read_ledger(FILE *f, const char *name)
 {
 	struct ar_tsv t;
 	int c_id, c_signed, c_ver, c_verdict, c_why, c_wl, c_dev, c_k, c_hash;
 	int c_commit, c_dir, c_r, c_lo, c_hi, c_metric, c_aa, c_rsd, c_stage;
-	int c_sig, c_exit, c_started;
+	int c_sig, c_exit, c_started, c_finished, c_idea;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -243,6 +271,8 @@ read_ledger(FILE *f, const char *name)
 	c_sig = col(&t, "failure.signal", 0);
 	c_exit = col(&t, "failure.exit", 0);
 	c_started = col(&t, "started", 0);
+	c_finished = col(&t, "finished", 0);
+	c_idea = col(&t, "idea", 0);
 	for (;;) {
 		int st = ar_tsv_next(&t), has_r = 0;
 		struct item it;
@@ -292,6 +322,27 @@ read_ledger(FILE *f, const char *name)
 			continue;
 		}
 		D.taken++;
+		{
+			double fd = rfc3339_s(fld(&t, c_finished));
+
+			if (!isnan(fd)) {
+				if (nfin == capfin) {
+					capfin = capfin ? 2 * capfin : 1024;
+					fin = ar_xrealloc(fin, capfin * sizeof *fin);
+				}
+				fin[nfin++] = fd;
+			}
+			s = fld(&t, c_idea);
+			fd = rfc3339_s(fld(&t, c_started));
+			if (s[0] && !isnan(fd) && strlen(s) <= AR_ID_MAX) {
+				if (nist == capist) {
+					capist = capist ? 2 * capist : 256;
+					ist = ar_xrealloc(ist, capist * sizeof *ist);
+				}
+				cpy(ist[nist].idea, sizeof ist[nist].idea, s);
+				ist[nist++].started = fd;
+			}
+		}
 		if (!D.metric[0] || D.mixed_metric == 0) {
 			s = fld(&t, c_metric);
 			if (!D.metric[0])
@@ -841,6 +892,32 @@ read_spool(const char *dir, const char *label, int ideas, struct sect *s)
 			if (ideas) {
 				struct tally *t;
 				size_t m, q;
+				int Y, Mo, Dd, hh, mm, ss, us;
+				const char *ord = strchr(names[j], '-');
+
+				/* The name's ORDER is the time the record was
+				 * put: 20261126T015812.123456Z-... */
+				if (ord && sscanf(ord + 1, "%4d%2d%2dT%2d%2d%2d.%6dZ",
+				    &Y, &Mo, &Dd, &hh, &mm, &ss, &us) == 7) {
+					struct tm tmv = {0};
+
+					tmv.tm_year = Y - 1900;
+					tmv.tm_mon = Mo - 1;
+					tmv.tm_mday = Dd;
+					tmv.tm_hour = hh;
+					tmv.tm_min = mm;
+					tmv.tm_sec = ss;
+					if (nitime == capitime) {
+						capitime = capitime ? 2 * capitime :
+						    256;
+						itime = ar_xrealloc(itime, capitime *
+						    sizeof *itime);
+					}
+					cpy(itime[nitime].id, sizeof
+					    itime[nitime].id, l.id);
+					itime[nitime++].created = (double)timegm(
+					    &tmv) + us / 1e6;
+				}
 
 				c = json_string_value(json_object_get(o,
 				    "category"));
@@ -902,6 +979,96 @@ cmp_src(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The results that landed between an idea's creation and the start of
+ * its measurement: what its author could not have seen. */
+static size_t
+unseen(double from, double to)
+{
+	size_t lo = 0, hi = nfin, a, b;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fin[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	a = lo;
+	lo = a;
+	hi = nfin;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fin[mid] < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	b = lo;
+	return b > a ? b - a : 0;
+}
+
+struct stale {
+	const char *idea;
+	size_t n;
+	double age;
+};
+
+static int
+cmp_stale(const void *a, const void *b)
+{
+	const struct stale *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->idea, y->idea);
+}
+
+static void
+staleness(void)
+{
+	struct sect *s;
+	struct stale *st;
+	size_t i, j, n = 0;
+	char a[3][32];
+
+	if (!nist || !nitime)
+		return;
+	ar_sort(fin, nfin, sizeof *fin, cmp_dbl);
+	st = ar_xcalloc(nist, sizeof *st);
+	for (i = 0; i < nist; i++)
+		for (j = 0; j < nitime; j++)
+			if (strcmp(ist[i].idea, itime[j].id) == 0 &&
+			    ist[i].started >= itime[j].created) {
+				st[n].idea = ist[i].idea;
+				st[n].n = unseen(itime[j].created, ist[i].started);
+				st[n++].age = ist[i].started - itime[j].created;
+				break;
+			}
+	ar_sort(st, n, sizeof *st, cmp_stale);
+	s = sect("staleness", "Staleness (results an idea's author could not "
+	    "see)", "sin", "idea", "unseen_results", "hours_from_idea_to_run",
+	    NULL);
+	for (i = 0; i < n; i++) {
+		if (s->nrow < 20) {
+			snprintf(a[1], sizeof a[1], "%.2f", st[i].age / 3600);
+			row(s, st[i].idea, fi(a[0], st[i].n), a[1]);
+		} else {
+			s->more++;
+		}
+	}
+	free(st);
+}
+
 static void
 build_spools(const char *ideas, const char *queue)
 {
@@ -942,6 +1109,7 @@ build_spools(const char *ideas, const char *queue)
 	}
 	free(cat);
 	free(src);
+	staleness();
 }
 
 /* ---- an imported log: karpathy/autoresearch or pi-autoresearch ---- */
@@ -1719,5 +1887,8 @@ main(int argc, char **argv)
 	ar_buf_free(&D.ids);
 	free(G.v);
 	free(G.cls);
+	free(fin);
+	free(ist);
+	free(itime);
 	return AR_EX_OK;
 }

@@ -167,6 +167,28 @@ spools() {
 	done
 }
 
+@test "ar-digest -l -i: staleness counts what landed between an idea and its run" {
+	spools
+	export AR_NOW=2026-11-26T12:00:00Z
+	# i-vec was put at 2026-11-20T09:00:05Z (its name says so); two
+	# results finished before its run started, one after.
+	tab=$(printf '\t')
+	cat > "$T/e.tsv" <<EOF2
+id${tab}signed${tab}verified${tab}verdict${tab}method.hash${tab}shape.k${tab}ratio.median${tab}idea${tab}started${tab}finished
+r1${tab}yes${tab}yes${tab}discard${tab}h1${tab}1${tab}0.9${tab}${tab}2026-11-20T09:20:00Z${tab}2026-11-20T09:30:00Z
+r2${tab}yes${tab}yes${tab}discard${tab}h2${tab}1${tab}0.95${tab}${tab}2026-11-20T09:50:00Z${tab}2026-11-20T10:00:00Z
+r3${tab}yes${tab}yes${tab}keep${tab}h3${tab}1${tab}1.2${tab}i-vec${tab}2026-11-20T11:00:00Z${tab}2026-11-20T11:10:00Z
+r4${tab}yes${tab}yes${tab}discard${tab}h4${tab}1${tab}0.9${tab}${tab}2026-11-20T11:20:00Z${tab}2026-11-20T11:30:00Z
+EOF2
+	run --separate-stderr -0 ar-digest -l "$T/e.tsv" -i "$T/ideas"
+	[[ "$output" == *"| i-vec | 2 | 2.00 |"* ]]
+	run --separate-stderr -0 ar-digest -f json -l "$T/e.tsv" -i "$T/ideas"
+	[ "$(echo "$output" | jq -c '.staleness')" = '[{"idea":"i-vec","unseen_results":2,"hours_from_idea_to_run":2}]' ]
+	# Without the ideas, no staleness: creation times come from there.
+	run --separate-stderr -0 ar-digest -l "$T/e.tsv"
+	[[ "$output" != *"Staleness"* ]]
+}
+
 @test "ar-digest -i -q: golden queue health, categories and sources" {
 	spools
 	export AR_NOW=2026-11-26T12:00:00Z
