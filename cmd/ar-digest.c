@@ -16,9 +16,9 @@
 #include "ar.h"
 
 static const char usage[] =
-	"[-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] "
-	"[-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] "
-	"[--html file]";
+	"[-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] "
+	"[-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] "
+	"[--svg file] [--html file]";
 
 /* Fixed sizes keep the single pass free of per-row allocation; what
  * does not fit is counted and reported as left out. */
@@ -212,6 +212,32 @@ label_of(char *out, size_t n, const struct ar_tsv *t, int c_commit,
 	}
 }
 
+/* The goal and the baseline, from a campaign (-C): the problem's
+ * manifest, and the baseline's own figure as every result measured it. */
+static struct {
+	int on;
+	struct ar_campaign c;
+	struct ar_manifest m;
+	char col[160];       /* baseline.METRIC.median */
+	double *bv;
+	size_t nb, cap;
+} GL;
+
+static void
+read_goal(const char *dir)
+{
+	char err[512], *p;
+
+	ar_campaign_open(&GL.c, dir);
+	p = ar_path(GL.c.dir, "problem");
+	if (ar_manifest_read(&GL.m, p, err, sizeof err) < 0)
+		ar_die(AR_EX_DATA, "%s: %s", dir, err);
+	free(p);
+	snprintf(GL.col, sizeof GL.col, "baseline.%s.median",
+	    GL.m.metric.name);
+	GL.on = 1;
+}
+
 /* Staleness: what landed in the ledger while a method was written.
  * Every taken result's finish time, and each taken result of an idea
  * with its start; the ideas spool gives each idea's creation time. */
@@ -246,7 +272,7 @@ read_ledger(FILE *f, const char *name)
 	struct ar_tsv t;
 	int c_id, c_signed, c_ver, c_verdict, c_why, c_wl, c_dev, c_k, c_hash;
 	int c_commit, c_dir, c_r, c_lo, c_hi, c_metric, c_aa, c_rsd, c_stage;
-	int c_sig, c_exit, c_started, c_finished, c_idea;
+	int c_sig, c_exit, c_started, c_finished, c_idea, c_base;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -272,6 +298,7 @@ read_ledger(FILE *f, const char *name)
 	c_exit = col(&t, "failure.exit", 0);
 	c_started = col(&t, "started", 0);
 	c_finished = col(&t, "finished", 0);
+	c_base = GL.on ? col(&t, GL.col, 0) : -1;
 	c_idea = col(&t, "idea", 0);
 	for (;;) {
 		int st = ar_tsv_next(&t), has_r = 0;
@@ -322,6 +349,18 @@ read_ledger(FILE *f, const char *name)
 			continue;
 		}
 		D.taken++;
+		if (c_base >= 0 && t.field[c_base][0]) {
+			double bv;
+
+			if (ar_parse_double(t.field[c_base], &bv) == 0) {
+				if (GL.nb == GL.cap) {
+					GL.cap = GL.cap ? 2 * GL.cap : 256;
+					GL.bv = ar_xrealloc(GL.bv, GL.cap *
+					    sizeof *GL.bv);
+				}
+				GL.bv[GL.nb++] = bv;
+			}
+		}
 		{
 			double fd = rfc3339_s(fld(&t, c_finished));
 
@@ -620,6 +659,27 @@ build(const char *curves)
 	for (i = 0; i < D.mcap; i++)
 		if (D.m[i].hash)
 			ms[n++] = &D.m[i];
+	if (GL.on) {
+		char bm[64] = "", bn[32], mt[200];
+
+		s = sect("goal", "Goal and baseline", "ss", "item", "value",
+		    NULL);
+		s->kv = 1;
+		row(s, "campaign", GL.c.id ? GL.c.id : "");
+		row(s, "problem", GL.m.name);
+		row(s, "goal", GL.m.description ? GL.m.description : "");
+		snprintf(mt, sizeof mt, "%s%s%s, %s is better", GL.m.metric.name,
+		    GL.m.metric.unit ? " in " : "", GL.m.metric.unit ?
+		    GL.m.metric.unit : "", GL.m.metric.higher ? "higher" :
+		    "lower");
+		row(s, "metric", mt);
+		row(s, "baseline", GL.m.baseline);
+		if (GL.nb)
+			snprintf(bm, sizeof bm, "%.6g", ar_median(GL.bv, GL.nb));
+		row(s, "baseline_median", bm);
+		row(s, "baseline_results", fi(bn, GL.nb));
+		s->rowtype = "sssssni";
+	}
 	s = sect("summary", "Summary", "ss", "item", "value", NULL);
 	s->kv = 1;
 	row(s, "rows", fi(a, D.rows));
@@ -1778,6 +1838,7 @@ main(int argc, char **argv)
 	};
 	const char *fmt = "md", *ledger = NULL, *curves = NULL, *svgp = NULL;
 	const char *htmlp = NULL, *ideas = NULL, *queue = NULL, *logp = NULL;
+	const char *campaign = NULL;
 	long long budget = 4000;
 	FILE *f;
 	size_t i, j;
@@ -1785,7 +1846,7 @@ main(int argc, char **argv)
 
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "b:c:f:F:i:l:q:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:c:C:f:F:i:l:q:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (ar_parse_long(optarg, &budget) < 0 || budget < 1 ||
@@ -1794,6 +1855,7 @@ main(int argc, char **argv)
 				    "from 1 to 100000000", optarg);
 			break;
 		case 'c': curves = optarg; break;
+		case 'C': campaign = optarg; break;
 		case 'f': fmt = optarg; break;
 		case 'F':
 			if (strcmp(optarg, "autoresearch") &&
@@ -1825,6 +1887,8 @@ main(int argc, char **argv)
 		ar_die(AR_EX_USAGE, "-F: a log is digested alone, without -l "
 		    "or -c");
 	D.want_points = svgp || htmlp;
+	if (campaign)
+		read_goal(campaign);
 	if (logp) {
 		f = strcmp(logp, "-") ? fopen(logp, "r") : stdin;
 		if (!f)
@@ -1890,5 +1954,10 @@ main(int argc, char **argv)
 	free(fin);
 	free(ist);
 	free(itime);
+	if (GL.on) {
+		ar_manifest_free(&GL.m);
+		ar_campaign_free(&GL.c);
+		free(GL.bv);
+	}
 	return AR_EX_OK;
 }

@@ -18,7 +18,7 @@ setup() {
 	fi
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
-	USAGE="usage: ar-digest [-f md|json] [-b budget] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] [--html file]"
+	USAGE="usage: ar-digest [-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] [--html file]"
 	T=$BATS_TEST_TMPDIR
 	cd "$T"
 }
@@ -187,6 +187,24 @@ EOF2
 	# Without the ideas, no staleness: creation times come from there.
 	run --separate-stderr -0 ar-digest -l "$T/e.tsv"
 	[[ "$output" != *"Staleness"* ]]
+}
+
+@test "ar-digest -C: the goal and the baseline from the campaign" {
+	ar-init -p "$TOP/tests/fixtures/bench/toy" camp > /dev/null
+	tab=$(printf '\t')
+	cat > e.tsv <<EOF2
+id${tab}signed${tab}verified${tab}verdict${tab}method.hash${tab}shape.k${tab}ratio.median${tab}baseline.t.median
+r1${tab}yes${tab}yes${tab}keep${tab}h1${tab}1${tab}1.5${tab}0.02
+r2${tab}yes${tab}yes${tab}discard${tab}h2${tab}1${tab}0.9${tab}0.04
+r3${tab}yes${tab}yes${tab}discard${tab}h3${tab}1${tab}0.9${tab}0.03
+EOF2
+	run --separate-stderr -0 ar-digest -f json -C camp -l e.tsv
+	[ "$(echo "$output" | jq -c '.goal | del(.campaign)')" = '{"problem":"toy","goal":"a shell loop that counts to N: ar-bench'"'"'s tests","metric":"t in s, lower is better","baseline":"baseline","baseline_median":0.03,"baseline_results":3}' ]
+	[ "$(echo "$output" | jq -r .goal.campaign)" = "$(sed -n 's/^campaign = //p' camp/campaign.conf)" ]
+	run --separate-stderr -0 ar-digest -C camp -l e.tsv
+	[[ "$output" == *"## Goal and baseline"* ]]
+	run --separate-stderr -66 ar-digest -C nowhere -l e.tsv
+	[[ "$stderr" == "ar-digest: nowhere"* ]]
 }
 
 @test "ar-digest -i -q: golden queue health, categories and sources" {
