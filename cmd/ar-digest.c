@@ -706,7 +706,7 @@ build(const char *curves)
 		row(s, "overall", (snprintf(d, sizeof d, "%ld", D.best.k), d),
 		    f3(a, D.best.r), f3(b, D.best.lo), f3(c, D.best.hi),
 		    D.best.label, D.best.id);
-	qsort(D.bestk, D.nbestk, sizeof *D.bestk, cmp_item_k);
+	ar_sort(D.bestk, D.nbestk, sizeof *D.bestk, cmp_item_k);
 	for (i = 0; i < D.nbestk; i++) {
 		struct item *it = &D.bestk[i];
 
@@ -720,7 +720,7 @@ build(const char *curves)
 	for (i = 0; i < n; i++)
 		if (ms[i]->has_best)
 			ms[nl++] = ms[i];
-	qsort(ms, nl, sizeof *ms, cmp_method);
+	ar_sort(ms, nl, sizeof *ms, cmp_method);
 	s = sect("leaderboard", "Leaderboard", "isnnnissii", "rank", "label",
 	    "ratio", "ci_lo", "ci_hi", "k", "verdict", "id", "results", "keeps",
 	    NULL);
@@ -741,7 +741,7 @@ build(const char *curves)
 		read_curves(curves, s);
 	}
 
-	qsort(D.near, D.nnear, sizeof *D.near, cmp_item_better);
+	ar_sort(D.near, D.nnear, sizeof *D.near, cmp_item_better);
 	s = sect("near_misses", "Near-misses (inconclusive)", "sinnns", "label",
 	    "k", "ratio", "ci_lo", "ci_hi", "id", NULL);
 	for (i = 0; i < D.nnear; i++) {
@@ -751,7 +751,7 @@ build(const char *curves)
 	}
 	s->more = D.tnear - D.nnear;
 
-	qsort(D.crash, D.ncrash, sizeof *D.crash, cmp_item_id);
+	ar_sort(D.crash, D.ncrash, sizeof *D.crash, cmp_item_id);
 	s = sect("crashes", "Crashes and timeouts", "sisss", "label", "k",
 	    "verdict", "why", "id", NULL);
 	for (i = 0; i < D.ncrash; i++) {
@@ -763,7 +763,7 @@ build(const char *curves)
 	if (D.tcrash > D.ncrash)
 		s->note = "The latest by id.";
 
-	qsort(D.inval, D.ninval, sizeof *D.inval, cmp_item_id);
+	ar_sort(D.inval, D.ninval, sizeof *D.inval, cmp_item_id);
 	s = sect("invalid", "Invalid results", "sss", "label", "why", "id",
 	    NULL);
 	for (i = 0; i < D.ninval; i++)
@@ -773,7 +773,7 @@ build(const char *curves)
 	s = sect("noise_floor", "Noise floor (A/A)", "ss", "item", "value",
 	    NULL);
 	s->kv = 1;
-	qsort(D.rsd, D.nrsd, sizeof *D.rsd, cmp_double);
+	ar_sort(D.rsd, D.nrsd, sizeof *D.rsd, cmp_double);
 	a[0] = 0;
 	if (D.nrsd)
 		snprintf(a, sizeof a, "%.4g", D.nrsd % 2 ? D.rsd[D.nrsd / 2] :
@@ -1146,7 +1146,7 @@ build_spools(const char *ideas, const char *queue)
 		read_spool(queue, "queue", 0, s);
 	if (!ideas)
 		return;
-	qsort(cat, ncat, sizeof *cat, cmp_cat);
+	ar_sort(cat, ncat, sizeof *cat, cmp_cat);
 	s = sect("categories", "Under-explored categories", "siiii",
 	    "category", "ideas", "open", "done", "failed", NULL);
 	for (i = 0; i < ncat; i++) {
@@ -1158,7 +1158,7 @@ build_spools(const char *ideas, const char *queue)
 			s->more++;
 		free(cat[i].key);
 	}
-	qsort(src, nsrc, sizeof *src, cmp_src);
+	ar_sort(src, nsrc, sizeof *src, cmp_src);
 	s = sect("sources", "Sources cited", "si", "source", "ideas", NULL);
 	for (i = 0; i < nsrc; i++) {
 		if (s->nrow < LB_MAX)
