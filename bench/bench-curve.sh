@@ -7,6 +7,7 @@
 # machine, then the seconds of the TSV and JSON Lines outputs (best of 3).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
 groups=100000
 while getopts g: c; do
 	case $c in
@@ -34,22 +35,10 @@ awk -v g="$groups" 'BEGIN {
 		}
 	}
 }' > "$work/export.tsv"
-model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "# bench-curve: ar-curve over $groups groups of 4 points ($(($(wc -l < "$work/export.tsv") - 1)) rows)"
-echo "# machine: $(uname -n), $(nproc) CPUs (${model:-unknown}), $("$bin/ar-curve" --version)"
-best() {
-	b=
-	for i in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$bin/ar-curve" "$@" < "$work/export.tsv" > "$work/out" 2>/dev/null
-		t1=$(date +%s.%N)
-		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a;
-		    if (b == "" || t < b) b = t; printf "%.3f", b }')
-	done
-	echo "$b"
-}
+machine "$bin/ar-curve"
 printf 'output\tseconds\tgroups_per_s\n'
 for f in tsv jsonl; do
-	s=$(best -f $f)
+	s=$(best sh -c '"$1" -f "$2" < "$3"' sh "$bin/ar-curve" "$f" "$work/export.tsv")
 	printf '%s\t%s\t%s\n' "$f" "$s" "$(awk -v g="$groups" -v s="$s" 'BEGIN { printf "%.0f", g / s }')"
 done

@@ -7,6 +7,7 @@
 # ar-sign-test, not ar-digest.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
 rows=1000000
 while getopts r: c; do
 	case $c in
@@ -37,21 +38,9 @@ awk -v n="$rows" 'BEGIN {
 		    vd == "crash" ? "run" : "", vd == "crash" ? "SIGSEGV" : "", "", m
 	}
 }' > "$work/export.tsv"
-model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "# bench-digest: ar-digest over $(($(wc -l < "$work/export.tsv") - 1)) rows"
-echo "# machine: $(uname -n), $(nproc) CPUs (${model:-unknown}), $("$bin/ar-digest" --version)"
-best() {
-	b=
-	for i in 1 2 3; do
-		t0=$(date +%s.%N)
-		"$bin/ar-digest" "$@" > "$work/out" 2>/dev/null
-		t1=$(date +%s.%N)
-		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { t = z - a;
-		    if (b == "" || t < b) b = t; printf "%.3f", b }')
-	done
-	echo "$b"
-}
+machine "$bin/ar-digest"
 printf 'output\tseconds\n'
-printf 'markdown\t%s\n' "$(best -l "$work/export.tsv")"
-printf 'json\t%s\n' "$(best -f json -l "$work/export.tsv")"
-printf 'markdown --svg --html\t%s\n' "$(best -l "$work/export.tsv" --svg "$work/s.svg" --html "$work/p.html")"
+printf 'markdown\t%s\n' "$(best "$bin/ar-digest" -l "$work/export.tsv")"
+printf 'json\t%s\n' "$(best "$bin/ar-digest" -f json -l "$work/export.tsv")"
+printf 'markdown --svg --html\t%s\n' "$(best "$bin/ar-digest" -l "$work/export.tsv" --svg "$work/s.svg" --html "$work/p.html")"

@@ -52,14 +52,11 @@ dup_field(const struct ar_tsv *t, int c)
 	return ar_xstrdup(c >= 0 ? t->field[c] : "");
 }
 
+/* A column that may be missing, or (need) one that must be there. */
 static int
 col(const struct ar_tsv *t, const char *name, int need)
 {
-	int c = ar_tsv_col(t, name);
-
-	if (c < 0 && need)
-		ar_die(AR_EX_DATA, "%s: no column %s", t->name, name);
-	return c;
+	return need ? ar_tsv_need(t, name) : ar_tsv_col(t, name);
 }
 
 /* A score field: empty is missing; anything else must be a positive,
@@ -456,35 +453,16 @@ static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c",
 	"#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
 
 static void
-xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
-static void
 svg(const char *path, struct group *g, size_t ng)
 {
 	const double W = 900, H = 440, L = 70, R = 330, T = 40, Bm = 60;
 	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, lk, kt;
-	struct stat st;
-	/* A regular file (or a new one) is replaced whole through a
-	 * temporary file; anything else (a pipe, /dev/stdout) is written
-	 * into, never replaced. */
-	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-	char *tmp = direct ? ar_xstrdup(path) : ar_xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
+	char *tmp;
+	FILE *f = ar_out_open(path, &tmp);
 	size_t i, j, shown = ng < 8 ? ng : 8;
 
 	if (!f)
-		ar_die(ar_errno_exit(errno), "%s:", tmp);
+		ar_die(ar_errno_exit(errno), "%s:", path);
 	for (i = 0; i < shown; i++)
 		for (j = 0; j < g[i].np; j++) {
 			if (g[i].p[j].k > kmax)
@@ -589,9 +567,9 @@ svg(const char *path, struct group *g, size_t ng)
 		    "fill=\"%s\"/><text x=\"%g\" y=\"%g\">", W - R + 16,
 		    T + 20 * (double)i + 4, c, W - R + 36,
 		    T + 20 * (double)i + 9);
-		xml(f, q->r[0].label);
+		ar_xml_put(f, q->r[0].label);
 		fputs(" ", f);
-		xml(f, q->r[0].workload);
+		ar_xml_put(f, q->r[0].workload);
 		if (q->has_best)
 			fprintf(f, " (knee %ld, best %ld)", q->knee, q->best_k);
 		fputs("</text>\n", f);
@@ -602,12 +580,8 @@ svg(const char *path, struct group *g, size_t ng)
 	fputs("</svg>\n", f);
 #undef X
 #undef Y
-	if (fflush(f) != 0 || (!direct && fsync(fileno(f)) != 0) ||
-	    fclose(f) != 0)
-		ar_die(ar_errno_exit(errno), "%s:", tmp);
-	if (!direct && rename(tmp, path) < 0)
+	if (ar_out_close(f, path, tmp) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", path);
-	free(tmp);
 }
 
 static void

@@ -73,14 +73,11 @@ static struct {
 
 /* ---- reading ---- */
 
+/* A column that may be missing, or (need) one that must be there. */
 static int
 col(const struct ar_tsv *t, const char *name, int need)
 {
-	int c = ar_tsv_col(t, name);
-
-	if (c < 0 && need)
-		ar_die(AR_EX_DATA, "%s: no column %s", t->name, name);
-	return c;
+	return need ? ar_tsv_need(t, name) : ar_tsv_col(t, name);
 }
 
 /* Copies a field into a fixed cell; control characters become spaces so
@@ -839,7 +836,6 @@ build(const char *curves)
 }
 
 
-static void xml(FILE *, const char *);
 
 /* ---- spools: ideas and the experiment queue ---- */
 
@@ -1396,7 +1392,7 @@ staircase_log(FILE *f, int decl)
 	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
 	    "fill=\"white\"/>\n", W, H, W, H);
 	fprintf(f, "<text x=\"%g\" y=\"22\" font-size=\"15\">Progress: ", L);
-	xml(f, G.metric);
+	ar_xml_put(f, G.metric);
 	fprintf(f, " (%s is better) by run, running best of keeps</text>\n",
 	    G.lower ? "lower" : "higher");
 	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
@@ -1610,20 +1606,6 @@ cmp_point(const void *a, const void *b)
 	return strcmp(ids_base + x->id, ids_base + y->id);
 }
 
-static void
-xml(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
-
 /* At most this many grey points are drawn; keeps that raise the best
  * and failures in a thinned stride are always drawn. */
 #define SVG_MAX 4000
@@ -1743,30 +1725,23 @@ staircase(FILE *f, int decl)
 #undef Y
 }
 
-/* A regular file (or a new one) is replaced whole through FILE.tmp;
- * anything else (a pipe, /dev/stdout) is written into, never replaced. */
+/* Output files through ar_out_open: replaced whole, or written into
+ * when they are a pipe or a device. */
 static FILE *
 out_open(const char *path, char **tmp)
 {
-	struct stat st;
-	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-	FILE *f;
+	FILE *f = ar_out_open(path, tmp);
 
-	*tmp = direct ? NULL : ar_xasprintf("%s.tmp", path);
-	f = fopen(direct ? path : *tmp, "w");
 	if (!f)
-		ar_die(ar_errno_exit(errno), "%s:", direct ? path : *tmp);
+		ar_die(ar_errno_exit(errno), "%s:", path);
 	return f;
 }
 
 static void
 out_close(FILE *f, const char *path, char *tmp)
 {
-	if (fflush(f) != 0 || (tmp && fsync(fileno(f)) != 0) || fclose(f) != 0)
-		ar_die(ar_errno_exit(errno), "%s:", tmp ? tmp : path);
-	if (tmp && rename(tmp, path) < 0)
+	if (ar_out_close(f, path, tmp) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", path);
-	free(tmp);
 }
 
 static void
@@ -1792,11 +1767,11 @@ html(const char *path)
 		struct sect *s = &S[i];
 
 		fputs("<h2>", f);
-		xml(f, s->title);
+		ar_xml_put(f, s->title);
 		fputs("</h2>\n", f);
 		if (s->note) {
 			fputs("<p>", f);
-			xml(f, s->note);
+			ar_xml_put(f, s->note);
 			fputs("</p>\n", f);
 		}
 		if (!s->nrow && !s->more) {
@@ -1806,7 +1781,7 @@ html(const char *path)
 		fputs("<table>\n<tr>", f);
 		for (j = 0; j < s->ncol; j++) {
 			fputs("<th>", f);
-			xml(f, s->kv ? (j ? "value" : "item") : s->col[j]);
+			ar_xml_put(f, s->kv ? (j ? "value" : "item") : s->col[j]);
 			fputs("</th>", f);
 		}
 		fputs("</tr>\n", f);
@@ -1814,7 +1789,7 @@ html(const char *path)
 			fputs("<tr>", f);
 			for (j = 0; j < s->ncol; j++) {
 				fputs("<td>", f);
-				xml(f, s->cell[k * s->ncol + j]);
+				ar_xml_put(f, s->cell[k * s->ncol + j]);
 				fputs("</td>", f);
 			}
 			fputs("</tr>\n", f);

@@ -104,6 +104,16 @@ int ar_fsync_dir(const char *dir);
 int ar_fsync_parent(const char *path);
 int ar_mkdirs(const char *path, int mode);
 char *ar_path(const char *a, const char *b); /* a "/" b, malloc'd */
+/* Output that replaces path whole: a fresh temporary file beside it,
+ * renamed over it by ar_out_close after fsync. A path that exists and is
+ * not a regular file (a pipe, /dev/stdout) is written into instead, *tmp
+ * NULL. NULL with errno when it cannot be opened. */
+FILE *ar_out_open(const char *path, char **tmp);
+/* Flushes, syncs and renames; frees tmp. -1 with errno, nothing left
+ * half-written at path, on failure. */
+int ar_out_close(FILE *f, const char *path, char *tmp);
+/* Writes s with the five characters XML reserves escaped. */
+void ar_xml_put(FILE *f, const char *s);
 /* A name for a temporary file next to path, unique across hosts. */
 char *ar_tmpname(const char *dir, const char *base);
 
@@ -130,6 +140,8 @@ int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
 int ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw);
 /* The index of a column, or -1. */
 int ar_tsv_col(const struct ar_tsv *t, const char *name);
+/* The same for a column that must be there: dies (65) naming it. */
+int ar_tsv_need(const struct ar_tsv *t, const char *name);
 /* 1 with a row in t->field, 0 at the end, -1 with t->err set. */
 int ar_tsv_next(struct ar_tsv *t);
 void ar_tsv_close(struct ar_tsv *t);

@@ -274,3 +274,79 @@ ar_write_new(const char *path, const void *data, size_t len, int mode)
 		return -1;
 	return r;
 }
+
+FILE *
+ar_out_open(const char *path, char **tmp)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	/* A pipe or a device (/dev/stdout) is written into; replacing it
+	 * with a regular file would break whoever reads it. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*tmp = NULL;
+		return fopen(path, "w");
+	}
+	{
+		char *copy = ar_xstrdup(path), *base = ar_xstrdup(path);
+
+		*tmp = ar_tmpname(dirname(copy), basename(base));
+		free(copy);
+		free(base);
+	}
+	fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+		return NULL;
+	}
+	return f;
+}
+
+int
+ar_out_close(FILE *f, const char *path, char *tmp)
+{
+	int e;
+
+	if (fflush(f) != 0 || (tmp && fsync(fileno(f)) != 0)) {
+		e = errno;
+		fclose(f);
+		goto fail;
+	}
+	if (fclose(f) != 0) {
+		e = errno;
+		goto fail;
+	}
+	if (tmp && (rename(tmp, path) < 0 || ar_fsync_parent(path) < 0)) {
+		e = errno;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
+void
+ar_xml_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}

@@ -230,3 +230,13 @@ ar_tsv_close(struct ar_tsv *t)
 	ar_buf_free(&t->line);
 	memset(t, 0, sizeof *t);
 }
+
+int
+ar_tsv_need(const struct ar_tsv *t, const char *name)
+{
+	int c = ar_tsv_col(t, name);
+
+	if (c < 0)
+		ar_die(AR_EX_DATA, "%s: no column %s", t->name, name);
+	return c;
+}

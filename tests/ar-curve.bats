@@ -96,7 +96,8 @@ jl() {
 	run --separate-stderr -0 ar-curve --svg "$T/c.svg" both.tsv
 	diff -u "$FIX/seed.out.tsv" <(printf '%s\n' "$output" | grep -v def456)
 	xmllint --noout "$T/c.svg"
-	[ ! -e "$T/c.svg.tmp" ]
+	# No temporary file is left beside it.
+	[ -z "$(ls -A "$T" | grep '^\.tmp-')" ]
 	# The baseline dashed, one cross for the infeasible point, the knee
 	# circled for each method, both in the legend.
 	grep -q 'stroke-dasharray' "$T/c.svg"

@@ -341,6 +341,64 @@ test_files(void)
 	}
 	rmdir(p);
 	free(p);
+	/* ar_out_open/close: a whole replacement, no temporary file left;
+	 * a FIFO is written into, and stays a FIFO. */
+	{
+		char *tmp, *fifo = ar_path(dir, "fifo");
+		FILE *f;
+		pid_t pid;
+		int st2;
+
+		p = ar_path(dir, "out");
+		ar_write_atomic(p, "old", 3, 0644);
+		f = ar_out_open(p, &tmp);
+		OK(f && tmp && strstr(tmp, "/.tmp-"), "out: a temporary file");
+		fputs("new", f);
+		OK(ar_readfile(p, &b, 100) == 0 && strcmp(b.p, "old") == 0,
+		    "out: the old content until closed");
+		OK(ar_out_close(f, p, tmp) == 0 && ar_readfile(p, &b, 100) == 0
+		    && strcmp(b.p, "new") == 0, "out: replaced on close");
+		unlink(p);
+		free(p);
+		OK(mkfifo(fifo, 0644) == 0, "out: a fifo");
+		if ((pid = fork()) == 0) {
+			FILE *r = fopen(fifo, "r");
+			char line[16] = "";
+			int got = r && fgets(line, sizeof line, r) &&
+			    strcmp(line, "piped") == 0;
+
+			/* Freed here too: valgrind checks the child's exit. */
+			free(fifo);
+			ar_buf_free(&b);
+			if (r)
+				fclose(r);
+			_exit(got ? 0 : 1);
+		}
+		f = ar_out_open(fifo, &tmp);
+		OK(f && tmp == NULL, "out: a fifo is written into");
+		fputs("piped", f);
+		OK(ar_out_close(f, fifo, tmp) == 0, "out: fifo closed");
+		OK(waitpid(pid, &st2, 0) == pid && WIFEXITED(st2) &&
+		    WEXITSTATUS(st2) == 0 && stat(fifo, &st) == 0 &&
+		    S_ISFIFO(st.st_mode), "out: the reader got it; still a fifo");
+		unlink(fifo);
+		free(fifo);
+		p = ar_path(dir, "no/such/out");
+		OK(ar_out_open(p, &tmp) == NULL && errno == ENOENT && !tmp,
+		    "out: a missing directory is an error");
+		free(p);
+	}
+	/* XML: the five reserved characters. */
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		ar_xml_put(m, "a<b>&\"c'");
+		fclose(m);
+		OK(strcmp(buf, "a&lt;b&gt;&amp;&quot;c'") == 0, "xml: escaped");
+		free(buf);
+	}
 	rmdir(dir);
 	ar_buf_free(&b);
 }
