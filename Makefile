@@ -5,16 +5,16 @@ include config.mk
 # Build outputs go to $(O); check-asan uses its own.
 O = build
 
-BIN = ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest
-SCRIPTS =
-MAN1 = $(BIN:=.1)
+BIN = ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run
+SCRIPTS = ar-loop ar-plan ar-agent
+MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
 MAN5 = ar-formats.5 ar-problem.5
 MAN7 = autoreduce.7
-TESTBIN = ar-sign-test unit
+TESTBIN = ar-sign-test unit http-stub
 
 LIBSRC = $(wildcard lib/*.c)
 LIBOBJ = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
-HDR = lib/ar.h
+HDR = $(wildcard lib/*.h)
 KERNELS = $(wildcard kernels/*.cu)
 KOBJ = $(KERNELS:kernels/%.cu=$(O)/kernels/%.o)
 
@@ -81,12 +81,13 @@ install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
 		$(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7
 	cp -f $(BIN:%=$(O)/bin/%) $(DESTDIR)$(PREFIX)/bin/
+	cp -f $(SCRIPTS:%=scripts/%) $(DESTDIR)$(PREFIX)/bin/
 	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
 	cp -f $(MAN5:%=man/%) $(DESTDIR)$(MANPREFIX)/man5/
 	cp -f $(MAN7:%=man/%) $(DESTDIR)$(MANPREFIX)/man7/
 
 uninstall:
-	for f in $(BIN); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
+	for f in $(BIN) $(SCRIPTS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
 	rm -f $(MAN5:%=$(DESTDIR)$(MANPREFIX)/man5/%) $(MAN7:%=$(DESTDIR)$(MANPREFIX)/man7/%)
 

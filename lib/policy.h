@@ -1,0 +1,59 @@
+/* policy.h: which (method, k) to measure next. One policy serves both
+ * ar-sched next (real campaigns) and ar-sched simulate (landscapes), so
+ * the figures the simulation gives are the figures of the real thing. */
+#ifndef AR_POLICY_H
+#define AR_POLICY_H
+#include <stddef.h>
+
+#define AR_POL_NK 4          /* the scales: k = 1, 2, 4, 8 */
+enum { AR_PUR_PROBE, AR_PUR_SCALE, AR_PUR_VALIDATE, AR_PUR_AA };
+enum { AR_POL_OURS, AR_POL_FLAT1, AR_POL_GRID, AR_POL_SHA };
+
+/* What is known of one (method, k). The score is the ratio to the
+ * baseline measured at the same k, higher better. */
+struct ar_pol_obs {
+	int n;               /* measurements made; 0 none */
+	double est, lo, hi;  /* the latest estimate and its 95% interval */
+	int feasible;        /* every guardrail held */
+	int pending;         /* queued or running now */
+};
+
+struct ar_pol_method {
+	const char *id;
+	double pfrac, pfrac_sd;  /* measured parallel fraction; NAN if none */
+	int hint;            /* planner: 1 may pay at scale, -1 will not, 0 */
+	struct ar_pol_obs at[AR_POL_NK];
+};
+
+struct ar_pol_cfg {
+	int policy;          /* AR_POL_ */
+	int use[AR_POL_NK];  /* 1 where that k may be measured */
+	double cost_h[AR_POL_NK]; /* GPU-hours of one measurement at k */
+	double min_effect;   /* a gain smaller than this is noise: 0.01 */
+	double budget_h;     /* GPU-hours left; negative: no limit */
+};
+
+struct ar_pol_pick {
+	size_t method;       /* index into the methods */
+	int ki;              /* index of k: 0..3 for 1, 2, 4, 8 */
+	int purpose;         /* AR_PUR_ */
+	double value;        /* expected gain per GPU-hour */
+	char why[160];
+};
+
+/* The index of k (1, 2, 4, 8) or -1; and back. */
+int ar_pol_kindex(long k);
+long ar_pol_k(int ki);
+const char *ar_pol_purpose_name(int purpose);
+const char *ar_pol_name(int policy);
+int ar_pol_parse(const char *name);   /* -1 when unknown */
+
+/* Up to max measurements to make next, in the order to make them; 0 when
+ * nothing left is worth its cost. */
+size_t ar_policy_next(const struct ar_pol_method *m, size_t n,
+	const struct ar_pol_cfg *c, struct ar_pol_pick *out, size_t max);
+/* The best feasible (method, k) on the evidence; -1 when none. */
+int ar_policy_best(const struct ar_pol_method *m, size_t n,
+	const struct ar_pol_cfg *c, size_t *method, int *ki);
+
+#endif
