@@ -1,7 +1,37 @@
-/* policy.c: a placeholder until the real policy lands (issue 5). */
+/* policy.c: which (method, k) to measure next, and which is best.
+ *
+ * Four policies share the interface, so that ar-sched simulate compares
+ * them on the code ar-sched next runs:
+ *   flat1  every method at k=1, the best at k=1 (autoresearch's way);
+ *   grid   every method at every k, the best estimate;
+ *   sha    successive halving with the GPU count as the fidelity: all at
+ *          k=1, the better half of them at 2, of those at 4, then 8;
+ *   ours   k=1 probes of new methods first; then the measurement whose
+ *          expected gain over the incumbent per GPU-hour is highest:
+ *          scale probes where a prediction of the score at k (the curve
+ *          fitted to two scales or more, else the parallel fraction or
+ *          the planner's hint with a wide interval) can beat the
+ *          incumbent, and re-measurements where the incumbent and a
+ *          rival are within each other's noise; nothing when no
+ *          measurement is expected to gain enough.
+ * Scores are ratios to the baseline at the same k, higher better. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ar.h"
 #include "policy.h"
+
+#define Z95 1.959964
+/* A measurement is worth making when it is expected to gain at least this
+ * fraction of the incumbent's score (an expected improvement). */
+#define EI_MIN 0.001
+/* Uncertainty of an extrapolation, per doubling of k past the measured
+ * scales, that no fit sees: contention, guardrails, a changed regime. */
+#define EXTRAP_SD 0.025
+/* No pair is re-measured more often than this. */
+#define N_MAX 6
 
 int
 ar_pol_kindex(long k)
@@ -42,18 +72,443 @@ ar_pol_parse(const char *s)
 	return -1;
 }
 
-size_t
-ar_policy_next(const struct ar_pol_method *m, size_t n,
-	const struct ar_pol_cfg *c, struct ar_pol_pick *out, size_t max)
+static double
+cost_of(const struct ar_pol_cfg *c, int ki)
 {
-	(void)m; (void)n; (void)c; (void)out; (void)max;
+	/* Without a figure, a measurement's GPU-hours grow with its GPUs. */
+	return c->cost_h[ki] > 0 ? c->cost_h[ki] : (double)ar_pol_k(ki);
+}
+
+static int
+affordable(const struct ar_pol_cfg *c, int ki, double spent)
+{
+	return c->use[ki] && (c->budget_h < 0 ||
+	    cost_of(c, ki) + spent <= c->budget_h + 1e-12);
+}
+
+static double
+obs_sd(const struct ar_pol_obs *o)
+{
+	double sd = (o->hi - o->lo) / (2 * Z95);
+
+	/* An estimate without an interval weighs as one with 2% noise. */
+	if (!(sd > 0) || !isfinite(sd))
+		sd = 0.02 * fabs(o->est);
+	return sd;
+}
+
+static int
+measured(const struct ar_pol_obs *o)
+{
+	return o->n > 0 && isfinite(o->est);
+}
+
+static double
+npdf(double z)
+{
+	return exp(-0.5 * z * z) / sqrt(2 * M_PI);
+}
+
+static double
+ncdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2));
+}
+
+/* The expected amount by which X ~ N(mu, sd) exceeds t. */
+static double
+exp_gain(double mu, double sd, double t)
+{
+	double z;
+
+	if (!(sd > 0))
+		return mu > t ? mu - t : 0;
+	z = (mu - t) / sd;
+	return (mu - t) * ncdf(z) + sd * npdf(z);
+}
+
+/* Amdahl's speedup at k for a parallel fraction p. */
+static double
+amdahl(double k, double p)
+{
+	return 1 / ((1 - p) + p / k);
+}
+
+/* The ratio at k predicted from the ratio y0 at k0 and the parallel
+ * fractions of the method and the baseline. */
+static double
+pf_ratio(double y0, double k0, double k, double pm, double pb)
+{
+	return y0 * (amdahl(k, pm) / amdahl(k, pb)) /
+	    (amdahl(k0, pm) / amdahl(k0, pb));
+}
+
+/* A guardrail broken at some k is taken to stay broken above it (memory,
+ * communication buffers grow with the scale). */
+static int
+blocked(const struct ar_pol_method *m, int ki)
+{
+	int j;
+
+	for (j = 0; j <= ki; j++)
+		if (measured(&m->at[j]) && !m->at[j].feasible)
+			return 1;
 	return 0;
+}
+
+/* The predicted score of an unmeasured (method, k) and its uncertainty;
+ * -1 when the method has no measurement to predict from. */
+static int
+predict(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki,
+    double *mu, double *sd, const char **how)
+{
+	struct ar_point p[AR_POL_NK];
+	size_t np = 0;
+	int j, jmax = -1, j0 = -1;
+	double k = (double)ar_pol_k(ki), dbl;
+
+	for (j = 0; j < AR_POL_NK; j++) {
+		const struct ar_pol_obs *o = &m->at[j];
+
+		if (!measured(o) || !o->feasible || !(o->est > 0))
+			continue;
+		p[np].k = (double)ar_pol_k(j);
+		p[np].y = o->est;
+		p[np].lo = o->est - Z95 * obs_sd(o);
+		p[np].hi = o->est + Z95 * obs_sd(o);
+		p[np].feasible = 1;
+		np++;
+		if (j0 < 0)
+			j0 = j;
+		jmax = j;
+	}
+	if (np == 0)
+		return -1;
+	dbl = fabs(log2(k / (double)ar_pol_k(ki > jmax ? jmax : j0)));
+	if (np >= 2) {
+		struct ar_fit f;
+		double y, lo, hi;
+
+		ar_curve_fit(p, np, &f);
+		ar_curve_predict(&f, k, &y, &lo, &hi);
+		*mu = y;
+		*sd = (hi - lo) / (2 * Z95);
+		if (!isfinite(*sd) || *sd < 0)
+			*sd = fabs(y);
+		if (ki < jmax)
+			dbl = 0.5;   /* between measured scales */
+		*sd = hypot(*sd, EXTRAP_SD * fabs(y) * dbl);
+		*how = "the curve's extrapolation";
+		return 0;
+	}
+	{
+		const struct ar_pol_obs *o = &m->at[j0];
+		double y0 = o->est, s0 = obs_sd(o), k0 = (double)ar_pol_k(j0);
+
+		if (isfinite(m->pfrac) && m->pfrac > 0 && m->pfrac <= 1 &&
+		    c->base_pfrac > 0 && c->base_pfrac <= 1) {
+			double ps = isfinite(m->pfrac_sd) && m->pfrac_sd > 0 ?
+			    m->pfrac_sd : 0.05;
+			double pm = m->pfrac, up, dn;
+
+			*mu = pf_ratio(y0, k0, k, pm, c->base_pfrac);
+			up = pf_ratio(y0, k0, k, pm + ps > 1 ? 1 : pm + ps,
+			    c->base_pfrac);
+			dn = pf_ratio(y0, k0, k, pm - ps < 0 ? 0 : pm - ps,
+			    c->base_pfrac);
+			*sd = hypot(hypot(s0 * *mu / y0, (up - dn) / 2),
+			    EXTRAP_SD * *mu * dbl);
+			*how = "the parallel fraction";
+		} else if (m->hint > 0) {
+			*mu = y0 * (1 + 0.02 * dbl);
+			*sd = hypot(s0, 0.06 * y0 * dbl);
+			*how = "the planner's hint";
+		} else if (m->hint < 0) {
+			*mu = y0;
+			*sd = hypot(s0, 0.01 * y0 * dbl);
+			*how = "the planner's hint (single)";
+		} else {
+			*mu = y0;
+			*sd = hypot(s0, 0.04 * y0 * dbl);
+			*how = "the k=1 probe alone";
+		}
+	}
+	return 0;
+}
+
+/* The incumbent of ours, grid and sha: the highest estimate among the
+ * feasible measured pairs, the smaller k on a tie. flat1 looks at k=1
+ * only. */
+static int
+best_of(const struct ar_pol_method *m, size_t n, int k1only, size_t *bm,
+    int *bk)
+{
+	size_t i;
+	int j, found = 0;
+	double b = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < (k1only ? 1 : AR_POL_NK); j++) {
+			const struct ar_pol_obs *o = &m[i].at[j];
+
+			if (!measured(o) || !o->feasible)
+				continue;
+			if (!found || o->est > b) {
+				found = 1;
+				b = o->est;
+				*bm = i;
+				*bk = j;
+			}
+		}
+	return found ? 0 : -1;
 }
 
 int
 ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki)
 {
-	(void)m; (void)n; (void)c; (void)method; (void)ki;
-	return -1;
+	return best_of(m, n, c->policy == AR_POL_FLAT1, method, ki);
+}
+
+/* A taken[] mark for what this call already chose: pending from then. */
+struct state {
+	const struct ar_pol_method *m;
+	size_t n;
+	const struct ar_pol_cfg *c;
+	unsigned char *taken;
+	double spent;
+};
+
+static int
+free_pair(const struct state *s, size_t i, int ki)
+{
+	return !s->m[i].at[ki].pending && !s->taken[i * AR_POL_NK + ki] &&
+	    affordable(s->c, ki, s->spent);
+}
+
+static void
+put(struct state *s, struct ar_pol_pick *out, size_t i, int ki, int purpose,
+    double value, const char *why)
+{
+	out->method = i;
+	out->ki = ki;
+	out->purpose = purpose;
+	out->value = value;
+	snprintf(out->why, sizeof out->why, "%s", why);
+	s->taken[i * AR_POL_NK + ki] = 1;
+	s->spent += cost_of(s->c, ki);
+}
+
+/* Does method i stand in sha's rung r (the r-th usable scale)? */
+static int
+sha_in(const struct state *s, size_t i, int r, const int *rung, int nr)
+{
+	size_t j, above, cands;
+	int q = r - 1;
+	const struct ar_pol_obs *o;
+
+	if (r == 0)
+		return 1;
+	if (!sha_in(s, i, q, rung, nr))
+		return 0;
+	o = &s->m[i].at[rung[q]];
+	if (!measured(o) || !o->feasible)
+		return 0;
+	/* The better half (rounded up) of rung q's feasible methods. */
+	above = cands = 0;
+	for (j = 0; j < s->n; j++) {
+		const struct ar_pol_obs *p = &s->m[j].at[rung[q]];
+
+		if (!sha_in(s, j, q, rung, nr) || !measured(p) || !p->feasible)
+			continue;
+		cands++;
+		if (p->est > o->est || (p->est == o->est && j < i))
+			above++;
+	}
+	return above < (cands + 1) / 2;
+}
+
+static size_t
+next_sha(struct state *s, struct ar_pol_pick *out, size_t max)
+{
+	int rung[AR_POL_NK], nr = 0, r, ki;
+	size_t i, got = 0;
+
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		if (s->c->use[ki])
+			rung[nr++] = ki;
+	for (r = 0; r < nr && got < max; r++) {
+		int waiting = 0;
+
+		ki = rung[r];
+		for (i = 0; i < s->n; i++) {
+			const struct ar_pol_obs *o = &s->m[i].at[ki];
+
+			if (!sha_in(s, i, r, rung, nr))
+				continue;
+			if (measured(o))
+				continue;
+			waiting = 1;
+			if (got < max && free_pair(s, i, ki)) {
+				char why[160];
+
+				snprintf(why, sizeof why, "sha: rung %d of "
+				    "%d, k=%ld", r + 1, nr, ar_pol_k(ki));
+				put(s, &out[got++], i, ki, r ? AR_PUR_SCALE :
+				    AR_PUR_PROBE, 0, why);
+			}
+		}
+		/* A rung's survivors are known once all of it is measured. */
+		if (waiting)
+			break;
+	}
+	return got;
+}
+
+/* One pick of ours: the candidate of the highest value, if any. */
+static int
+next_ours(struct state *s, struct ar_pol_pick *out)
+{
+	const struct ar_pol_method *m = s->m;
+	size_t i, bm = 0, best_i = 0;
+	int ki, bk = 0, best_k = -1, best_pur = 0;
+	double inc, best_v = 0, thr;
+	char why[160] = "";
+
+	/* New methods first: a k=1 probe is the cheapest evidence there
+	 * is, and without it no prediction at any scale. */
+	for (i = 0; i < s->n; i++) {
+		if (measured(&m[i].at[0]) || !free_pair(s, i, 0))
+			continue;
+		put(s, out, i, 0, AR_PUR_PROBE, 0, "ours: a new method, "
+		    "probed at k=1 first");
+		return 1;
+	}
+	inc = best_of(m, s->n, 0, &bm, &bk) == 0 ? m[bm].at[bk].est : 1;
+	thr = inc * (1 + s->c->min_effect);
+	for (i = 0; i < s->n; i++) {
+		const struct ar_pol_method *mi = &m[i];
+
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct ar_pol_obs *o = &mi->at[ki];
+			double mu, sd, v;
+			const char *how = "";
+
+			if (!free_pair(s, i, ki))
+				continue;
+			if (measured(o)) {
+				double d, sa, sb, ss, loss;
+				const struct ar_pol_obs *a = &m[bm].at[bk];
+
+				/* Re-measure to tell the incumbent from a
+				 * rival within its noise. */
+				if (!o->feasible || o->n >= N_MAX)
+					continue;
+				if (i == bm && ki == bk) {
+					/* The incumbent itself, against its
+					 * closest rival. */
+					continue;
+				}
+				sa = obs_sd(a);
+				sb = obs_sd(o);
+				ss = hypot(sa, sb);
+				d = a->est - o->est;
+				loss = exp_gain(-d, ss, 0);
+				if (loss < EI_MIN * inc)
+					continue;
+				/* Measure the noisier of the two. */
+				if (sa > sb && a->n < N_MAX &&
+				    free_pair(s, bm, bk)) {
+					v = loss / cost_of(s->c, bk);
+					if (v > best_v) {
+						best_v = v;
+						best_i = bm;
+						best_k = bk;
+						best_pur = AR_PUR_VALIDATE;
+						snprintf(why, sizeof why, "ours: "
+						    "the best so far, again: a "
+						    "rival at k=%ld is within "
+						    "its noise", ar_pol_k(ki));
+					}
+				} else {
+					v = loss / cost_of(s->c, ki);
+					if (v > best_v) {
+						best_v = v;
+						best_i = i;
+						best_k = ki;
+						best_pur = AR_PUR_VALIDATE;
+						snprintf(why, sizeof why, "ours: "
+						    "within the noise of the best "
+						    "so far; measured again");
+					}
+				}
+				continue;
+			}
+			if (blocked(mi, ki) || predict(mi, s->c, ki, &mu, &sd,
+			    &how) < 0)
+				continue;
+			v = exp_gain(mu, sd, thr);
+			if (v < EI_MIN * inc)
+				continue;
+			v /= cost_of(s->c, ki);
+			if (v > best_v) {
+				best_v = v;
+				best_i = i;
+				best_k = ki;
+				best_pur = ki == AR_POL_NK - 1 ?
+				    AR_PUR_VALIDATE : AR_PUR_SCALE;
+				snprintf(why, sizeof why, "ours: %s predicts "
+				    "%.3f +- %.3f at k=%ld against %.3f",
+				    how, mu, Z95 * sd, ar_pol_k(ki), inc);
+			}
+		}
+	}
+	if (best_k < 0)
+		return 0;
+	put(s, out, best_i, best_k, best_pur, best_v, why);
+	return 1;
+}
+
+size_t
+ar_policy_next(const struct ar_pol_method *m, size_t n,
+	const struct ar_pol_cfg *c, struct ar_pol_pick *out, size_t max)
+{
+	struct state s;
+	size_t got = 0, i;
+	int ki;
+
+	if (n == 0 || max == 0)
+		return 0;
+	s.m = m;
+	s.n = n;
+	s.c = c;
+	s.spent = 0;
+	if ((s.taken = calloc(n, AR_POL_NK)) == NULL)
+		ar_die(AR_EX_SOFTWARE, "policy: out of memory");
+	switch (c->policy) {
+	case AR_POL_FLAT1:
+		for (i = 0; i < n && got < max; i++)
+			if (!measured(&m[i].at[0]) && free_pair(&s, i, 0))
+				put(&s, &out[got++], i, 0, AR_PUR_PROBE, 0,
+				    "flat1: every method at k=1");
+		break;
+	case AR_POL_GRID:
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			for (i = 0; i < n && got < max; i++)
+				if (!measured(&m[i].at[ki]) &&
+				    free_pair(&s, i, ki))
+					put(&s, &out[got++], i, ki, ki ?
+					    AR_PUR_SCALE : AR_PUR_PROBE, 0,
+					    "grid: every method at every k");
+		break;
+	case AR_POL_SHA:
+		got = next_sha(&s, out, max);
+		break;
+	default:
+		while (got < max && next_ours(&s, &out[got]))
+			got++;
+		break;
+	}
+	free(s.taken);
+	return got;
 }

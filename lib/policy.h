@@ -31,6 +31,8 @@ struct ar_pol_cfg {
 	double cost_h[AR_POL_NK]; /* GPU-hours of one measurement at k */
 	double min_effect;   /* a gain smaller than this is noise: 0.01 */
 	double budget_h;     /* GPU-hours left; negative: no limit */
+	/* Added for the simulator and ours' predictions (zero: unknown). */
+	double base_pfrac;   /* the baseline's parallel fraction; 0: unknown */
 };
 
 struct ar_pol_pick {
