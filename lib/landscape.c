@@ -1,21 +1,848 @@
-/* landscape.c: simulated campaigns (placeholder until it lands). */
+/* landscape.c: simulated campaigns. A landscape says, per method and k,
+ * the true score (the ratio to the baseline at the same k), the noise of
+ * one measurement's estimate, a guardrail value and its limit, and the
+ * GPU-hours of one measurement; ar-sched simulate runs each policy of
+ * policy.c against it with seeded noise, and ar-sched landscape makes
+ * such files from families of methods seen in practice. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ar.h"
 #include "landscape.h"
+#include "policy.h"
+
+#define NK AR_POL_NK
+#define Z95 1.959964
+#define MIN_EFFECT 0.01
+/* The sd of the parallel fraction a k=1 profile reports. */
+#define PFRAC_SD 0.02
+
+struct lmeth {
+	char *id;
+	size_t line;             /* its first row, for messages */
+	int have[NK];
+	double score[NK], noise[NK], guard[NK], gmax[NK];
+	int guarded[NK];         /* a guardrail value was given */
+	double pfrac;            /* NAN: none */
+	int hint;
+};
+
+struct land {
+	char *name, *file;
+	size_t line;
+	struct lmeth *m;
+	size_t n;
+	double cost[NK];
+	int costset[NK];
+	double base_pfrac;       /* 0: unknown */
+	int base_set;
+};
+
+/* One whole campaign of one policy on one landscape. */
+struct run {
+	int found, exact, picked;
+	size_t pm;
+	int pk;
+	double pick_true, best_true, hours, grid_hours;
+	size_t best_m;
+	int best_k;
+	long measurements;
+};
+
+/* ---- random numbers: a hash of the seed and what is measured, so that
+ * every policy sees the same value for the j-th measurement of a pair
+ * (common random numbers: the policies differ in choices, not in luck) */
+
+static uint64_t
+mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static double
+unit(uint64_t h)
+{
+	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* A standard normal from a key, by Box-Muller. */
+static double
+gauss(uint64_t key)
+{
+	double u1 = unit(mix64(key)), u2 = unit(mix64(key ^ 0x5bd1e995ULL));
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+static uint64_t
+key_of(uint64_t base, size_t m, int ki, long j)
+{
+	return mix64(base ^ mix64((uint64_t)m * 64 + (uint64_t)ki +
+	    ((uint64_t)j << 40)));
+}
+
+/* ---- reading landscapes ---- */
+
+static int
+num_field(const struct ar_tsv *t, int c, const char *name, double *v,
+    int empty_ok)
+{
+	const char *s = t->field[c];
+
+	if (!s[0]) {
+		if (empty_ok)
+			return 0;
+		ar_die(AR_EX_DATA, "%s: line %zu: %s: empty", t->name,
+		    t->lineno, name);
+	}
+	if (ar_parse_double(s, v) < 0)
+		ar_die(AR_EX_DATA, "%s: line %zu: %s: \"%s\" is not a finite "
+		    "number", t->name, t->lineno, name, s);
+	return 1;
+}
+
+static void
+read_file(const char *path, struct land **ls, size_t *nl)
+{
+	struct ar_tsv t;
+	FILE *f;
+	int c_land, c_meth, c_k, c_score, c_noise, c_guard, c_gmax, c_cost;
+	int c_pfrac, c_hint, c_base;
+	size_t first = *nl, i, j;
+
+	if (strcmp(path, "-") == 0)
+		f = stdin;
+	else if (!(f = fopen(path, "r")))
+		ar_die(errno == ENOENT || errno == EACCES || errno == ENOTDIR ?
+		    AR_EX_NOINPUT : AR_EX_IO, "%s:", path);
+	if (ar_tsv_open(&t, f, path) < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	c_land = ar_tsv_need(&t, "landscape");
+	c_meth = ar_tsv_need(&t, "method");
+	c_k = ar_tsv_need(&t, "k");
+	c_score = ar_tsv_need(&t, "score");
+	c_noise = ar_tsv_need(&t, "noise");
+	c_guard = ar_tsv_need(&t, "guard");
+	c_gmax = ar_tsv_need(&t, "guard_max");
+	c_cost = ar_tsv_need(&t, "cost_h");
+	c_pfrac = ar_tsv_need(&t, "pfrac");
+	c_hint = ar_tsv_need(&t, "hint");
+	c_base = ar_tsv_col(&t, "base_pfrac");
+	for (;;) {
+		int st = ar_tsv_next(&t), ki, hint;
+		struct land *L = NULL;
+		struct lmeth *M = NULL;
+		const char *name, *meth, *h;
+		long long k;
+		double score, noise, guard = 0, gmax = 0, cost, pfrac = NAN;
+		double base = 0;
+		int hg, hm;
+
+		if (st < 0)
+			ar_die(AR_EX_DATA, "%s", t.err);
+		if (st == 0)
+			break;
+		name = t.field[c_land];
+		meth = t.field[c_meth];
+		if (!ar_id_valid(name))
+			ar_die(AR_EX_DATA, "%s: line %zu: landscape: \"%s\" is "
+			    "not a name of letters, digits, '.', '_', '-'",
+			    t.name, t.lineno, name);
+		if (!ar_id_valid(meth))
+			ar_die(AR_EX_DATA, "%s: line %zu: method: \"%s\" is not "
+			    "a name of letters, digits, '.', '_', '-'", t.name,
+			    t.lineno, meth);
+		if (ar_parse_long(t.field[c_k], &k) < 0 ||
+		    (ki = ar_pol_kindex((long)k)) < 0)
+			ar_die(AR_EX_DATA, "%s: line %zu: k: \"%s\" is not 1, 2, "
+			    "4 or 8", t.name, t.lineno, t.field[c_k]);
+		num_field(&t, c_score, "score", &score, 0);
+		if (!(score > 0))
+			ar_die(AR_EX_DATA, "%s: line %zu: score: %s is not "
+			    "positive", t.name, t.lineno, t.field[c_score]);
+		num_field(&t, c_noise, "noise", &noise, 0);
+		if (!(noise >= 0 && noise <= 1))
+			ar_die(AR_EX_DATA, "%s: line %zu: noise: %s is not "
+			    "between 0 and 1", t.name, t.lineno,
+			    t.field[c_noise]);
+		hg = num_field(&t, c_guard, "guard", &guard, 1);
+		hm = num_field(&t, c_gmax, "guard_max", &gmax, 1);
+		if (hg != hm)
+			ar_die(AR_EX_DATA, "%s: line %zu: guard and guard_max: "
+			    "give both or neither", t.name, t.lineno);
+		num_field(&t, c_cost, "cost_h", &cost, 0);
+		if (!(cost > 0))
+			ar_die(AR_EX_DATA, "%s: line %zu: cost_h: %s is not "
+			    "positive", t.name, t.lineno, t.field[c_cost]);
+		if (num_field(&t, c_pfrac, "pfrac", &pfrac, 1) &&
+		    !(pfrac >= 0 && pfrac <= 1))
+			ar_die(AR_EX_DATA, "%s: line %zu: pfrac: %s is not "
+			    "between 0 and 1", t.name, t.lineno,
+			    t.field[c_pfrac]);
+		if (c_base >= 0 && num_field(&t, c_base, "base_pfrac", &base,
+		    1) && !(base > 0 && base <= 1))
+			ar_die(AR_EX_DATA, "%s: line %zu: base_pfrac: %s is not "
+			    "above 0 and at most 1", t.name, t.lineno,
+			    t.field[c_base]);
+		h = t.field[c_hint];
+		if (!h[0])
+			hint = 0;
+		else if (strcmp(h, "scale") == 0)
+			hint = 1;
+		else if (strcmp(h, "single") == 0)
+			hint = -1;
+		else
+			ar_die(AR_EX_DATA, "%s: line %zu: hint: \"%s\" is not "
+			    "scale, single or empty", t.name, t.lineno, h);
+
+		for (i = *nl; i > 0; i--)
+			if (strcmp((*ls)[i - 1].name, name) == 0) {
+				L = &(*ls)[i - 1];
+				break;
+			}
+		if (L && i - 1 < first)
+			ar_die(AR_EX_DATA, "%s: line %zu: landscape %s is "
+			    "already in %s", t.name, t.lineno, name, L->file);
+		if (!L) {
+			*ls = ar_xrealloc(*ls, (*nl + 1) * sizeof **ls);
+			L = &(*ls)[(*nl)++];
+			memset(L, 0, sizeof *L);
+			L->name = ar_xstrdup(name);
+			L->file = ar_xstrdup(path);
+			L->line = t.lineno;
+			L->base_set = 0;
+		}
+		if (L->costset[ki] && L->cost[ki] != cost)
+			ar_die(AR_EX_DATA, "%s: line %zu: cost_h: %s differs "
+			    "from the landscape's other methods at k=%lld",
+			    t.name, t.lineno, t.field[c_cost], k);
+		L->cost[ki] = cost;
+		L->costset[ki] = 1;
+		if (L->base_set && L->base_pfrac != base)
+			ar_die(AR_EX_DATA, "%s: line %zu: base_pfrac: differs "
+			    "from the landscape's first row", t.name,
+			    t.lineno);
+		L->base_pfrac = base;
+		L->base_set = 1;
+		for (j = 0; j < L->n; j++)
+			if (strcmp(L->m[j].id, meth) == 0)
+				M = &L->m[j];
+		if (!M) {
+			L->m = ar_xrealloc(L->m, (L->n + 1) * sizeof *L->m);
+			M = &L->m[L->n++];
+			memset(M, 0, sizeof *M);
+			M->id = ar_xstrdup(meth);
+			M->line = t.lineno;
+			M->pfrac = pfrac;
+			M->hint = hint;
+		}
+		if (M->have[ki])
+			ar_die(AR_EX_DATA, "%s: line %zu: %s %s at k=%lld is "
+			    "there twice", t.name, t.lineno, name, meth, k);
+		if (!(isnan(M->pfrac) ? isnan(pfrac) : M->pfrac == pfrac) ||
+		    M->hint != hint)
+			ar_die(AR_EX_DATA, "%s: line %zu: pfrac and hint must be "
+			    "the same on every row of method %s", t.name,
+			    t.lineno, meth);
+		M->have[ki] = 1;
+		M->score[ki] = score;
+		M->noise[ki] = noise;
+		M->guarded[ki] = hg;
+		M->guard[ki] = guard;
+		M->gmax[ki] = gmax;
+	}
+	ar_tsv_close(&t);
+	if (f != stdin)
+		fclose(f);
+	for (i = first; i < *nl; i++) {
+		struct land *L = &(*ls)[i];
+		int ki;
+
+		for (j = 0; j < L->n; j++)
+			for (ki = 0; ki < NK; ki++)
+				if (!L->m[j].have[ki])
+					ar_die(AR_EX_DATA, "%s: line %zu: %s %s "
+					    "has no row at k=%ld", path,
+					    L->m[j].line, L->name, L->m[j].id,
+					    ar_pol_k(ki));
+	}
+	if (*nl == first)
+		ar_die(AR_EX_DATA, "%s: no landscape in it", path);
+}
+
+static void
+free_lands(struct land *ls, size_t nl)
+{
+	size_t i, j;
+
+	for (i = 0; i < nl; i++) {
+		for (j = 0; j < ls[i].n; j++)
+			free(ls[i].m[j].id);
+		free(ls[i].m);
+		free(ls[i].name);
+		free(ls[i].file);
+	}
+	free(ls);
+}
+
+/* ---- one campaign ---- */
+
+static int
+truly_feasible(const struct lmeth *m, int ki)
+{
+	return !m->guarded[ki] || m->guard[ki] <= m->gmax[ki];
+}
+
+/* Measures (i, ki) once more and folds it into what the policy knows:
+ * the estimate is the geometric mean of the measurements so far, its
+ * interval from the noise over the square root of their count. */
+static void
+measure(const struct land *L, uint64_t base, size_t i, int ki,
+    struct ar_pol_method *pm, double *logsum)
+{
+	const struct lmeth *m = &L->m[i];
+	struct ar_pol_obs *o = &pm[i].at[ki];
+	double z = gauss(key_of(base, i, ki, o->n)), s, mean;
+
+	logsum[i * NK + ki] += log(m->score[ki]) + m->noise[ki] * z;
+	o->n++;
+	mean = logsum[i * NK + ki] / o->n;
+	s = m->noise[ki] / sqrt((double)o->n);
+	o->est = exp(mean);
+	o->lo = exp(mean - Z95 * s);
+	o->hi = exp(mean + Z95 * s);
+	o->feasible = truly_feasible(m, ki);
+	o->pending = 0;
+	/* A k=1 profile reveals the parallel fraction, with its noise. */
+	if (ki == 0 && o->n == 1 && !isnan(m->pfrac)) {
+		double p = m->pfrac + PFRAC_SD * gauss(key_of(base, i, NK, 0));
+
+		pm[i].pfrac = p < 0 ? 0 : p > 1 ? 1 : p;
+		pm[i].pfrac_sd = PFRAC_SD;
+	}
+}
+
+static int trace;
+
+static void
+campaign(const struct land *L, int policy, uint64_t seed, long rep,
+    struct run *r)
+{
+	struct ar_pol_method *pm = ar_xcalloc(L->n, sizeof *pm);
+	double *logsum = ar_xcalloc(L->n * NK, sizeof *logsum);
+	struct ar_pol_cfg c;
+	struct ar_pol_pick pick;
+	uint64_t base = mix64(seed ^ mix64(hash_str(L->name) ^
+	    mix64((uint64_t)rep)));
+	long cap = (long)L->n * NK * 8 + 8;
+	size_t i, bm;
+	int ki, bk;
+
+	memset(r, 0, sizeof *r);
+	memset(&c, 0, sizeof c);
+	c.policy = policy;
+	for (ki = 0; ki < NK; ki++) {
+		c.use[ki] = 1;
+		c.cost_h[ki] = L->cost[ki];
+	}
+	c.min_effect = MIN_EFFECT;
+	c.budget_h = -1;
+	c.base_pfrac = L->base_pfrac;
+	for (i = 0; i < L->n; i++) {
+		pm[i].id = L->m[i].id;
+		pm[i].pfrac = NAN;
+		pm[i].pfrac_sd = NAN;
+		pm[i].hint = L->m[i].hint;
+		for (ki = 0; ki < NK; ki++) {
+			pm[i].at[ki].est = NAN;
+			r->grid_hours += L->cost[ki];
+			if (!truly_feasible(&L->m[i], ki))
+				continue;
+			if (r->best_true == 0 ||
+			    L->m[i].score[ki] > r->best_true) {
+				r->best_true = L->m[i].score[ki];
+				r->best_m = i;
+				r->best_k = ki;
+			}
+		}
+	}
+	/* One measurement at a time, each seen before the next choice. */
+	while (r->measurements < cap &&
+	    ar_policy_next(pm, L->n, &c, &pick, 1) == 1) {
+		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
+			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
+			    "no pair of the landscape");
+		measure(L, base, pick.method, pick.ki, pm, logsum);
+		if (trace)
+			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
+			    "%.4f\t%s\n", L->name, ar_pol_name(policy),
+			    rep, L->m[pick.method].id, ar_pol_k(pick.ki),
+			    ar_pol_purpose_name(pick.purpose),
+			    pm[pick.method].at[pick.ki].est,
+			    L->m[pick.method].score[pick.ki], pick.why);
+		r->hours += L->cost[pick.ki];
+		r->measurements++;
+	}
+	if (ar_policy_best(pm, L->n, &c, &bm, &bk) == 0) {
+		r->picked = 1;
+		r->pm = bm;
+		r->pk = bk;
+		r->pick_true = L->m[bm].score[bk];
+		/* Found: feasible, and within the minimum effect of the
+		 * true best; exact: a true best itself. */
+		if (r->best_true > 0 && truly_feasible(&L->m[bm], bk)) {
+			r->found = r->pick_true >= r->best_true *
+			    (1 - MIN_EFFECT) - 1e-12;
+			r->exact = r->pick_true >= r->best_true;
+		}
+	}
+	free(pm);
+	free(logsum);
+}
+
+/* ---- ar-sched simulate ---- */
+
+static const char sim_usage[] =
+	"simulate [-Sv] [-p policy[,policy...]] [-s seed] [-r repeats] "
+	"[-f tsv|jsonl] landscape-file ...";
+
+struct tally {
+	long runs, found, exact, meas;
+	double frac, frac_max, hours, grid;
+};
+
+static void
+need_args(int argc, char **argv, const char *usage)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			printf("usage: %s %s\n", ar_prog(), usage);
+			ar_fshut(stdout, "<stdout>");
+			exit(AR_EX_OK);
+		}
+	}
+}
+
+static void
+put_num(json_t *o, const char *k, double v)
+{
+	json_object_set_new(o, k, json_real(v));
+}
+
+static void
+run_line(int fmt, const struct land *L, int pol, long rep,
+    const struct run *r)
+{
+	double frac = r->grid_hours > 0 ? r->hours / r->grid_hours : 0;
+	const char *pmeth = r->picked ? L->m[r->pm].id : "";
+	long pk = r->picked ? ar_pol_k(r->pk) : 0;
+
+	if (fmt) {
+		json_t *o = json_object();
+		char *s;
+
+		json_object_set_new(o, "landscape", json_string(L->name));
+		json_object_set_new(o, "policy",
+		    json_string(ar_pol_name(pol)));
+		json_object_set_new(o, "repeat", json_integer(rep));
+		json_object_set_new(o, "found", json_boolean(r->found));
+		json_object_set_new(o, "exact", json_boolean(r->exact));
+		json_object_set_new(o, "pick_method", json_string(pmeth));
+		json_object_set_new(o, "pick_k", r->picked ?
+		    json_integer(pk) : json_null());
+		json_object_set_new(o, "pick_score", r->picked ?
+		    json_real(r->pick_true) : json_null());
+		json_object_set_new(o, "best_method",
+		    json_string(L->m[r->best_m].id));
+		json_object_set_new(o, "best_k",
+		    json_integer(ar_pol_k(r->best_k)));
+		put_num(o, "best_score", r->best_true);
+		put_num(o, "gpu_hours", r->hours);
+		put_num(o, "grid_frac", frac);
+		json_object_set_new(o, "measurements",
+		    json_integer(r->measurements));
+		s = ar_json_line(o);
+		puts(s);
+		free(s);
+		json_decref(o);
+		return;
+	}
+	printf("%s\t%s\t%ld\t%s\t%s\t", L->name, ar_pol_name(pol), rep,
+	    r->found ? "yes" : "no", r->exact ? "yes" : "no");
+	if (r->picked)
+		printf("%s\t%ld\t%.4f\t", pmeth, pk, r->pick_true);
+	else
+		printf("\t\t\t");
+	printf("%s\t%ld\t%.4f\t%.3f\t%.4f\t%ld\n", L->m[r->best_m].id,
+	    ar_pol_k(r->best_k), r->best_true, r->hours, frac,
+	    r->measurements);
+}
+
+static void
+summary_line(int fmt, int pol, const struct tally *t)
+{
+	double n = t->runs > 0 ? (double)t->runs : 1;
+
+	if (fmt) {
+		json_t *o = json_object();
+		char *s;
+
+		json_object_set_new(o, "policy",
+		    json_string(ar_pol_name(pol)));
+		json_object_set_new(o, "runs", json_integer(t->runs));
+		json_object_set_new(o, "found", json_integer(t->found));
+		put_num(o, "found_rate", t->found / n);
+		put_num(o, "exact_rate", t->exact / n);
+		put_num(o, "gpu_hours", t->hours / n);
+		put_num(o, "grid_frac", t->frac / n);
+		put_num(o, "grid_frac_max", t->frac_max);
+		put_num(o, "hours_frac", t->grid > 0 ? t->hours / t->grid : 0);
+		put_num(o, "measurements", t->meas / n);
+		s = ar_json_line(o);
+		puts(s);
+		free(s);
+		json_decref(o);
+		return;
+	}
+	printf("%s\t%ld\t%ld\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%.4f\t%.1f\n",
+	    ar_pol_name(pol), t->runs, t->found, t->found / n, t->exact / n,
+	    t->hours / n, t->frac / n, t->frac_max, t->grid > 0 ? t->hours /
+	    t->grid : 0, t->meas / n);
+}
 
 int
 ar_sched_simulate(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ar-sched simulate: not yet\n");
-	return 70;
+	static const struct option longopts[] = {
+		{ "summary", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int pols[8], npol = 0, c, fmt = 0, summary = 0, p;
+	long long seed = 1, reps = 1;
+	const char *polarg = "flat1,grid,sha,ours", *fmtarg = "tsv";
+	struct land *ls = NULL;
+	struct tally tally[8];
+	size_t nl = 0, i;
+	long rep;
+
+	need_args(argc, argv, sim_usage);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "f:p:r:s:Sv", longopts, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 'f': fmtarg = optarg; break;
+		case 'p': polarg = optarg; break;
+		case 'r':
+			if (ar_parse_long(optarg, &reps) < 0 || reps < 1 ||
+			    reps > 100000)
+				ar_die(AR_EX_USAGE, "-r %s: not a count from 1 "
+				    "to 100000", optarg);
+			break;
+		case 's':
+			if (ar_parse_long(optarg, &seed) < 0 || seed < 0)
+				ar_die(AR_EX_USAGE, "-s %s: not a whole number "
+				    "from 0", optarg);
+			break;
+		case 'S': summary = 1; break;
+		case 'v': trace = 1; break;
+		default: ar_usage(sim_usage);
+		}
+	}
+	if (strcmp(fmtarg, "tsv") && strcmp(fmtarg, "jsonl"))
+		ar_die(AR_EX_USAGE, "-f %s: the formats are tsv and jsonl",
+		    fmtarg);
+	fmt = strcmp(fmtarg, "jsonl") == 0;
+	{
+		char *list = ar_xstrdup(polarg), *save = NULL, *tok;
+
+		for (tok = strtok_r(list, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save)) {
+			int q;
+
+			if ((p = ar_pol_parse(tok)) < 0) {
+				ar_warn("-p %s: the policies are ours, flat1, "
+				    "grid and sha", tok);
+				free(list);
+				exit(AR_EX_USAGE);
+			}
+			for (q = 0; q < npol; q++)
+				if (pols[q] == p)
+					break;
+			if (q == npol && npol < 8)
+				pols[npol++] = p;
+		}
+		free(list);
+		if (npol == 0)
+			ar_die(AR_EX_USAGE, "-p %s: no policy given", polarg);
+	}
+	if (optind == argc)
+		ar_usage(sim_usage);
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		read_file(argv[i], &ls, &nl);
+	memset(tally, 0, sizeof tally);
+	if (summary && !fmt)
+		puts("policy\truns\tfound\tfound_rate\texact_rate\t"
+		    "gpu_hours\tgrid_frac\tgrid_frac_max\thours_frac\t"
+		    "measurements");
+	else if (!fmt)
+		puts("landscape\tpolicy\trepeat\tfound\texact\tpick_method\t"
+		    "pick_k\tpick_score\tbest_method\tbest_k\tbest_score\t"
+		    "gpu_hours\tgrid_frac\tmeasurements");
+	for (i = 0; i < nl; i++)
+		for (rep = 0; rep < reps; rep++)
+			for (p = 0; p < npol; p++) {
+				struct run r;
+				struct tally *t = &tally[p];
+				double frac;
+
+				campaign(&ls[i], pols[p], (uint64_t)seed, rep,
+				    &r);
+				frac = r.grid_hours > 0 ? r.hours /
+				    r.grid_hours : 0;
+				t->runs++;
+				t->found += r.found;
+				t->exact += r.exact;
+				t->meas += r.measurements;
+				t->frac += frac;
+				if (frac > t->frac_max)
+					t->frac_max = frac;
+				t->hours += r.hours;
+				t->grid += r.grid_hours;
+				if (!summary)
+					run_line(fmt, &ls[i], pols[p], rep, &r);
+			}
+	if (summary)
+		for (p = 0; p < npol; p++)
+			summary_line(fmt, pols[p], &tally[p]);
+	ar_fshut(stdout, "<stdout>");
+	free_lands(ls, nl);
+	return AR_EX_OK;
+}
+
+/* ---- ar-sched landscape: the generator ---- */
+
+static const char gen_usage[] =
+	"landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] "
+	"[--mix family=weight[,...]]";
+
+enum { F_FLAT, F_SCALER, F_CONTEND, F_INFEAS, F_NOISY, F_DUD, F_N };
+static const char *const fam_name[F_N] = {
+	"flat", "scaler", "contend", "infeasible", "noisy", "dud"
+};
+
+struct rng {
+	uint64_t s;
+};
+
+static double
+rnd(struct rng *g)
+{
+	g->s += 0x9e3779b97f4a7c15ULL;
+	return unit(mix64(g->s));
+}
+
+static double
+urange(struct rng *g, double a, double b)
+{
+	return a + (b - a) * rnd(g);
+}
+
+static double
+lrange(struct rng *g, double a, double b)
+{
+	return exp(urange(g, log(a), log(b)));
+}
+
+/* Throughput at k relative to k=1: the Universal Scalability Law. */
+static double
+usl(double k, double sigma, double kappa)
+{
+	return k / (1 + sigma * (k - 1) + kappa * k * (k - 1));
+}
+
+static void
+parse_mix(const char *arg, double *w)
+{
+	char *list = ar_xstrdup(arg), *save = NULL, *tok;
+	int f;
+
+	for (f = 0; f < F_N; f++)
+		w[f] = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	    tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		double v;
+
+		if (eq)
+			*eq = 0;
+		for (f = 0; f < F_N; f++)
+			if (strcmp(tok, fam_name[f]) == 0)
+				break;
+		if (f == F_N || !eq || ar_parse_double(eq + 1, &v) < 0 ||
+		    v < 0) {
+			ar_warn("--mix %s: not family=weight with a family of "
+			    "flat, scaler, contend, infeasible, noisy, dud",
+			    arg);
+			free(list);
+			exit(AR_EX_USAGE);
+		}
+		w[f] = v;
+	}
+	free(list);
+	for (f = 0, w[F_N] = 0; f < F_N; f++)
+		w[F_N] += w[f];
+	if (!(w[F_N] > 0))
+		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
 }
 
 int
 ar_sched_landscape(int argc, char **argv)
 {
-	(void)argc; (void)argv;
-	fprintf(stderr, "ar-sched landscape: not yet\n");
-	return 70;
+	static const struct option longopts[] = {
+		{ "mix", required_argument, NULL, 'M' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* The default mix: every landscape has its share of methods that
+	 * pay only at scale, of contention and of broken guardrails. */
+	double w[F_N + 1] = { 3, 2, 2, 1, 1, 2, 11 };
+	long long nland = 10, nmeth = 12, seed = 1;
+	const char *prefix = "L";
+	long li, mi;
+	int c, ki;
+
+	need_args(argc, argv, gen_usage);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "m:n:s:x:", longopts, NULL)) !=
+	    -1) {
+		switch (c) {
+		case 'm':
+			if (ar_parse_long(optarg, &nmeth) < 0 || nmeth < 1 ||
+			    nmeth > 1000)
+				ar_die(AR_EX_USAGE, "-m %s: not a count from 1 "
+				    "to 1000", optarg);
+			break;
+		case 'n':
+			if (ar_parse_long(optarg, &nland) < 0 || nland < 1 ||
+			    nland > 100000)
+				ar_die(AR_EX_USAGE, "-n %s: not a count from 1 "
+				    "to 100000", optarg);
+			break;
+		case 's':
+			if (ar_parse_long(optarg, &seed) < 0 || seed < 0)
+				ar_die(AR_EX_USAGE, "-s %s: not a whole number "
+				    "from 0", optarg);
+			break;
+		case 'x':
+			if (!ar_id_valid(optarg) || strlen(optarg) > 40)
+				ar_die(AR_EX_USAGE, "-x %s: not a short name of "
+				    "letters, digits, '.', '_', '-'", optarg);
+			prefix = optarg;
+			break;
+		case 'M': parse_mix(optarg, w); break;
+		default: ar_usage(gen_usage);
+		}
+	}
+	if (optind != argc)
+		ar_usage(gen_usage);
+	puts("landscape\tmethod\tk\tscore\tnoise\tguard\tguard_max\tcost_h\t"
+	    "pfrac\thint\tbase_pfrac\tfamily");
+	for (li = 0; li < nland; li++) {
+		struct rng g = { mix64((uint64_t)seed * 1000003ULL +
+		    (uint64_t)li) };
+		double bsig = urange(&g, 0.03, 0.15);   /* the baseline's */
+		double hour = urange(&g, 0.1, 0.5);     /* one k=1 run */
+		double bp = 1 - bsig;
+
+		for (mi = 0; mi < nmeth; mi++) {
+			double u = rnd(&g) * w[F_N], r1, sig, kap = 0, rsd;
+			double g1, ggrow, hq = rnd(&g);
+			int f = 0;
+			const char *hint = "";
+
+			while (f < F_N - 1 && u >= w[f])
+				u -= w[f++];
+			/* The run-to-run rsd on a shared cluster, 2-30%;
+			 * an estimate is a median of 20 runs. */
+			rsd = f == F_NOISY ? lrange(&g, 0.10, 0.30) :
+			    lrange(&g, 0.02, 0.10);
+			r1 = urange(&g, 0.97, 1.06);
+			sig = bsig * urange(&g, 0.85, 1.15);
+			g1 = urange(&g, 0.3, 0.7);
+			ggrow = urange(&g, 0.0, 0.03);
+			switch (f) {
+			case F_SCALER:
+				/* Loses a little at k=1, less serial work
+				 * and fewer syncs: wins at 4 or 8. */
+				r1 = urange(&g, 0.95, 0.995);
+				sig = bsig * urange(&g, 0.1, 0.6);
+				break;
+			case F_CONTEND:
+				/* Wins at 1, then contention (kappa). */
+				r1 = urange(&g, 1.01, 1.08);
+				kap = urange(&g, 0.003, 0.03);
+				break;
+			case F_INFEAS:
+				/* Any shape, but memory grows with k until
+				 * the guardrail breaks at 4 or 8. */
+				r1 = urange(&g, 0.97, 1.04);
+				sig = bsig * urange(&g, 0.1, 1.0);
+				g1 = urange(&g, 0.6, 0.8);
+				ggrow = urange(&g, 0.25, 0.6);
+				break;
+			case F_DUD:
+				r1 = urange(&g, 0.70, 0.95);
+				sig = bsig * urange(&g, 1.0, 1.5);
+				break;
+			default:
+				break;
+			}
+			/* The planner's hint: right half the time, wrong
+			 * a tenth of it, else none. */
+			if (hq < 0.5)
+				hint = f == F_SCALER ? "scale" : f == F_DUD ?
+				    "" : "single";
+			else if (hq < 0.6)
+				hint = f == F_SCALER ? "single" : "scale";
+			for (ki = 0; ki < NK; ki++) {
+				double k = (double)ar_pol_k(ki);
+				double sc = r1 * usl(k, sig, kap) /
+				    usl(k, bsig, 0);
+				double nz = rsd / sqrt(20) * (1 + 0.15 *
+				    log2(k));
+				double gd = g1 * (1 + ggrow * log2(k) *
+				    log2(k));
+
+				printf("%s%04ld\tm%02ld\t%ld\t%.4f\t%.4f\t%.3f\t"
+				    "1\t%.3f\t%.3f\t%s\t%.3f\t%s\n", prefix, li,
+				    mi, (long)k, sc, nz, gd, hour * k,
+				    1 - sig < 0 ? 0 : 1 - sig, hint, bp,
+				    fam_name[f]);
+			}
+		}
+	}
+	ar_fshut(stdout, "<stdout>");
+	return AR_EX_OK;
 }

@@ -31,7 +31,9 @@
  * scales, that no fit sees: contention, guardrails, a changed regime. */
 #define EXTRAP_SD 0.025
 /* No pair is re-measured more often than this. */
-#define N_MAX 6
+#define N_MAX 4
+/* What a scale probe's view of the scales above it is worth. */
+#define LOOKAHEAD 0.5
 
 int
 ar_pol_kindex(long k)
@@ -156,6 +158,20 @@ blocked(const struct ar_pol_method *m, int ki)
 	return 0;
 }
 
+/* The ladder: a scale is probed only above a measured smaller one, and
+ * the largest only once two scales give a curve, so that no 8-GPU
+ * measurement rests on a k=1 probe alone. */
+static int
+ladder(const struct ar_pol_method *m, int ki)
+{
+	int j, below = 0;
+
+	for (j = 0; j < ki; j++)
+		if (measured(&m->at[j]))
+			below++;
+	return ki == AR_POL_NK - 1 ? below >= 2 : below >= 1;
+}
+
 /* The predicted score of an unmeasured (method, k) and its uncertainty;
  * -1 when the method has no measurement to predict from. */
 static int
@@ -234,6 +250,121 @@ predict(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki,
 		}
 	}
 	return 0;
+}
+
+/* With the baseline's parallel fraction known, the ratio follows
+ *
+ *   r(k) = a * A(k, p) / A(k, pb),  A(k, p) = 1 / ((1 - p) + p / k),
+ *
+ * with the method's own fraction p unknown: its prior is the fraction a
+ * profile measured (else the hint's guess, else the baseline's, widely),
+ * and every measured scale narrows it. The posterior over a grid of p,
+ * with a fitted in log space for each, gives the prediction at every k
+ * and its spread; extrapolation past the largest measured k adds the
+ * model error (contention, which a k=1 profile cannot see). */
+#define PGRID 200
+
+static int
+predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
+    double *mu, double *sd, int *ok, const char **how)
+{
+	double x[AR_POL_NK], w[AR_POL_NK], pb = c->base_pfrac, p0, ps;
+	double la[PGRID + 1], chi[PGRID + 1], cmin = INFINITY, sw = 0;
+	double mL[AR_POL_NK] = {0}, m2[AR_POL_NK] = {0}, wsum = 0;
+	int j, i, ki, nj = 0, jmax = -1;
+
+	for (j = 0; j < AR_POL_NK; j++) {
+		const struct ar_pol_obs *o = &m->at[j];
+
+		w[j] = 0;
+		if (!measured(o) || !o->feasible || !(o->est > 0))
+			continue;
+		x[j] = log(o->est);
+		w[j] = 1 / pow(obs_sd(o) / o->est, 2);
+		sw += w[j];
+		nj++;
+		jmax = j;
+	}
+	if (nj == 0)
+		return -1;
+	if (isfinite(m->pfrac) && m->pfrac >= 0 && m->pfrac <= 1) {
+		p0 = m->pfrac;
+		ps = isfinite(m->pfrac_sd) && m->pfrac_sd > 0 ? m->pfrac_sd :
+		    0.05;
+		*how = nj > 1 ? "the curve with the parallel fraction" :
+		    "the parallel fraction";
+	} else if (m->hint > 0) {
+		p0 = pb + (1 - pb) / 2;
+		ps = (1 - pb) / 2 + 0.02;
+		*how = nj > 1 ? "the curve with the hint" : "the planner's hint";
+	} else if (m->hint < 0) {
+		p0 = pb;
+		ps = 0.02;
+		*how = nj > 1 ? "the curve with the hint" : "the planner's hint";
+	} else {
+		p0 = pb;
+		ps = 0.1;
+		*how = nj > 1 ? "the curve" : "the k=1 probe alone";
+	}
+	for (i = 0; i <= PGRID; i++) {
+		double p = (double)i / PGRID, num = 0, e = 0;
+
+		for (j = 0; j < AR_POL_NK; j++)
+			if (w[j] > 0)
+				num += w[j] * (x[j] - log(amdahl((double)
+				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
+				    pb)));
+		la[i] = num / sw;
+		for (j = 0; j < AR_POL_NK; j++)
+			if (w[j] > 0) {
+				double r = x[j] - la[i] - log(amdahl((double)
+				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
+				    pb));
+
+				e += w[j] * r * r;
+			}
+		chi[i] = e + (p - p0) * (p - p0) / (ps * ps);
+		if (chi[i] < cmin)
+			cmin = chi[i];
+	}
+	for (i = 0; i <= PGRID; i++) {
+		double p = (double)i / PGRID, wi = exp(-(chi[i] - cmin) / 2);
+
+		wsum += wi;
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			double k = (double)ar_pol_k(ki);
+			double y = la[i] + log(amdahl(k, p) / amdahl(k, pb));
+
+			mL[ki] += wi * y;
+			m2[ki] += wi * y * y;
+		}
+	}
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		double mean = mL[ki] / wsum, var = m2[ki] / wsum - mean * mean;
+		double dbl = ki > jmax ? ki - jmax : 0;
+
+		if (var < 0)
+			var = 0;
+		var += 1 / sw;
+		mu[ki] = exp(mean);
+		sd[ki] = hypot(mu[ki] * sqrt(var), EXTRAP_SD * mu[ki] * dbl);
+		ok[ki] = 1;
+	}
+	return 0;
+}
+
+/* Predictions at every k for one method; ok[k] says which exist. */
+static void
+predict_all(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
+    double *mu, double *sd, int *ok, const char **how)
+{
+	int ki;
+
+	if (c->base_pfrac > 0 && c->base_pfrac <= 1 &&
+	    predict_pf(m, c, mu, sd, ok, how) == 0)
+		return;
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		ok[ki] = predict(m, c, ki, &mu[ki], &sd[ki], how) == 0;
 }
 
 /* The incumbent of ours, grid and sha: the highest estimate among the
@@ -371,7 +502,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 {
 	const struct ar_pol_method *m = s->m;
 	size_t i, bm = 0, best_i = 0;
-	int ki, bk = 0, best_k = -1, best_pur = 0;
+	int ki, kj, bk = 0, best_k = -1, best_pur = 0;
 	double inc, best_v = 0, thr;
 	char why[160] = "";
 
@@ -388,11 +519,14 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 	thr = inc * (1 + s->c->min_effect);
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
+		double pmu[AR_POL_NK], psd[AR_POL_NK];
+		int pok[AR_POL_NK];
+		const char *how = "";
 
+		predict_all(mi, s->c, pmu, psd, pok, &how);
 		for (ki = 0; ki < AR_POL_NK; ki++) {
 			const struct ar_pol_obs *o = &mi->at[ki];
 			double mu, sd, v;
-			const char *how = "";
 
 			if (!free_pair(s, i, ki))
 				continue;
@@ -413,7 +547,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				sb = obs_sd(o);
 				ss = hypot(sa, sb);
 				d = a->est - o->est;
-				loss = exp_gain(-d, ss, 0);
+				loss = exp_gain(-d, ss, s->c->min_effect * inc);
 				if (loss < EI_MIN * inc)
 					continue;
 				/* Measure the noisier of the two. */
@@ -444,10 +578,23 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				}
 				continue;
 			}
-			if (blocked(mi, ki) || predict(mi, s->c, ki, &mu, &sd,
-			    &how) < 0)
+			if (blocked(mi, ki) || !ladder(mi, ki) || !pok[ki])
 				continue;
+			mu = pmu[ki];
+			sd = psd[ki];
 			v = exp_gain(mu, sd, thr);
+			/* A step up the ladder is worth what it may show
+			 * above it as well, discounted: it is what tells
+			 * whether the next step is worth its price. */
+			for (kj = ki + 1; kj < AR_POL_NK; kj++) {
+				double mj = pmu[kj], sj = psd[kj];
+
+				if (!s->c->use[kj] || measured(&mi->at[kj]) ||
+				    !pok[kj] || blocked(mi, kj))
+					continue;
+				if (LOOKAHEAD * exp_gain(mj, sj, thr) > v)
+					v = LOOKAHEAD * exp_gain(mj, sj, thr);
+			}
 			if (v < EI_MIN * inc)
 				continue;
 			v /= cost_of(s->c, ki);
@@ -455,8 +602,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				best_v = v;
 				best_i = i;
 				best_k = ki;
-				best_pur = ki == AR_POL_NK - 1 ?
-				    AR_PUR_VALIDATE : AR_PUR_SCALE;
+				best_pur = AR_PUR_SCALE;
 				snprintf(why, sizeof why, "ours: %s predicts "
 				    "%.3f +- %.3f at k=%ld against %.3f",
 				    how, mu, Z95 * sd, ar_pol_k(ki), inc);
