@@ -797,7 +797,7 @@ ar_sched_landscape(int argc, char **argv)
 				/* Loses a little at k=1, less serial work
 				 * and fewer syncs: wins at 4 or 8. */
 				r1 = urange(&g, 0.95, 0.995);
-				sig = bsig * urange(&g, 0.1, 0.6);
+				sig = bsig * urange(&g, 0.2, 0.7);
 				break;
 			case F_CONTEND:
 				/* Wins at 1, then contention (kappa). */

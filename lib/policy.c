@@ -26,14 +26,28 @@
 #define Z95 1.959964
 /* A measurement is worth making when it is expected to gain at least this
  * fraction of the incumbent's score (an expected improvement). */
+#ifndef EI_MIN
 #define EI_MIN 0.001
+#endif
 /* Uncertainty of an extrapolation, per doubling of k past the measured
  * scales, that no fit sees: contention, guardrails, a changed regime. */
+#ifndef EXTRAP_SD
 #define EXTRAP_SD 0.025
+#endif
 /* No pair is re-measured more often than this. */
+#ifndef N_MAX
 #define N_MAX 4
+#endif
+#ifndef CAUTION
+#define CAUTION 1.0
+#endif
+#ifndef LADDER8
+#define LADDER8 2
+#endif
 /* What a scale probe's view of the scales above it is worth. */
+#ifndef LOOKAHEAD
 #define LOOKAHEAD 0.5
+#endif
 
 int
 ar_pol_kindex(long k)
@@ -169,7 +183,7 @@ ladder(const struct ar_pol_method *m, int ki)
 	for (j = 0; j < ki; j++)
 		if (measured(&m->at[j]))
 			below++;
-	return ki == AR_POL_NK - 1 ? below >= 2 : below >= 1;
+	return ki == AR_POL_NK - 1 ? below >= LADDER8 : below >= 1;
 }
 
 /* The predicted score of an unmeasured (method, k) and its uncertainty;
@@ -371,8 +385,8 @@ predict_all(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
  * feasible measured pairs, the smaller k on a tie. flat1 looks at k=1
  * only. */
 static int
-best_of(const struct ar_pol_method *m, size_t n, int k1only, size_t *bm,
-    int *bk)
+best_of(const struct ar_pol_method *m, size_t n, int k1only, double z,
+    size_t *bm, int *bk)
 {
 	size_t i;
 	int j, found = 0;
@@ -384,9 +398,9 @@ best_of(const struct ar_pol_method *m, size_t n, int k1only, size_t *bm,
 
 			if (!measured(o) || !o->feasible)
 				continue;
-			if (!found || o->est > b) {
+			if (!found || o->est - z * obs_sd(o) > b) {
 				found = 1;
-				b = o->est;
+				b = o->est - z * obs_sd(o);
 				*bm = i;
 				*bk = j;
 			}
@@ -398,7 +412,8 @@ int
 ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki)
 {
-	return best_of(m, n, c->policy == AR_POL_FLAT1, method, ki);
+	return best_of(m, n, c->policy == AR_POL_FLAT1, c->policy ==
+	    AR_POL_OURS ? CAUTION : 0, method, ki);
 }
 
 /* A taken[] mark for what this call already chose: pending from then. */
@@ -515,7 +530,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 		    "probed at k=1 first");
 		return 1;
 	}
-	inc = best_of(m, s->n, 0, &bm, &bk) == 0 ? m[bm].at[bk].est : 1;
+	inc = best_of(m, s->n, 0, CAUTION, &bm, &bk) == 0 ? m[bm].at[bk].est : 1;
 	thr = inc * (1 + s->c->min_effect);
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
@@ -539,8 +554,22 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				if (!o->feasible || o->n >= N_MAX)
 					continue;
 				if (i == bm && ki == bk) {
-					/* The incumbent itself, against its
-					 * closest rival. */
+					/* The best on one measurement is
+					 * measured once more: a lucky draw
+					 * is likelier at the top. */
+					if (o->n >= 2)
+						continue;
+					v = exp_gain(0, obs_sd(o), 0) /
+					    cost_of(s->c, ki);
+					if (v > best_v) {
+						best_v = v;
+						best_i = i;
+						best_k = ki;
+						best_pur = AR_PUR_VALIDATE;
+						snprintf(why, sizeof why, "ours: "
+						    "the best so far rests on one "
+						    "measurement; measured again");
+					}
 					continue;
 				}
 				sa = obs_sd(a);
