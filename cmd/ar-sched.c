@@ -1,10 +1,1703 @@
-/* ar-sched: placeholder until issue 5 lands. */
+/* ar-sched: what to measure next, at what scale and on which GPUs. gpus
+ * prints the inventory; pack places bundles on what is free; next asks
+ * the shared policy for the most valuable measurements and places them;
+ * cluster simulates the packer on a large cluster. ar-sched(1) is the
+ * contract. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "ar.h"
+#include "landscape.h"
+#include "policy.h"
+#include "arsched.h"
+
+extern char **environ;
+
+static const char usage[] =
+	"gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]\n"
+	"pack [-C dir] [-g file | --gpus n [--pairs] | --cpus | --slurm] "
+	"k ...\n"
+	"next [-C dir] [-l ledger] [-m submissions] [-n max] [-w workload] "
+	"[--put] [--noise-max r] [-g file | --gpus n [--pairs] | --cpus | "
+	"--slurm]\n"
+	"cluster [-N nodes] [-G gpus] [-p pending] [-s seed] [-d hours] "
+	"[--check] [--no-reserve]\n"
+	"simulate [option ...]\n"
+	"landscape [option ...]";
+
+enum { O_GPUS = 256, O_PAIRS, O_CPUS, O_SLURM, O_PUT, O_NOISE, O_CHECK,
+	O_NORES };
+
+#define INV_LONGOPTS \
+	{ "gpus", required_argument, NULL, O_GPUS }, \
+	{ "pairs", no_argument, NULL, O_PAIRS }, \
+	{ "cpus", no_argument, NULL, O_CPUS }, \
+	{ "slurm", no_argument, NULL, O_SLURM }
+
+/* Where the inventory comes from. */
+struct src {
+	const char *file;
+	long gpus;
+	int pairs, cpus, slurm, n;
+};
+
+static int
+src_opt(struct src *s, int c, const char *arg)
+{
+	long long v;
+
+	switch (c) {
+	case 'g':
+		s->file = arg;
+		s->n++;
+		return 1;
+	case O_GPUS:
+		if (ar_parse_long(arg, &v) < 0 || v < 1 || v > AR_SLOTS_MAX)
+			ar_die(AR_EX_USAGE, "--gpus %s: a GPU count from 1 to %d",
+			    arg, AR_SLOTS_MAX);
+		s->gpus = (long)v;
+		s->n++;
+		return 1;
+	case O_PAIRS:
+		s->pairs = 1;
+		return 1;
+	case O_CPUS:
+		s->cpus = 1;
+		s->n++;
+		return 1;
+	case O_SLURM:
+		s->slurm = 1;
+		s->n++;
+		return 1;
+	}
+	return 0;
+}
+
+/* sinfo's answer, one node per line; SINFO names another program. */
+static void
+load_slurm(struct ar_inv *inv)
+{
+	const char *prog = getenv("SINFO");
+	char *argv[] = { NULL, "-h", "-N", "-o", "%N %G", NULL };
+	posix_spawn_file_actions_t fa;
+	struct ar_buf line = {0};
+	char err[256];
+	int fd[2], st, r;
+	size_t lineno = 0;
+	pid_t pid;
+	FILE *f;
+
+	if (!prog || !prog[0])
+		prog = "sinfo";
+	argv[0] = (char *)prog;
+	if (pipe(fd) < 0)
+		ar_die(AR_EX_SOFTWARE, "pipe:");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	r = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (r != 0) {
+		close(fd[0]);
+		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s (no Slurm here?)",
+		    prog, strerror(r));
+	}
+	f = fdopen(fd[0], "r");
+	if (!f)
+		ar_die(AR_EX_SOFTWARE, "fdopen:");
+	while ((st = ar_getline(f, &line, AR_LINE_MAX)) == AR_LINE_OK) {
+		lineno++;
+		if (ar_inv_sinfo_line(inv, line.p, err, sizeof err) < 0)
+			ar_die(AR_EX_DATA, "%s: line %zu: %s", prog, lineno, err);
+	}
+	if (st != AR_LINE_EOF)
+		ar_die(AR_EX_DATA, "%s: line %zu: unreadable", prog, lineno + 1);
+	fclose(f);
+	ar_buf_free(&line);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			ar_die(AR_EX_SOFTWARE, "waitpid:");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ar_die(AR_EX_UNAVAILABLE, "%s: failed (%s %d)", prog,
+		    WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ?
+		    WEXITSTATUS(st) : WTERMSIG(st));
+}
+
+static void
+load_inv(struct ar_inv *inv, const struct src *s)
+{
+	char host[256], err[512];
+
+	if (s->n > 1)
+		ar_die(AR_EX_USAGE, "-g, --gpus, --cpus and --slurm exclude "
+		    "each other");
+	if (s->pairs && !s->gpus)
+		ar_die(AR_EX_USAGE, "--pairs goes with --gpus");
+	ar_hostname(host, sizeof host);
+	if (s->file) {
+		FILE *f = strcmp(s->file, "-") ? fopen(s->file, "r") : stdin;
+
+		if (!f)
+			ar_die(errno == ENOENT || errno == EACCES ?
+			    AR_EX_NOINPUT : AR_EX_IO, "%s:", s->file);
+		if (ar_inv_read(inv, f, s->file, err, sizeof err) < 0)
+			ar_die(AR_EX_DATA, "%s", err);
+		if (f != stdin)
+			fclose(f);
+	} else if (s->gpus) {
+		ar_inv_gpus(inv, host, (int)s->gpus, s->pairs);
+	} else if (s->cpus) {
+		if (ar_inv_cpus(inv, host, err, sizeof err) < 0)
+			ar_die(AR_EX_UNAVAILABLE, "%s", err);
+	} else if (s->slurm) {
+		load_slurm(inv);
+	} else if (ar_inv_nvml(inv, host, err, sizeof err) < 0) {
+		ar_die(AR_EX_UNAVAILABLE, "%s", err);
+	}
+}
+
+/* ---- gpus ---- */
+
+static int
+cmd_gpus(int argc, char **argv)
+{
+	static const struct option lo[] = { INV_LONGOPTS, { NULL, 0, NULL, 0 } };
+	struct src s = {0};
+	struct ar_inv inv;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "g:", lo, NULL)) != -1)
+		if (!src_opt(&s, c, optarg))
+			ar_usage(usage);
+	if (optind != argc)
+		ar_usage(usage);
+	ar_inv_init(&inv);
+	load_inv(&inv, &s);
+	ar_inv_write(&inv, stdout);
+	ar_fshut(stdout, "<stdout>");
+	ar_inv_free(&inv);
+	return AR_EX_OK;
+}
+
+/* ---- what is busy: bookings and queued records ---- */
+
+/* The node a booking or record names; "local" is this host, or the one
+ * node of a one-node inventory. -1 when not in the inventory. */
+static long
+node_of(const struct ar_inv *inv, const char *name)
+{
+	char host[256];
+	long i = ar_inv_find(inv, name);
+
+	if (i >= 0 || strcmp(name, "local") != 0)
+		return i;
+	ar_hostname(host, sizeof host);
+	i = ar_inv_find(inv, host);
+	return i >= 0 ? i : inv->n == 1 ? 0 : -1;
+}
+
+static void
+mark_busy(struct ar_inv *inv, long node, const char *ids, double until)
+{
+	struct ar_snode *nd;
+	const char *p = ids;
+
+	if (node < 0)
+		return;
+	nd = &inv->node[node];
+	while (*p) {
+		char *end;
+		long id = strtol(p, &end, 10);
+		int pos;
+
+		if (end == p)
+			break;
+		pos = ar_inv_pos(nd, (int)id);
+		if (pos >= 0 && !(nd->busy >> pos & 1)) {
+			nd->busy |= (uint64_t)1 << pos;
+			nd->until[pos] = until;
+		} else if (pos >= 0 && until > nd->until[pos]) {
+			nd->until[pos] = until;
+		}
+		p = *end == ',' ? end + 1 : end;
+		if (end == p)
+			break;
+	}
+}
+
+/* run/gpus/NODE@GPU, each "EXPERIMENT HOLDER PID EXPIRES". */
+static void
+read_bookings(struct ar_inv *inv, const char *camp)
+{
+	char *dir = ar_path(camp, "run/gpus");
+	char **names;
+	size_t n, i;
+
+	if (ar_spool_list(camp, "run/gpus", &names, &n) < 0) {
+		if (errno != ENOENT)
+			ar_die(AR_EX_IO, "%s:", dir);
+		free(dir);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char *at = strrchr(names[i], '@'), *path;
+		struct ar_buf b = {0};
+		double until = INFINITY;
+
+		if (!at || at == names[i])
+			continue;
+		path = ar_path(dir, names[i]);
+		if (ar_readfile(path, &b, 4096) == 0) {
+			/* The fourth field: seconds since the epoch. */
+			char *p = b.p;
+			int tabs = 0;
+
+			while (*p && tabs < 3)
+				if (*p++ == '\t')
+					tabs++;
+			if (tabs == 3) {
+				char *end;
+				double e = strtod(p, &end);
+
+				if (end != p && e > 0)
+					until = e;
+			}
+		}
+		ar_buf_free(&b);
+		free(path);
+		*at = 0;
+		mark_busy(inv, node_of(inv, names[i]), at + 1, until);
+		*at = '@';
+	}
+	ar_spool_free_list(names, n);
+	free(dir);
+}
+
+/* Calls fn for every record of a spool's states that parses. */
+typedef void (*rec_fn)(json_t *rec, void *arg);
+
+static void
+spool_each(const char *dir, const char *const *subs, rec_fn fn, void *arg)
+{
+	size_t s, i, n;
+	char **names;
+
+	for (s = 0; subs[s]; s++) {
+		if (ar_spool_list(dir, subs[s], &names, &n) < 0) {
+			if (errno == ENOENT)
+				continue;
+			ar_die(AR_EX_IO, "%s/%s:", dir, subs[s]);
+		}
+		for (i = 0; i < n; i++) {
+			char *path = ar_spool_path(dir, subs[s], names[i]);
+			struct ar_buf b = {0};
+			char err[256];
+			json_t *j;
+
+			/* A record claimed or finished meanwhile is gone:
+			 * it is simply not counted. */
+			if (ar_readfile(path, &b, AR_LINE_MAX) == 0) {
+				j = ar_json_parse(b.p, b.len, err, sizeof err);
+				if (j && json_is_object(j))
+					fn(j, arg);
+				else if (!j)
+					ar_warn("%s: %s; left out", path, err);
+				json_decref(j);
+			}
+			ar_buf_free(&b);
+			free(path);
+		}
+		ar_spool_free_list(names, n);
+	}
+}
+
+static const char *
+jstr(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* An integer field given as a JSON integer or a string; -1 otherwise. */
+static long
+jlong(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	long long x;
+
+	if (json_is_integer(v))
+		return (long)json_integer_value(v);
+	if (json_is_string(v) && ar_parse_long(json_string_value(v), &x) == 0)
+		return (long)x;
+	return -1;
+}
+
+static void
+queued_busy(json_t *rec, void *arg)
+{
+	struct ar_inv *inv = arg;
+	const char *node = jstr(rec, "node"), *gpus = jstr(rec, "gpus");
+
+	/* Placed but not yet booked by ar-run: those GPUs are promised. */
+	if (node[0] && gpus[0])
+		mark_busy(inv, node_of(inv, node), gpus, INFINITY);
+}
+
+static void
+load_busy(struct ar_inv *inv, const char *camp)
+{
+	static const char *const subs[] = { "new", "cur", NULL };
+	char *q = ar_path(camp, "queue");
+
+	read_bookings(inv, camp);
+	spool_each(q, subs, queued_busy, inv);
+	free(q);
+}
+
+/* ---- pack ---- */
+
+static int
+cmd_pack(int argc, char **argv)
+{
+	static const struct option lo[] = { INV_LONGOPTS, { NULL, 0, NULL, 0 } };
+	const char *camp = NULL;
+	struct src s = {0};
+	struct ar_inv inv;
+	int c, i, rc = AR_EX_OK, reserved = 0;
+
+	while ((c = getopt_long(argc, argv, "C:g:", lo, NULL)) != -1) {
+		if (c == 'C')
+			camp = optarg;
+		else if (!src_opt(&s, c, optarg))
+			ar_usage(usage);
+	}
+	if (optind == argc)
+		ar_usage(usage);
+	for (i = optind; i < argc; i++) {
+		long long k;
+
+		if (ar_parse_long(argv[i], &k) < 0 || ar_pol_kindex(k) < 0)
+			ar_die(AR_EX_USAGE, "%s: a bundle is 1, 2, 4 or 8 GPUs",
+			    argv[i]);
+	}
+	ar_inv_init(&inv);
+	load_inv(&inv, &s);
+	if (camp)
+		load_busy(&inv, camp);
+	ar_pack_index(&inv);
+	puts("k\tnode\tgpus");
+	for (i = optind; i < argc; i++) {
+		int k = atoi(argv[i]);
+		struct ar_place p;
+		char ids[512];
+		size_t rn;
+		double when;
+
+		if (!ar_pack_find(&inv, k, 0, INFINITY, &p)) {
+			/* The first that waits keeps a node; the rest go
+			 * elsewhere, so it does not starve. */
+			if (!reserved && k > 1 &&
+			    ar_pack_reserve(&inv, k, 0, &rn, &when)) {
+				reserved = 1;
+				ar_warn("k=%d fits nowhere now; node %s is kept "
+				    "for it", k, inv.node[rn].name);
+			} else {
+				ar_warn("k=%d fits nowhere now", k);
+			}
+			rc = AR_EX_TEMPFAIL;
+			continue;
+		}
+		ar_pack_take(&inv, &p, INFINITY);
+		ar_place_ids(&inv, &p, ids, sizeof ids);
+		printf("%d\t", k);
+		ar_tsv_put(stdout, inv.node[p.node].name);
+		printf("\t%s\n", ids);
+	}
+	ar_fshut(stdout, "<stdout>");
+	ar_inv_free(&inv);
+	return rc;
+}
+
+/* ---- next ---- */
+
+struct meth {
+	char *id, *method, *idea, *label, *category, *workload;
+	int hint;
+	double pfrac;
+	struct ar_pol_obs at[AR_POL_NK];
+	char fin[AR_POL_NK][40];   /* when the latest result finished */
+	int scored[AR_POL_NK];
+};
+
+struct noise {
+	char *node, fin[40], exp[64];
+	double v;
+};
+
+struct nx {
+	const char *camp, *workload, *dflt_wl;
+	struct meth *m;
+	size_t nm, capm;
+	size_t *byname;            /* meths sorted by method */
+	struct noise *nz;
+	size_t nnz;
+	char **aa_pending;         /* nodes whose A/A is queued */
+	size_t naa;
+	double secs[AR_POL_NK], used_h, min_effect;
+	size_t nsecs[AR_POL_NK];
+	double *all_secs[AR_POL_NK];
+	size_t left_unverified;
+};
+
+static void
+add_meth(struct nx *x, const char *id, const char *method, const char *idea,
+    const char *label, const char *category, const char *workload,
+    const char *hint, const char *pfrac, const char *where)
+{
+	struct meth *m;
+	const char *wl = x->workload ? x->workload : workload[0] ? workload :
+	    x->dflt_wl;
+	double pf = NAN;
+	size_t i;
+	int k;
+
+	if (!method[0]) {
+		ar_warn("%s: no method; left out", where);
+		return;
+	}
+	if (!id[0])
+		id = method;
+	for (i = 0; i < x->nm; i++)
+		if (strcmp(x->m[i].id, id) == 0 &&
+		    strcmp(x->m[i].workload, wl) == 0)
+			return;
+	if (pfrac[0] && (ar_parse_double(pfrac, &pf) < 0 || pf < 0 || pf > 1))
+		ar_die(AR_EX_DATA, "%s: pfrac: \"%s\" is not a number from 0 "
+		    "to 1", where, pfrac);
+	if (x->nm == x->capm) {
+		x->capm = x->capm ? 2 * x->capm : 64;
+		x->m = ar_xrealloc(x->m, x->capm * sizeof *x->m);
+	}
+	m = &x->m[x->nm++];
+	memset(m, 0, sizeof *m);
+	m->id = ar_xstrdup(id);
+	m->method = ar_xstrdup(method);
+	m->idea = ar_xstrdup(idea);
+	m->label = ar_xstrdup(label[0] ? label : id);
+	m->category = ar_xstrdup(category);
+	m->workload = ar_xstrdup(wl);
+	m->hint = strcmp(hint, "scale") == 0 ? 1 : strcmp(hint, "single") ==
+	    0 ? -1 : 0;
+	m->pfrac = pf;
+	for (k = 0; k < AR_POL_NK; k++) {
+		m->at[k].est = m->at[k].lo = m->at[k].hi = NAN;
+		m->at[k].feasible = 1;
+	}
+}
+
+static void
+submitted_rec(json_t *rec, void *arg)
+{
+	struct nx *x = arg;
+	json_t *pf = json_object_get(rec, "pfrac");
+	char pfs[64] = "";
+
+	if (json_is_number(pf))
+		snprintf(pfs, sizeof pfs, "%.17g", json_number_value(pf));
+	else if (json_is_string(pf))
+		snprintf(pfs, sizeof pfs, "%s", json_string_value(pf));
+	add_meth(x, jstr(rec, "id"), jstr(rec, "method"), jstr(rec, "idea"),
+	    jstr(rec, "label"), jstr(rec, "category"), jstr(rec, "workload"),
+	    jstr(rec, "hint"), pfs, "submitted");
+}
+
+static void
+read_submissions_tsv(struct nx *x, const char *file)
+{
+	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	static const char *const names[] = { "id", "method", "idea", "label",
+	    "category", "workload", "hint", "pfrac" };
+	struct ar_tsv t;
+	int c[8], i, st;
+
+	if (!f)
+		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
+		    AR_EX_IO, "%s:", file);
+	if (ar_tsv_open(&t, f, file) < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	for (i = 0; i < 8; i++)
+		c[i] = i == 1 ? ar_tsv_need(&t, names[i]) :
+		    ar_tsv_col(&t, names[i]);
+	while ((st = ar_tsv_next(&t)) == 1) {
+		const char *v[8];
+		char where[300];
+
+		for (i = 0; i < 8; i++)
+			v[i] = c[i] >= 0 ? t.field[c[i]] : "";
+		snprintf(where, sizeof where, "%s: line %zu", file, t.lineno);
+		add_meth(x, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+		    where);
+	}
+	if (st < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	ar_tsv_close(&t);
+	if (f != stdin)
+		fclose(f);
+}
+
+static struct nx *sort_ctx;
+
+static int
+cmp_byname(const void *a, const void *b)
+{
+	const size_t *i = a, *j = b;
+
+	return strcmp(sort_ctx->m[*i].method, sort_ctx->m[*j].method);
+}
+
+/* Calls fn for each method whose method is name. */
+static void
+each_named(struct nx *x, const char *name, const char *workload,
+    void (*fn)(struct meth *, void *), void *arg)
+{
+	size_t lo = 0, hi = x->nm;
+
+	if (!name[0])
+		return;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(x->m[x->byname[mid]].method, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < x->nm && strcmp(x->m[x->byname[lo]].method, name) == 0;
+	    lo++) {
+		struct meth *m = &x->m[x->byname[lo]];
+
+		if (strcmp(m->workload, workload) == 0)
+			fn(m, arg);
+	}
+}
+
+struct lrow {
+	int ki, feasible, scored;
+	double y, lo, hi;
+	const char *fin;
+};
+
+static void
+apply_row(struct meth *m, void *arg)
+{
+	const struct lrow *r = arg;
+	struct ar_pol_obs *o = &m->at[r->ki];
+
+	o->n++;
+	/* The latest result decides; ties go to the later row. */
+	if (strcmp(r->fin, m->fin[r->ki]) >= 0) {
+		snprintf(m->fin[r->ki], sizeof m->fin[r->ki], "%s", r->fin);
+		o->feasible = r->feasible;
+		m->scored[r->ki] = r->scored;
+		if (r->scored) {
+			o->est = r->y;
+			o->lo = r->lo;
+			o->hi = r->hi;
+		} else {
+			/* Nothing measured: a crash or an invalid run. */
+			o->est = o->lo = o->hi = 0;
+		}
+	}
+}
+
+static const char *
+fld(const struct ar_tsv *t, int c)
+{
+	return c >= 0 ? t->field[c] : "";
+}
+
+static int
+num(const struct ar_tsv *t, int c, double *v)
+{
+	return c >= 0 && t->field[c][0] && ar_parse_double(t->field[c], v) ==
+	    0;
+}
+
+static void
+add_noise(struct nx *x, const char *node, const char *fin, const char *exp,
+    double v)
+{
+	size_t i;
+
+	for (i = 0; i < x->nnz; i++)
+		if (strcmp(x->nz[i].node, node) == 0)
+			break;
+	if (i == x->nnz) {
+		x->nz = ar_xrealloc(x->nz, (x->nnz + 1) * sizeof *x->nz);
+		memset(&x->nz[i], 0, sizeof *x->nz);
+		x->nz[i].node = ar_xstrdup(node);
+		x->nnz++;
+	} else if (strcmp(fin, x->nz[i].fin) < 0) {
+		return;
+	}
+	snprintf(x->nz[i].fin, sizeof x->nz[i].fin, "%s", fin);
+	snprintf(x->nz[i].exp, sizeof x->nz[i].exp, "%s", exp);
+	x->nz[i].v = v;
+}
+
+static double
+seconds_between(const char *a, const char *b)
+{
+	struct timespec s, e;
+
+	if (ar_time_parse(a, &s) < 0 || ar_time_parse(b, &e) < 0)
+		return -1;
+	return (double)(e.tv_sec - s.tv_sec) + (e.tv_nsec - s.tv_nsec) / 1e9;
+}
+
+static void
+read_ledger(struct nx *x, FILE *f, const char *name)
+{
+	struct ar_tsv t;
+	int c_commit, c_dir, c_wl, c_k, c_node, c_aa, c_verdict, c_y, c_lo;
+	int c_hi, c_guard, c_rsd, c_half, c_fin, c_start, c_signed, c_ver;
+	int c_exp, c_me, st;
+	size_t rows = 0;
+
+	if (ar_tsv_open(&t, f, name) < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	c_wl = ar_tsv_col(&t, "workload");
+	c_k = ar_tsv_col(&t, "shape.k");
+	c_verdict = ar_tsv_col(&t, "verdict");
+	c_commit = ar_tsv_col(&t, "method.commit");
+	c_dir = ar_tsv_col(&t, "method.dir");
+	c_node = ar_tsv_col(&t, "shape.node");
+	c_aa = ar_tsv_col(&t, "aa");
+	c_y = ar_tsv_col(&t, "ratio.median");
+	c_lo = ar_tsv_col(&t, "ratio.ci_lo");
+	c_hi = ar_tsv_col(&t, "ratio.ci_hi");
+	c_guard = ar_tsv_col(&t, "pass.guardrails");
+	c_rsd = ar_tsv_col(&t, "noise_floor.rsd");
+	c_half = ar_tsv_col(&t, "noise_floor.ci_half_width");
+	c_fin = ar_tsv_col(&t, "finished");
+	c_start = ar_tsv_col(&t, "started");
+	c_signed = ar_tsv_col(&t, "signed");
+	c_ver = ar_tsv_col(&t, "verified");
+	c_exp = ar_tsv_col(&t, "experiment");
+	c_me = ar_tsv_col(&t, "stats.min_effect");
+	while ((st = ar_tsv_next(&t)) == 1) {
+		const char *aa = fld(&t, c_aa), *v = fld(&t, c_verdict);
+		long long k;
+		double y, secs, me;
+		struct lrow r;
+
+		/* An empty ledger exports a bare header: the columns are
+		 * needed only once there is a row. */
+		if (!rows++) {
+			ar_tsv_need(&t, "workload");
+			ar_tsv_need(&t, "shape.k");
+			ar_tsv_need(&t, "verdict");
+			if (c_commit < 0 && c_dir < 0)
+				ar_die(AR_EX_DATA, "%s: no column method.commit or "
+				    "method.dir", name);
+		}
+		if ((c_signed >= 0 && strcmp(fld(&t, c_signed), "yes")) ||
+		    strcmp(fld(&t, c_ver), "yes")) {
+			x->left_unverified++;
+			continue;
+		}
+		if (ar_parse_long(fld(&t, c_k), &k) < 0 || k < 1 || k > 65536)
+			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not a "
+			    "whole number from 1 to 65536", name, t.lineno,
+			    fld(&t, c_k));
+		r.ki = ar_pol_kindex((long)k);
+		secs = seconds_between(fld(&t, c_start), fld(&t, c_fin));
+		if (secs > 0) {
+			x->used_h += (double)k * secs / 3600;
+			if (r.ki >= 0) {
+				size_t *n = &x->nsecs[r.ki];
+
+				x->all_secs[r.ki] = ar_xrealloc(x->all_secs[r.ki],
+				    (*n + 1) * sizeof(double));
+				x->all_secs[r.ki][(*n)++] = secs;
+			}
+		}
+		if (num(&t, c_me, &me) && me > 0)
+			x->min_effect = me;
+		if (strcmp(aa, "true") == 0 || strcmp(aa, "yes") == 0) {
+			double nv, lo, hi;
+
+			/* The noise floor: the A/A's own figure, else the
+			 * half width of its ratio's interval. */
+			if (!num(&t, c_rsd, &nv) && !num(&t, c_half, &nv)) {
+				if (num(&t, c_lo, &lo) && num(&t, c_hi, &hi))
+					nv = (hi - lo) / 2;
+				else
+					nv = INFINITY;
+			}
+			if (fld(&t, c_node)[0])
+				add_noise(x, fld(&t, c_node), fld(&t, c_fin),
+				    fld(&t, c_exp), nv);
+			continue;
+		}
+		if (r.ki < 0)
+			continue;
+		r.scored = num(&t, c_y, &y) && y > 0;
+		r.y = r.lo = r.hi = r.scored ? y : 0;
+		if (r.scored) {
+			if (!num(&t, c_lo, &r.lo) || r.lo > y)
+				r.lo = y;
+			if (!num(&t, c_hi, &r.hi) || r.hi < y)
+				r.hi = y;
+		}
+		r.feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
+		    strcmp(v, "timeout") && strcmp(fld(&t, c_guard), "false");
+		r.fin = fld(&t, c_fin);
+		each_named(x, fld(&t, c_commit), fld(&t, c_wl), apply_row, &r);
+		if (strcmp(fld(&t, c_dir), fld(&t, c_commit)))
+			each_named(x, fld(&t, c_dir), fld(&t, c_wl), apply_row,
+			    &r);
+	}
+	if (st < 0)
+		ar_die(AR_EX_DATA, "%s", t.err);
+	ar_tsv_close(&t);
+}
+
+/* ar-ledger export -C CAMP -V -f tsv, from ar-ledger beside this program
+ * or on PATH. */
+static FILE *
+ledger_pipe(const char *camp, pid_t *pid)
+{
+	char self[4096], *slash, *prog = NULL;
+	char *argv[] = { NULL, "export", "-C", (char *)camp, "-V", "-f", "tsv",
+	    NULL };
+	posix_spawn_file_actions_t fa;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	int fd[2], r;
+	FILE *f;
+
+	if (n > 0) {
+		self[n] = 0;
+		if ((slash = strrchr(self, '/'))) {
+			*slash = 0;
+			prog = ar_path(self, "ar-ledger");
+			if (access(prog, X_OK) < 0) {
+				free(prog);
+				prog = NULL;
+			}
+		}
+	}
+	if (!prog)
+		prog = ar_xstrdup("ar-ledger");
+	argv[0] = prog;
+	if (pipe(fd) < 0)
+		ar_die(AR_EX_SOFTWARE, "pipe:");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	r = posix_spawnp(pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (r != 0)
+		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
+		    strerror(r));
+	free(prog);
+	if (!(f = fdopen(fd[0], "r")))
+		ar_die(AR_EX_SOFTWARE, "fdopen:");
+	return f;
+}
+
+static void
+queued_rec(json_t *rec, void *arg)
+{
+	struct nx *x = arg;
+	const char *purpose = jstr(rec, "purpose");
+	long k = jlong(rec, "k");
+	int ki = ar_pol_kindex(k);
+	if (strcmp(purpose, "aa") == 0) {
+		x->aa_pending = ar_xrealloc(x->aa_pending, (x->naa + 1) *
+		    sizeof *x->aa_pending);
+		x->aa_pending[x->naa++] = ar_xstrdup(jstr(rec, "node"));
+		return;
+	}
+	if (ki >= 0) {
+		const char *wl = jstr(rec, "workload");
+		size_t i;
+
+		for (i = 0; i < x->nm; i++)
+			if (strcmp(x->m[i].method, jstr(rec, "method")) == 0 &&
+			    (!wl[0] || strcmp(x->m[i].workload, wl) == 0))
+				x->m[i].at[ki].pending++;
+	}
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static const struct noise *
+noise_of(const struct nx *x, const char *node)
+{
+	size_t i;
+
+	for (i = 0; i < x->nnz; i++)
+		if (strcmp(x->nz[i].node, node) == 0)
+			return &x->nz[i];
+	return NULL;
+}
+
+static int
+aa_queued(const struct nx *x, const struct ar_inv *inv, size_t node)
+{
+	size_t i;
+
+	for (i = 0; i < x->naa; i++)
+		if (node_of(inv, x->aa_pending[i]) == (long)node)
+			return 1;
+	return 0;
+}
+
+struct out {
+	FILE *f;
+	const char *queue;
+	size_t n;
+};
+
+/* One assignment: printed, and with --put stored in queue/ first. */
+static void
+emit(struct out *o, const char *method, const char *workload, int k,
+    const char *gpus, const char *node, const char *purpose,
+    const char *idea, const char *label, double value, const char *why,
+    long prio)
+{
+	char exp[AR_IDLEN], val[64], now[40];
+
+	ar_id_new(exp);
+	snprintf(val, sizeof val, "%.6g", value);
+	if (o->queue) {
+		json_t *r = json_object();
+		char *s;
+		int st;
+
+		ar_time_now(now, sizeof now);
+		json_object_set_new(r, "id", json_string(exp));
+		json_object_set_new(r, "experiment", json_string(exp));
+		json_object_set_new(r, "method", json_string(method));
+		json_object_set_new(r, "workload", json_string(workload));
+		json_object_set_new(r, "k", json_integer(k));
+		json_object_set_new(r, "gpus", json_string(gpus));
+		json_object_set_new(r, "node", json_string(node));
+		json_object_set_new(r, "purpose", json_string(purpose));
+		json_object_set_new(r, "idea", json_string(idea));
+		json_object_set_new(r, "label", json_string(label));
+		json_object_set_new(r, "value", json_string(val));
+		json_object_set_new(r, "why", json_string(why));
+		json_object_set_new(r, "priority", json_integer(prio));
+		json_object_set_new(r, "queued", json_string(now));
+		s = ar_json_line(r);
+		json_decref(r);
+		st = ar_spool_put(o->queue, exp, prio, s, strlen(s));
+		free(s);
+		if (st != AR_SP_OK)
+			ar_die(st == AR_SP_GONE ? AR_EX_CANTCREAT :
+			    ar_errno_exit(errno), "%s: %s: %s", o->queue, exp,
+			    st == AR_SP_GONE ? "exists already" : strerror(errno));
+	}
+	fputs(exp, o->f);
+	fputc('\t', o->f);
+	ar_tsv_put(o->f, method);
+	fputc('\t', o->f);
+	ar_tsv_put(o->f, workload);
+	fprintf(o->f, "\t%d\t%s\t", k, gpus);
+	ar_tsv_put(o->f, node);
+	fprintf(o->f, "\t%s\t", purpose);
+	ar_tsv_put(o->f, idea);
+	fputc('\t', o->f);
+	ar_tsv_put(o->f, label);
+	fprintf(o->f, "\t%s\t", val);
+	ar_tsv_put(o->f, why);
+	fputc('\n', o->f);
+	o->n++;
+}
+
+static void
+free_nx(struct nx *x)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < x->nm; i++) {
+		free(x->m[i].id);
+		free(x->m[i].method);
+		free(x->m[i].idea);
+		free(x->m[i].label);
+		free(x->m[i].category);
+		free(x->m[i].workload);
+	}
+	free(x->m);
+	free(x->byname);
+	for (i = 0; i < x->nnz; i++)
+		free(x->nz[i].node);
+	free(x->nz);
+	for (i = 0; i < x->naa; i++)
+		free(x->aa_pending[i]);
+	free(x->aa_pending);
+	for (k = 0; k < AR_POL_NK; k++)
+		free(x->all_secs[k]);
+}
+
+static int
+cmd_next(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		INV_LONGOPTS,
+		{ "put", no_argument, NULL, O_PUT },
+		{ "noise-max", required_argument, NULL, O_NOISE },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const subs[] = { "new", "cur", "done", NULL };
+	static const char *const qsubs[] = { "new", "cur", NULL };
+	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
+	struct nx x = {0};
+	struct src s = {0};
+	struct ar_campaign camp;
+	struct ar_manifest man;
+	struct ar_inv inv;
+	struct ar_pol_method *pm;
+	struct ar_pol_pick *pick;
+	struct ar_pol_cfg cfg = {0};
+	struct out o = {0};
+	char err[512], *qdir, *sdir;
+	double noise_max = -1, all_med = -1;
+	long long maxn = -1;
+	int c, put = 0, ki, reserved = 0, have_man;
+	size_t i, npick, nfree = 0, want;
+
+	while ((c = getopt_long(argc, argv, "C:g:l:m:n:w:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'C': copt = optarg; break;
+		case 'l': ledger = optarg; break;
+		case 'm': subm = optarg; break;
+		case 'w': x.workload = optarg; break;
+		case 'n':
+			if (ar_parse_long(optarg, &maxn) < 0 || maxn < 1 ||
+			    maxn > 100000)
+				ar_die(AR_EX_USAGE, "-n %s: a count from 1 to "
+				    "100000", optarg);
+			break;
+		case O_PUT: put = 1; break;
+		case O_NOISE:
+			if (ar_parse_double(optarg, &noise_max) < 0 ||
+			    noise_max < 0)
+				ar_die(AR_EX_USAGE, "--noise-max %s: a number of "
+				    "0 or more", optarg);
+			break;
+		default:
+			if (!src_opt(&s, c, optarg))
+				ar_usage(usage);
+		}
+	}
+	if (optind != argc)
+		ar_usage(usage);
+	ar_campaign_open(&camp, ar_campaign_default(copt));
+	x.camp = camp.dir;
+	x.min_effect = 0.01;
+	if ((v = ar_conf_get(&camp.conf, "sched.noise_max")) && noise_max < 0 &&
+	    (ar_parse_double(v, &noise_max) < 0 || noise_max < 0))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.noise_max: \"%s\" "
+		    "is not a number of 0 or more", camp.dir, v);
+	if (noise_max < 0)
+		noise_max = 0.10;
+	{
+		char *pdir = ar_path(camp.dir, "problem");
+
+		have_man = ar_manifest_read(&man, pdir, err, sizeof err) == 0;
+		free(pdir);
+	}
+	x.dflt_wl = have_man && man.nworkload ? man.workload[0].name : "";
+	if (!have_man)
+		memset(&man, 0, sizeof man);
+
+	/* The methods. */
+	if (subm) {
+		read_submissions_tsv(&x, subm);
+	} else {
+		sdir = ar_path(camp.dir, "submitted");
+		spool_each(sdir, subs, submitted_rec, &x);
+		free(sdir);
+	}
+	x.byname = ar_xcalloc(x.nm + 1, sizeof *x.byname);
+	for (i = 0; i < x.nm; i++)
+		x.byname[i] = i;
+	sort_ctx = &x;
+	ar_sort(x.byname, x.nm, sizeof *x.byname, cmp_byname);
+
+	/* What is known. */
+	if (ledger) {
+		FILE *f = strcmp(ledger, "-") ? fopen(ledger, "r") : stdin;
+
+		if (!f)
+			ar_die(errno == ENOENT || errno == EACCES ?
+			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
+		read_ledger(&x, f, ledger);
+		if (f != stdin)
+			fclose(f);
+	} else {
+		pid_t pid;
+		int st;
+		FILE *f = ledger_pipe(camp.dir, &pid), *mf;
+		struct ar_buf b = {0};
+		char chunk[65536];
+		size_t got;
+
+		/* All of it first: a failed export is not malformed data. */
+		while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+			ar_buf_add(&b, chunk, got);
+		fclose(f);
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				ar_die(AR_EX_SOFTWARE, "waitpid:");
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
+			    "failed; give its export with -l", camp.dir);
+		if (!(mf = fmemopen(b.p, b.len ? b.len : 1, "r")))
+			ar_die(AR_EX_SOFTWARE, "fmemopen:");
+		read_ledger(&x, mf, "ar-ledger export");
+		fclose(mf);
+		ar_buf_free(&b);
+	}
+	if (x.left_unverified)
+		ar_warn("left out %zu row%s not signed and verified (export "
+		    "with ar-ledger export -V)", x.left_unverified,
+		    x.left_unverified == 1 ? "" : "s");
+
+	/* What is pending and what is busy. */
+	qdir = ar_path(camp.dir, "queue");
+	spool_each(qdir, qsubs, queued_rec, &x);
+	ar_inv_init(&inv);
+	load_inv(&inv, &s);
+	load_busy(&inv, camp.dir);
+
+	/* Noise: a node that is loud, or unmeasured, takes only an A/A. */
+	for (i = 0; i < inv.n; i++) {
+		struct ar_snode *nd = &inv.node[i];
+		const struct noise *z = noise_of(&x, nd->name);
+
+		nd->pref = z ? z->v : INFINITY;
+		if (z && z->v <= noise_max)
+			continue;
+		nd->off = 1;
+		if (z)
+			ar_warn("node %s: quarantined: its latest A/A (%s) has "
+			    "noise %.4g > %.4g; it runs an A/A only until a "
+			    "newer one clears it%s", nd->name, z->exp, z->v,
+			    noise_max, aa_queued(&x, &inv, i) ? " (queued)" : "");
+		else
+			ar_warn("node %s: no A/A yet: it runs one before any "
+			    "other work%s", nd->name, aa_queued(&x, &inv, i) ?
+			    " (queued)" : "");
+	}
+	ar_pack_index(&inv);
+	for (i = 0; i < inv.n; i++)
+		if (!inv.node[i].off)
+			nfree += (size_t)__builtin_popcountll(~inv.node[i].busy &
+			    (inv.node[i].n == 64 ? ~(uint64_t)0 :
+			    ((uint64_t)1 << inv.node[i].n) - 1));
+	want = maxn > 0 ? (size_t)maxn : nfree + inv.n;
+
+	o.f = stdout;
+	if (put) {
+		if (ar_spool_check(qdir) < 0)
+			ar_die(errno == ENOENT ? AR_EX_NOINPUT : AR_EX_IO,
+			    "%s:", qdir);
+		o.queue = qdir;
+	}
+	puts("experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\tidea\t"
+	    "label\tvalue\twhy");
+
+	/* A/A first on nodes that need one. */
+	for (i = 0; i < inv.n && o.n < want; i++) {
+		struct ar_place p;
+		char ids[512], why[200];
+		const struct noise *z = noise_of(&x, inv.node[i].name);
+
+		if (!inv.node[i].off || aa_queued(&x, &inv, i))
+			continue;
+		if (!ar_pack_find_on(&inv, i, 1, &p))
+			continue;
+		ar_pack_take(&inv, &p, INFINITY);
+		ar_place_ids(&inv, &p, ids, sizeof ids);
+		if (z)
+			snprintf(why, sizeof why, "node noise %.3g exceeds %.3g: "
+			    "measure it again before trusting it", z->v,
+			    noise_max);
+		else
+			snprintf(why, sizeof why, "no A/A on this node yet: "
+			    "measure its noise floor first");
+		emit(&o, "baseline", x.workload ? x.workload : x.dflt_wl, 1, ids,
+		    inv.node[i].name, "aa", "", "A/A", 0, why, 900000);
+	}
+
+	/* The policy's picks, placed in its order. */
+	cfg.policy = AR_POL_OURS;
+	if ((v = ar_conf_get(&camp.conf, "policy")) && ar_pol_parse(v) >= 0)
+		cfg.policy = ar_pol_parse(v);
+	{
+		const char *sc = ar_conf_get(&camp.conf, "scales");
+		int maxk = 0;
+
+		for (i = 0; i < inv.n; i++)
+			if (!inv.node[i].off && inv.node[i].n > maxk)
+				maxk = inv.node[i].n;
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			cfg.use[ki] = !sc && ar_pol_k(ki) <= maxk;
+		while (sc && *sc) {
+			char *end;
+			long k = strtol(sc, &end, 10);
+
+			if (end == sc)
+				break;
+			if ((ki = ar_pol_kindex(k)) >= 0 && k <= maxk)
+				cfg.use[ki] = 1;
+			sc = end;
+		}
+	}
+	/* A measurement's cost: its k times the median time one took. */
+	{
+		double *all = NULL;
+		size_t na = 0;
+
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			all = ar_xrealloc(all, (na + x.nsecs[ki] + 1) *
+			    sizeof *all);
+			memcpy(all + na, x.all_secs[ki], x.nsecs[ki] *
+			    sizeof *all);
+			na += x.nsecs[ki];
+		}
+		ar_sort(all, na, sizeof *all, cmp_double);
+		all_med = na ? all[na / 2] : have_man && man.time_s > 0 ?
+		    man.time_s : 600;
+		free(all);
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			double sec = all_med;
+
+			if (x.nsecs[ki]) {
+				ar_sort(x.all_secs[ki], x.nsecs[ki],
+				    sizeof(double), cmp_double);
+				sec = x.all_secs[ki][x.nsecs[ki] / 2];
+			}
+			cfg.cost_h[ki] = (double)ar_pol_k(ki) * sec / 3600;
+		}
+	}
+	cfg.min_effect = have_man && man.min_effect > 0 ? man.min_effect :
+	    x.min_effect;
+	cfg.budget_h = -1;
+	if ((v = ar_conf_get(&camp.conf, "budget.gpu_hours"))) {
+		double b;
+
+		if (ar_parse_double(v, &b) == 0 && b > 0)
+			cfg.budget_h = b > x.used_h ? b - x.used_h : 0;
+	}
+	pm = ar_xcalloc(x.nm + 1, sizeof *pm);
+	for (i = 0; i < x.nm; i++) {
+		pm[i].id = x.m[i].id;
+		pm[i].pfrac = x.m[i].pfrac;
+		pm[i].pfrac_sd = isnan(x.m[i].pfrac) ? NAN : 0.1;
+		pm[i].hint = x.m[i].hint;
+		memcpy(pm[i].at, x.m[i].at, sizeof pm[i].at);
+	}
+	/* Ask for more than fits: what does not fit now is skipped. */
+	pick = ar_xcalloc(4 * want + 1, sizeof *pick);
+	npick = o.n < want && x.nm ? ar_policy_next(pm, x.nm, &cfg, pick,
+	    4 * want) : 0;
+	for (i = 0; i < npick && o.n < want; i++) {
+		struct ar_pol_pick *pk = &pick[i];
+		struct meth *m;
+		struct ar_pol_obs *ob;
+		struct ar_place p;
+		char ids[512];
+		int k, close_call;
+		size_t rn;
+		double when;
+
+		if (pk->method >= x.nm || pk->ki < 0 || pk->ki >= AR_POL_NK)
+			continue;
+		m = &x.m[pk->method];
+		ob = &m->at[pk->ki];
+		k = (int)ar_pol_k(pk->ki);
+		close_call = ob->n > 0 && ob->lo <= 1 + cfg.min_effect &&
+		    ob->hi >= 1 + cfg.min_effect;
+		/* Validations and close calls go to the quietest node. */
+		if (!ar_pack_find(&inv, k, pk->purpose == AR_PUR_VALIDATE ||
+		    close_call, INFINITY, &p)) {
+			if (!reserved && k > 1 &&
+			    ar_pack_reserve(&inv, k, (double)time(NULL), &rn,
+			    &when)) {
+				reserved = 1;
+				ar_warn("k=%d for %s fits nowhere now; node %s is "
+				    "kept for it and smaller work goes elsewhere",
+				    k, m->label, inv.node[rn].name);
+			}
+			continue;
+		}
+		ar_pack_take(&inv, &p, INFINITY);
+		ar_place_ids(&inv, &p, ids, sizeof ids);
+		emit(&o, m->method, m->workload, k, ids, inv.node[p.node].name,
+		    ar_pol_purpose_name(pk->purpose), m->idea, m->label,
+		    pk->value, pk->why[0] ? pk->why : "the policy's pick",
+		    1000 - (long)i);
+	}
+	ar_fshut(stdout, "<stdout>");
+	free(pick);
+	free(pm);
+	free(qdir);
+	ar_inv_free(&inv);
+	free_nx(&x);
+	if (have_man)
+		ar_manifest_free(&man);
+	ar_campaign_free(&camp);
+	return AR_EX_OK;
+}
+
+/* ---- cluster: a discrete-event simulation of the packer ---- */
+
+static unsigned long long rng_s;
+
+static unsigned long long
+rng(void)
+{
+	unsigned long long z = (rng_s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double
+unif(void)
+{
+	return ((double)(rng() >> 11) + 0.5) / 9007199254740992.0;
+}
+
+struct req {
+	double arrive, dur, head;   /* head: when it became the oldest */
+	unsigned long long seq;
+	int k;
+};
+
+struct fifo {
+	struct req *r;
+	size_t head, n, cap;
+};
+
+struct job {
+	double end;
+	size_t node;
+	uint64_t mask;
+	long id;
+};
+
+struct sim {
+	struct ar_inv inv;
+	struct fifo q[4];
+	struct job *heap;
+	size_t nheap, capheap;
+	unsigned long long seq;
+	double now, busy_gpu_h, maxwait8, maxhead8;
+	long *owner;               /* --check: who holds each slot */
+	long jobs;
+	int check, noreserve;
+	size_t placements;
+};
+
+static void
+fifo_push(struct fifo *f, struct req r)
+{
+	if (f->head + f->n == f->cap) {
+		if (f->head > f->cap / 2) {
+			memmove(f->r, f->r + f->head, f->n * sizeof *f->r);
+			f->head = 0;
+		} else {
+			f->cap = f->cap ? 2 * f->cap : 1024;
+			f->r = ar_xrealloc(f->r, f->cap * sizeof *f->r);
+		}
+	}
+	f->r[f->head + f->n++] = r;
+}
+
+static void
+new_req(struct sim *s, double now)
+{
+	double u = unif(), d;
+	struct req r;
+	int ki;
+
+	/* The mix: many 1-GPU probes, fewer scale probes and validations. */
+	ki = u < 0.40 ? 0 : u < 0.65 ? 1 : u < 0.85 ? 2 : 3;
+	/* Durations: exponential, mean one hour, from 3 minutes to 6 hours. */
+	d = -log(unif());
+	d = d < 0.05 ? 0.05 : d > 6 ? 6 : d;
+	r.arrive = now;
+	r.dur = d;
+	r.head = -1;
+	r.seq = s->seq++;
+	r.k = 1 << ki;
+	fifo_push(&s->q[ki], r);
+}
+
+static void
+heap_push(struct sim *s, struct job j)
+{
+	size_t i;
+
+	if (s->nheap == s->capheap) {
+		s->capheap = s->capheap ? 2 * s->capheap : 1024;
+		s->heap = ar_xrealloc(s->heap, s->capheap * sizeof *s->heap);
+	}
+	i = s->nheap++;
+	while (i > 0 && s->heap[(i - 1) / 2].end > j.end) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = j;
+}
+
+static struct job
+heap_pop(struct sim *s)
+{
+	struct job top = s->heap[0], last = s->heap[--s->nheap];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && s->heap[c + 1].end < s->heap[c].end)
+			c++;
+		if (last.end <= s->heap[c].end)
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+static void
+sim_check(struct sim *s, const struct ar_place *p, long id, int taking)
+{
+	int i;
+
+	for (i = 0; i < AR_SLOTS_MAX; i++) {
+		long *o;
+
+		if (!(p->mask >> i & 1))
+			continue;
+		o = &s->owner[p->node * AR_SLOTS_MAX + (size_t)i];
+		if (taking ? *o != -1 : *o != id)
+			ar_die(AR_EX_SOFTWARE, "check: node %zu slot %d: %s by "
+			    "job %ld", p->node, i, taking ? "double-booked, held" :
+			    "released, not held", *o);
+		*o = taking ? id : -1;
+	}
+}
+
+static void
+sim_start(struct sim *s, int ki, const struct ar_place *p)
+{
+	struct fifo *f = &s->q[ki];
+	struct req r = f->r[f->head];
+	struct job j;
+	double wait = s->now - r.arrive;
+
+	f->head++;
+	f->n--;
+	ar_pack_take(&s->inv, p, s->now + r.dur);
+	j.end = s->now + r.dur;
+	j.node = p->node;
+	j.mask = p->mask;
+	j.id = s->jobs++;
+	if (s->check)
+		sim_check(s, p, j.id, 1);
+	heap_push(s, j);
+	if (r.k == 8) {
+		if (wait > s->maxwait8)
+			s->maxwait8 = wait;
+		if (r.head >= 0 && s->now - r.head > s->maxhead8)
+			s->maxhead8 = s->now - r.head;
+	}
+	s->placements++;
+	/* The queue stays deep: a new request for each one placed. */
+	new_req(s, s->now);
+}
+
+/* The oldest request of all sizes; -1 when none. */
+static int
+oldest(const struct sim *s)
+{
+	int ki, best = -1;
+
+	for (ki = 0; ki < 4; ki++)
+		if (s->q[ki].n && (best < 0 || s->q[ki].r[s->q[ki].head].seq <
+		    s->q[best].r[s->q[best].head].seq))
+			best = ki;
+	return best;
+}
+
+#define BACKFILL_WINDOW 8
+
+/* One decision: start what fits, oldest first; when the oldest fits
+ * nowhere, keep the node it will get soonest and backfill the rest. */
+static void
+sim_decide(struct sim *s)
+{
+	struct ar_place p;
+
+	for (;;) {
+		int h = oldest(s), ki, placed = 0;
+		struct req *hr;
+		size_t rn;
+		double when;
+
+		if (h < 0)
+			return;
+		hr = &s->q[h].r[s->q[h].head];
+		if (hr->head < 0)
+			hr->head = s->now;
+		if (ar_pack_find(&s->inv, hr->k, 0, INFINITY, &p)) {
+			sim_start(s, h, &p);
+			continue;
+		}
+		if (!s->noreserve)
+			ar_pack_reserve(&s->inv, hr->k, s->now, &rn, &when);
+		/* Backfill: the first few of each size, each where it does
+		 * not delay the reserved start. */
+		for (ki = 0; ki < 4; ki++) {
+			size_t w;
+
+			for (w = 0; w < BACKFILL_WINDOW && w < s->q[ki].n; w++) {
+				struct req *r = &s->q[ki].r[s->q[ki].head + w];
+
+				if (ki == h && w == 0)
+					continue;
+				if (!ar_pack_find(&s->inv, r->k, 0, s->now + r->dur,
+				    &p))
+					continue;
+				/* Start it out of order: the ones before it move
+				 * up one, in their order. */
+				if (w > 0) {
+					struct req t = *r;
+					struct req *f = &s->q[ki].r[s->q[ki].head];
+
+					memmove(f + 1, f, w * sizeof *f);
+					*f = t;
+				}
+				sim_start(s, ki, &p);
+				placed = 1;
+				break;
+			}
+			if (placed)
+				break;
+		}
+		ar_pack_unreserve(&s->inv);
+		if (!placed)
+			return;
+	}
+}
+
+static int
+cmp_ms(const void *a, const void *b)
+{
+	return cmp_double(a, b);
+}
+
+static int
+cmd_cluster(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "check", no_argument, NULL, O_CHECK },
+		{ "no-reserve", no_argument, NULL, O_NORES },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long nodes = 64, gpn = 8, pending = 100000, seed = 1;
+	double hours = 48, *ms = NULL, total_ms = 0, max_ms = 0, busy = 0;
+	size_t nms = 0, capms = 0, i;
+	struct sim s;
+	int c;
+	char name[32];
+
+	memset(&s, 0, sizeof s);
+	while ((c = getopt_long(argc, argv, "N:G:p:s:d:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'N':
+			if (ar_parse_long(optarg, &nodes) < 0 || nodes < 1 ||
+			    nodes > 100000)
+				ar_die(AR_EX_USAGE, "-N %s: nodes from 1 to 100000",
+				    optarg);
+			break;
+		case 'G':
+			if (ar_parse_long(optarg, &gpn) < 0 || gpn < 1 ||
+			    gpn > AR_SLOTS_MAX)
+				ar_die(AR_EX_USAGE, "-G %s: GPUs per node from 1 "
+				    "to %d", optarg, AR_SLOTS_MAX);
+			break;
+		case 'p':
+			if (ar_parse_long(optarg, &pending) < 0 || pending < 1 ||
+			    pending > 100000000)
+				ar_die(AR_EX_USAGE, "-p %s: a count from 1 to "
+				    "100000000", optarg);
+			break;
+		case 's':
+			if (ar_parse_long(optarg, &seed) < 0)
+				ar_die(AR_EX_USAGE, "-s %s: a whole number", optarg);
+			break;
+		case 'd':
+			if (ar_parse_double(optarg, &hours) < 0 || hours <= 0 ||
+			    hours > 1e6)
+				ar_die(AR_EX_USAGE, "-d %s: hours, more than 0",
+				    optarg);
+			break;
+		case O_CHECK: s.check = 1; break;
+		case O_NORES: s.noreserve = 1; break;
+		default: ar_usage(usage);
+		}
+	}
+	if (optind != argc)
+		ar_usage(usage);
+	rng_s = (unsigned long long)seed;
+	ar_inv_init(&s.inv);
+	for (i = 0; i < (size_t)nodes; i++) {
+		snprintf(name, sizeof name, "n%04zu", i);
+		ar_inv_gpus(&s.inv, name, (int)gpn, 0);
+	}
+	ar_pack_index(&s.inv);
+	if (s.check) {
+		s.owner = ar_xcalloc((size_t)nodes * AR_SLOTS_MAX,
+		    sizeof *s.owner);
+		for (i = 0; i < (size_t)nodes * AR_SLOTS_MAX; i++)
+			s.owner[i] = -1;
+	}
+	for (i = 0; i < (size_t)pending; i++)
+		new_req(&s, 0);
+	for (;;) {
+		struct timespec t0, t1;
+		double d, next;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		sim_decide(&s);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		d = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (nms == capms) {
+			capms = capms ? 2 * capms : 4096;
+			ms = ar_xrealloc(ms, capms * sizeof *ms);
+		}
+		ms[nms++] = d;
+		total_ms += d;
+		if (d > max_ms)
+			max_ms = d;
+		if (s.check) {
+			/* The packer's masks agree with the owners. */
+			size_t n;
+
+			for (n = 0; n < s.inv.n; n++) {
+				int g;
+
+				for (g = 0; g < s.inv.node[n].n; g++) {
+					int b = (int)(s.inv.node[n].busy >> g & 1);
+					int held = s.owner[n * AR_SLOTS_MAX +
+					    (size_t)g] >= 0;
+
+					if (b != held)
+						ar_die(AR_EX_SOFTWARE, "check: node "
+						    "%zu slot %d: mask and owner "
+						    "disagree", n, g);
+				}
+			}
+		}
+		if (!s.nheap)
+			break;
+		/* Busy GPU time up to the next event, within the horizon. */
+		next = s.heap[0].end;
+		{
+			size_t n, used = 0;
+
+			for (n = 0; n < s.inv.n; n++)
+				used += (size_t)__builtin_popcountll(
+				    s.inv.node[n].busy);
+			busy += (double)used * ((next < hours ? next : hours) -
+			    s.now);
+		}
+		if (next >= hours)
+			break;
+		s.now = next;
+		while (s.nheap && s.heap[0].end <= s.now) {
+			struct job j = heap_pop(&s);
+			struct ar_place p = { .node = j.node, .mask = j.mask };
+
+			if (s.check)
+				sim_check(&s, &p, j.id, 0);
+			ar_pack_release(&s.inv, j.node, j.mask);
+		}
+	}
+	ar_sort(ms, nms, sizeof *ms, cmp_ms);
+	puts("nodes\tgpus_per_node\tpending\tseed\thours\treserve\tdecisions\t"
+	    "placements\tutilization\tdecision_ms_mean\tdecision_ms_p99\t"
+	    "decision_ms_max\twait8_max_h\thead_wait8_max_h");
+	printf("%lld\t%lld\t%lld\t%lld\t%g\t%s\t%zu\t%zu\t%.4f\t%.4f\t%.4f\t"
+	    "%.4f\t%.2f\t%.2f\n", nodes, gpn, pending, seed, hours,
+	    s.noreserve ? "no" : "yes", nms, s.placements,
+	    busy / ((double)nodes * (double)gpn * hours),
+	    nms ? total_ms / (double)nms : 0,
+	    nms ? ms[(size_t)((double)(nms - 1) * 0.99)] : 0, max_ms,
+	    s.maxwait8, s.maxhead8);
+	ar_fshut(stdout, "<stdout>");
+	free(ms);
+	free(s.owner);
+	free(s.heap);
+	for (i = 0; i < 4; i++)
+		free(s.q[i].r);
+	ar_inv_free(&s.inv);
+	return AR_EX_OK;
+}
 
 int
 main(int argc, char **argv)
 {
+	const char *sub;
+
 	ar_setprog(argv[0]);
-	ar_std_args(argc, argv, "");
-	ar_die(AR_EX_SOFTWARE, "not built yet");
+	ar_std_args(argc, argv, usage);
+	if (argc < 2)
+		ar_usage(usage);
+	sub = argv[1];
+	/* getopt starts again at the subcommand's own arguments. */
+	optind = 1;
+	if (strcmp(sub, "gpus") == 0)
+		return cmd_gpus(argc - 1, argv + 1);
+	if (strcmp(sub, "pack") == 0)
+		return cmd_pack(argc - 1, argv + 1);
+	if (strcmp(sub, "next") == 0)
+		return cmd_next(argc - 1, argv + 1);
+	if (strcmp(sub, "cluster") == 0)
+		return cmd_cluster(argc - 1, argv + 1);
+	ar_die(AR_EX_USAGE, "%s: no such command (gpus, pack, next, cluster, "
+	    "simulate, landscape)", sub);
 }

@@ -1,0 +1,877 @@
+/* sched.c: the GPU inventory (topology files, NVML, CPUs, sinfo) and the
+ * bundle packer of ar-sched; sched.h says what each part promises. */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ar.h"
+#include "arsched.h"
+
+void
+ar_inv_init(struct ar_inv *inv)
+{
+	memset(inv, 0, sizeof *inv);
+}
+
+void
+ar_inv_free(struct ar_inv *inv)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < inv->n; i++) {
+		free(inv->node[i].name);
+		for (j = 0; j < inv->node[i].n; j++)
+			free(inv->node[i].model[j]);
+	}
+	free(inv->node);
+	for (j = 0; j < AR_NBUCKET; j++)
+		free(inv->bucket[j]);
+	memset(inv, 0, sizeof *inv);
+}
+
+long
+ar_inv_find(const struct ar_inv *inv, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		if (strcmp(inv->node[i].name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
+struct ar_snode *
+ar_inv_node(struct ar_inv *inv, const char *name)
+{
+	long i = ar_inv_find(inv, name);
+	struct ar_snode *nd;
+
+	if (i >= 0)
+		return &inv->node[i];
+	if (inv->n == inv->cap) {
+		inv->cap = inv->cap ? 2 * inv->cap : 16;
+		inv->node = ar_xrealloc(inv->node, inv->cap * sizeof *inv->node);
+	}
+	nd = &inv->node[inv->n++];
+	memset(nd, 0, sizeof *nd);
+	nd->name = ar_xstrdup(name);
+	return nd;
+}
+
+int
+ar_inv_pos(const struct ar_snode *nd, int id)
+{
+	int i;
+
+	for (i = 0; i < nd->n; i++)
+		if (nd->id[i] == id)
+			return i;
+	return -1;
+}
+
+int
+ar_inv_add(struct ar_snode *nd, int id, const char *model, long long mem)
+{
+	if (nd->n == AR_SLOTS_MAX || ar_inv_pos(nd, id) >= 0)
+		return -1;
+	nd->id[nd->n] = id;
+	nd->model[nd->n] = ar_xstrdup(model);
+	nd->mem[nd->n] = mem;
+	nd->link[nd->n] = 0;
+	nd->until[nd->n] = 0;
+	return nd->n++;
+}
+
+int
+ar_inv_maxslots(const struct ar_inv *inv)
+{
+	size_t i;
+	int m = 0;
+
+	for (i = 0; i < inv->n; i++)
+		if (inv->node[i].n > m)
+			m = inv->node[i].n;
+	return m;
+}
+
+void
+ar_hostname(char *out, size_t n)
+{
+	char h[256] = "";
+	char *dot;
+
+	if (gethostname(h, sizeof h - 1) < 0 || !h[0])
+		snprintf(h, sizeof h, "localhost");
+	h[sizeof h - 1] = 0;
+	dot = strchr(h, '.');
+	if (dot && dot != h)
+		*dot = 0;
+	snprintf(out, n, "%s", h);
+}
+
+/* ---- the topology file ---- */
+
+struct trow {
+	char *node, *model, *links;
+	int id;
+	long long mem;
+	size_t line;
+};
+
+static int
+cmp_trow(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static void
+free_trows(struct trow *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(r[i].node);
+		free(r[i].model);
+		free(r[i].links);
+	}
+	free(r);
+}
+
+/* A whole number in [0, max], nothing else. */
+static int
+whole(const char *s, long long max, long long *v)
+{
+	return ar_parse_long(s, v) == 0 && *v >= 0 && *v <= max &&
+	    isdigit((unsigned char)s[0]) ? 0 : -1;
+}
+
+int
+ar_inv_read(struct ar_inv *inv, FILE *f, const char *name, char *err,
+    size_t errlen)
+{
+	static const char *const cols[] = { "node", "gpu", "model",
+	    "memory_mib", "nvlink" };
+	struct ar_tsv t;
+	struct trow *r = NULL;
+	size_t nr = 0, cap = 0, i, first = 0, best;
+	int c[5], k, st, rc = -1, fp = -1, fq = -1;
+
+	if (ar_tsv_open(&t, f, name) < 0) {
+		snprintf(err, errlen, "%s", t.err);
+		return -1;
+	}
+	for (k = 0; k < 5; k++)
+		if ((c[k] = ar_tsv_col(&t, cols[k])) < 0) {
+			snprintf(err, errlen, "%s: no column %s", name, cols[k]);
+			goto out;
+		}
+	while ((st = ar_tsv_next(&t)) == 1) {
+		long long id, mem = -1;
+		const char *m = t.field[c[3]];
+
+		if (!t.field[c[0]][0]) {
+			snprintf(err, errlen, "%s: line %zu: node: empty", name,
+			    t.lineno);
+			goto out;
+		}
+		if (whole(t.field[c[1]], 1048575, &id) < 0) {
+			snprintf(err, errlen, "%s: line %zu: gpu: \"%s\" is not a "
+			    "whole number", name, t.lineno, t.field[c[1]]);
+			goto out;
+		}
+		if (m[0] && whole(m, (long long)1 << 40, &mem) < 0) {
+			snprintf(err, errlen, "%s: line %zu: memory_mib: \"%s\" is "
+			    "not a whole number", name, t.lineno, m);
+			goto out;
+		}
+		for (i = 0; i < nr; i++)
+			if (r[i].id == id && strcmp(r[i].node,
+			    t.field[c[0]]) == 0) {
+				snprintf(err, errlen, "%s: line %zu: gpu %lld of "
+				    "node %s is listed twice (line %zu)", name,
+				    t.lineno, id, r[i].node, r[i].line);
+				goto out;
+			}
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			r = ar_xrealloc(r, cap * sizeof *r);
+		}
+		r[nr].node = ar_xstrdup(t.field[c[0]]);
+		r[nr].model = ar_xstrdup(t.field[c[2]]);
+		r[nr].links = ar_xstrdup(t.field[c[4]]);
+		r[nr].id = (int)id;
+		r[nr].mem = mem;
+		r[nr].line = t.lineno;
+		nr++;
+	}
+	if (st < 0) {
+		snprintf(err, errlen, "%s", t.err);
+		goto out;
+	}
+	/* Positions follow the ids, so that blocks are aligned on them. */
+	ar_sort(r, nr, sizeof *r, cmp_trow);
+	for (i = 0; i < nr; i++) {
+		struct ar_snode *nd = ar_inv_node(inv, r[i].node);
+		int p = ar_inv_add(nd, r[i].id, r[i].model, r[i].mem);
+
+		if (p < 0) {
+			snprintf(err, errlen, "%s: line %zu: node %s has more "
+			    "than %d GPUs", name, r[i].line, r[i].node,
+			    AR_SLOTS_MAX);
+			goto out;
+		}
+		nd->line[p] = r[i].line;
+	}
+	for (i = 0; i < nr; i++) {
+		struct ar_snode *nd = ar_inv_node(inv, r[i].node);
+		int p = ar_inv_pos(nd, r[i].id);
+		char *s = r[i].links, *tok, *save = NULL;
+
+		for (tok = strtok_r(s, ",", &save); tok;
+		    tok = strtok_r(NULL, ",", &save)) {
+			long long peer;
+			int q;
+
+			if (whole(tok, 1048575, &peer) < 0) {
+				snprintf(err, errlen, "%s: line %zu: nvlink: \"%s\" "
+				    "is not a GPU index", name, r[i].line, tok);
+				goto out;
+			}
+			q = ar_inv_pos(nd, (int)peer);
+			if (q < 0 || q == p) {
+				snprintf(err, errlen, "%s: line %zu: nvlink: peer "
+				    "%lld is %s", name, r[i].line, peer, q < 0 ?
+				    "not a GPU of the node" : "the GPU itself");
+				goto out;
+			}
+			nd->link[p] |= (uint64_t)1 << q;
+		}
+	}
+	/* Links go both ways; the first row (in file order) that names a
+	 * peer that does not name it back is the one reported. */
+	best = (size_t)-1;
+	for (i = 0; i < nr; i++) {
+		struct ar_snode *nd = ar_inv_node(inv, r[i].node);
+		int p = ar_inv_pos(nd, r[i].id), q;
+
+		for (q = 0; q < nd->n; q++)
+			if ((nd->link[p] >> q & 1) && !(nd->link[q] >> p & 1) &&
+			    r[i].line < best) {
+				best = r[i].line;
+				first = i;
+				fp = p;
+				fq = q;
+			}
+	}
+	if (fq >= 0) {
+		struct ar_snode *nd = ar_inv_node(inv, r[first].node);
+
+		snprintf(err, errlen, "%s: line %zu: nvlink: gpu %d reaches "
+		    "%d, but %d does not list %d", name, best, nd->id[fp],
+		    nd->id[fq], nd->id[fq], nd->id[fp]);
+		goto out;
+	}
+	rc = 0;
+out:
+	free_trows(r, nr);
+	ar_tsv_close(&t);
+	return rc;
+}
+
+void
+ar_inv_write(const struct ar_inv *inv, FILE *f)
+{
+	size_t i;
+	int p, q;
+
+	fputs("node\tgpu\tmodel\tmemory_mib\tnvlink\n", f);
+	for (i = 0; i < inv->n; i++) {
+		const struct ar_snode *nd = &inv->node[i];
+
+		for (p = 0; p < nd->n; p++) {
+			const char *sep = "";
+
+			ar_tsv_put(f, nd->name);
+			fprintf(f, "\t%d\t", nd->id[p]);
+			ar_tsv_put(f, nd->model[p]);
+			fputc('\t', f);
+			if (nd->mem[p] >= 0)
+				fprintf(f, "%lld", nd->mem[p]);
+			fputc('\t', f);
+			for (q = 0; q < nd->n; q++)
+				if (nd->link[p] >> q & 1) {
+					fprintf(f, "%s%d", sep, nd->id[q]);
+					sep = ",";
+				}
+			fputc('\n', f);
+		}
+	}
+}
+
+void
+ar_inv_gpus(struct ar_inv *inv, const char *host, int n, int pairs)
+{
+	struct ar_snode *nd = ar_inv_node(inv, host);
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		ar_inv_add(nd, i, "gpu", -1);
+	for (i = 0; i < nd->n; i++)
+		for (j = 0; j < nd->n; j++)
+			if (i != j && (!pairs || i / 2 == j / 2))
+				nd->link[i] |= (uint64_t)1 << j;
+}
+
+int
+ar_inv_cpus(struct ar_inv *inv, const char *host, char *err, size_t errlen)
+{
+	cpu_set_t set;
+	struct ar_snode *nd;
+	int i;
+
+	if (sched_getaffinity(0, sizeof set, &set) < 0) {
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		return -1;
+	}
+	nd = ar_inv_node(inv, host);
+	/* A node holds 64 slots: bundles are at most 8, so the first 64
+	 * CPUs are plenty. */
+	for (i = 0; i < CPU_SETSIZE && nd->n < AR_SLOTS_MAX; i++)
+		if (CPU_ISSET(i, &set))
+			ar_inv_add(nd, i, "cpu", -1);
+	return 0;
+}
+
+/* ---- NVML, loaded at run time so that the program runs without it ---- */
+
+typedef int nvmlReturn_t;
+typedef struct nvmlDevice_st *nvmlDevice_t;
+typedef struct {
+	unsigned long long total, free, used;
+} nvmlMemory_t;
+#define NVML_P2P_CAPS_INDEX_NVLINK 2   /* nvmlGpuP2PCapsIndex_t */
+#define NVML_P2P_STATUS_OK 0
+#define NVML_NAME_LEN 96               /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+
+struct nvml {
+	nvmlReturn_t (*init)(void);
+	nvmlReturn_t (*shutdown)(void);
+	const char *(*errstr)(nvmlReturn_t);
+	nvmlReturn_t (*count)(unsigned int *);
+	nvmlReturn_t (*handle)(unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*name)(nvmlDevice_t, char *, unsigned int);
+	nvmlReturn_t (*mem)(nvmlDevice_t, nvmlMemory_t *);
+	nvmlReturn_t (*p2p)(nvmlDevice_t, nvmlDevice_t, int, int *);
+};
+
+static int
+nvml_sym(void *lib, const char *name, void *fn, char *err, size_t errlen)
+{
+	void *p = dlsym(lib, name);
+
+	if (!p) {
+		snprintf(err, errlen, "NVML: %s: not in libnvidia-ml.so.1", name);
+		return -1;
+	}
+	/* POSIX lets a data pointer carry a function's address. */
+	memcpy(fn, &p, sizeof p);
+	return 0;
+}
+
+static const char *
+nvml_err(const struct nvml *v, nvmlReturn_t r)
+{
+	const char *s = v->errstr ? v->errstr(r) : NULL;
+
+	return s ? s : "error";
+}
+
+int
+ar_inv_nvml(struct ar_inv *inv, const char *host, char *err, size_t errlen)
+{
+	struct nvml v;
+	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	nvmlDevice_t dev[AR_SLOTS_MAX];
+	unsigned int n, i, j;
+	struct ar_snode *nd;
+	nvmlReturn_t r;
+	int rc = -1;
+
+	if (!lib) {
+		const char *e = dlerror();
+
+		snprintf(err, errlen, "NVML: %s (no NVIDIA driver here; use "
+		    "--gpus N, --cpus or -g FILE)", e ? e :
+		    "libnvidia-ml.so.1: cannot open");
+		return -1;
+	}
+	memset(&v, 0, sizeof v);
+	if (nvml_sym(lib, "nvmlErrorString", &v.errstr, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlInit_v2", &v.init, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlShutdown", &v.shutdown, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlDeviceGetCount_v2", &v.count, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlDeviceGetHandleByIndex_v2", &v.handle, err,
+	    errlen) < 0 ||
+	    nvml_sym(lib, "nvmlDeviceGetName", &v.name, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlDeviceGetMemoryInfo", &v.mem, err, errlen) < 0 ||
+	    nvml_sym(lib, "nvmlDeviceGetP2PStatus", &v.p2p, err, errlen) < 0)
+		goto out;
+	if ((r = v.init()) != 0) {
+		snprintf(err, errlen, "NVML: nvmlInit: %s", nvml_err(&v, r));
+		goto out;
+	}
+	if ((r = v.count(&n)) != 0) {
+		snprintf(err, errlen, "NVML: nvmlDeviceGetCount: %s",
+		    nvml_err(&v, r));
+		goto shut;
+	}
+	if (n > AR_SLOTS_MAX)
+		n = AR_SLOTS_MAX;
+	nd = ar_inv_node(inv, host);
+	for (i = 0; i < n; i++) {
+		char name[NVML_NAME_LEN] = "";
+		nvmlMemory_t m;
+		long long mib = -1;
+
+		if ((r = v.handle(i, &dev[i])) != 0) {
+			snprintf(err, errlen, "NVML: GPU %u: %s", i,
+			    nvml_err(&v, r));
+			goto shut;
+		}
+		if (v.name(dev[i], name, sizeof name) != 0 || !name[0])
+			snprintf(name, sizeof name, "gpu");
+		name[sizeof name - 1] = 0;
+		if (v.mem(dev[i], &m) == 0)
+			mib = (long long)(m.total / (1024 * 1024));
+		ar_inv_add(nd, (int)i, name, mib);
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++) {
+			int st = -1;
+
+			if (i != j && v.p2p(dev[i], dev[j],
+			    NVML_P2P_CAPS_INDEX_NVLINK, &st) == 0 &&
+			    st == NVML_P2P_STATUS_OK)
+				nd->link[i] |= (uint64_t)1 << j;
+		}
+	/* NVML answers per direction; a link is a link both ways. */
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (nd->link[i] >> j & 1)
+				nd->link[j] |= (uint64_t)1 << i;
+	rc = 0;
+shut:
+	v.shutdown();
+out:
+	dlclose(lib);
+	return rc;
+}
+
+/* ---- sinfo ---- */
+
+int
+ar_inv_sinfo_line(struct ar_inv *inv, const char *line, char *err,
+    size_t errlen)
+{
+	char node[256], *gres, *p, *item;
+	const char *s = line;
+	size_t len;
+	long total = 0;
+	char model[128] = "";
+	int depth = 0, i, nmodel = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return 0;
+	len = strcspn(s, " \t");
+	if (len >= sizeof node) {
+		snprintf(err, errlen, "node name too long");
+		return -1;
+	}
+	memcpy(node, s, len);
+	node[len] = 0;
+	s += len;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (ar_inv_find(inv, node) >= 0)
+		return 0;
+	gres = ar_xstrdup(s);
+	/* Items are split at commas outside parentheses: gpu:h100:8(S:0-1). */
+	for (p = gres; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == ',' && depth == 0)
+			*p = '\n';
+		else if (*p == ' ' || *p == '\t')
+			*p = 0;
+	}
+	for (item = gres; item;) {
+		char *next = strchr(item, '\n'), *f[4], *q;
+		int nf = 0;
+		long long cnt;
+
+		if (next)
+			*next++ = 0;
+		if ((q = strchr(item, '(')))
+			*q = 0;
+		for (q = item; nf < 4;) {
+			f[nf++] = q;
+			q = strchr(q, ':');
+			if (!q)
+				break;
+			*q++ = 0;
+		}
+		if (nf >= 2 && strcmp(f[0], "gpu") == 0) {
+			if (ar_parse_long(f[nf - 1], &cnt) < 0 || cnt < 0 ||
+			    cnt > AR_SLOTS_MAX) {
+				snprintf(err, errlen, "node %s: gres \"%s\": not a "
+				    "GPU count from 0 to %d", node, s, AR_SLOTS_MAX);
+				free(gres);
+				return -1;
+			}
+			total += (long)cnt;
+			if (nf == 3 && strcmp(model, f[1]) != 0) {
+				snprintf(model, sizeof model, "%s", f[1]);
+				nmodel++;
+			}
+		}
+		item = next;
+	}
+	free(gres);
+	if (total > AR_SLOTS_MAX) {
+		snprintf(err, errlen, "node %s: more than %d GPUs", node,
+		    AR_SLOTS_MAX);
+		return -1;
+	}
+	if (total > 0) {
+		struct ar_snode *nd = ar_inv_node(inv, node);
+
+		for (i = 0; i < total; i++)
+			ar_inv_add(nd, i, nmodel == 1 ? model : "gpu", -1);
+	}
+	return 0;
+}
+
+/* ---- the packer ---- */
+
+static uint64_t
+block(int pos, int k)
+{
+	return (((uint64_t)1 << k) - 1) << pos;
+}
+
+static uint64_t
+range(int from, int to)
+{
+	uint64_t m = 0;
+	int i;
+
+	for (i = from; i < to; i++)
+		m |= (uint64_t)1 << i;
+	return m;
+}
+
+static int
+kidx(int k)
+{
+	return k == 1 ? 0 : k == 2 ? 1 : k == 4 ? 2 : k == 8 ? 3 : -1;
+}
+
+/* NVLinked pairs inside the block. */
+static int
+conn(const struct ar_snode *nd, int pos, int k)
+{
+	uint64_t m = block(pos, k);
+	int i, c = 0;
+
+	for (i = pos; i < pos + k; i++)
+		c += __builtin_popcountll(nd->link[i] & m);
+	return c / 2;
+}
+
+/* Free slots of the aligned block of size s around pos. */
+static int
+free_in(const struct ar_snode *nd, int pos, int s)
+{
+	int base = pos & ~(s - 1), end = base + s < nd->n ? base + s : nd->n;
+
+	return __builtin_popcountll(range(base, end) & ~nd->busy);
+}
+
+static int
+node_class(const struct ar_snode *nd)
+{
+	int s, p;
+
+	if (nd->off)
+		return 0;
+	for (s = 8; s >= 1; s /= 2)
+		for (p = 0; p + s <= nd->n; p += s)
+			if (!(nd->busy & block(p, s)))
+				return kidx(s) + 1;
+	return 0;
+}
+
+static void
+bucket_add(struct ar_inv *inv, size_t i, int b)
+{
+	if (inv->bn[b] == inv->bcap[b]) {
+		inv->bcap[b] = inv->bcap[b] ? 2 * inv->bcap[b] : 16;
+		inv->bucket[b] = ar_xrealloc(inv->bucket[b],
+		    inv->bcap[b] * sizeof *inv->bucket[b]);
+	}
+	inv->node[i].bucket = b;
+	inv->node[i].bpos = inv->bn[b];
+	inv->bucket[b][inv->bn[b]++] = i;
+}
+
+static void
+bucket_del(struct ar_inv *inv, size_t i)
+{
+	int b = inv->node[i].bucket;
+	size_t at = inv->node[i].bpos, last = inv->bucket[b][--inv->bn[b]];
+
+	inv->bucket[b][at] = last;
+	inv->node[last].bpos = at;
+}
+
+static void
+rebucket(struct ar_inv *inv, size_t i)
+{
+	int b = node_class(&inv->node[i]);
+
+	if (b == inv->node[i].bucket)
+		return;
+	bucket_del(inv, i);
+	bucket_add(inv, i, b);
+}
+
+void
+ar_pack_index(struct ar_inv *inv)
+{
+	size_t i;
+	int b, ki, p;
+
+	for (b = 0; b < AR_NBUCKET; b++)
+		inv->bn[b] = 0;
+	memset(inv->maxconn, 0, sizeof inv->maxconn);
+	for (i = 0; i < inv->n; i++) {
+		struct ar_snode *nd = &inv->node[i];
+
+		for (ki = 0; ki < 4; ki++) {
+			nd->maxconn[ki] = 0;
+			for (p = 0; p + (1 << ki) <= nd->n; p += 1 << ki) {
+				int c = conn(nd, p, 1 << ki);
+
+				if (c > nd->maxconn[ki])
+					nd->maxconn[ki] = c;
+			}
+			if (nd->maxconn[ki] > inv->maxconn[ki])
+				inv->maxconn[ki] = nd->maxconn[ki];
+		}
+		bucket_add(inv, i, node_class(nd));
+	}
+	inv->indexed = 1;
+}
+
+struct key {
+	int found;
+	double pref;
+	int conn, cls, nfree, f2, f4, f8;
+	size_t node;
+	int pos;
+};
+
+/* <0 when a is the better place. */
+static int
+cmp_key(const struct key *a, const struct key *b, int use_pref)
+{
+	if (use_pref && a->pref != b->pref)
+		return a->pref < b->pref ? -1 : 1;
+	if (a->conn != b->conn)
+		return b->conn - a->conn;
+	if (a->cls != b->cls)
+		return a->cls - b->cls;
+	if (a->nfree != b->nfree)
+		return a->nfree - b->nfree;
+	if (a->f2 != b->f2)
+		return a->f2 - b->f2;
+	if (a->f4 != b->f4)
+		return a->f4 - b->f4;
+	if (a->f8 != b->f8)
+		return a->f8 - b->f8;
+	if (a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	return a->pos - b->pos;
+}
+
+/* Weighs every free aligned block of k on node i against *best. */
+static void
+eval_node(const struct ar_inv *inv, size_t i, int k, int use_pref,
+    struct key *best)
+{
+	const struct ar_snode *nd = &inv->node[i];
+	int nfree = __builtin_popcountll(range(0, nd->n) & ~nd->busy), p;
+	struct key cur;
+
+	for (p = 0; p + k <= nd->n; p += k) {
+		if (nd->busy & block(p, k))
+			continue;
+		cur.found = 1;
+		cur.pref = nd->pref;
+		cur.conn = conn(nd, p, k);
+		cur.cls = nd->bucket;
+		cur.nfree = nfree;
+		cur.f2 = free_in(nd, p, 2 * k);
+		cur.f4 = free_in(nd, p, 4 * k);
+		cur.f8 = free_in(nd, p, 8 * k);
+		cur.node = i;
+		cur.pos = p;
+		if (!best->found || cmp_key(&cur, best, use_pref) < 0)
+			*best = cur;
+	}
+}
+
+static int
+found(const struct key *best, int k, struct ar_place *out)
+{
+	if (!best->found)
+		return 0;
+	out->node = best->node;
+	out->pos = best->pos;
+	out->k = k;
+	out->mask = block(best->pos, k);
+	out->conn = best->conn;
+	return 1;
+}
+
+int
+ar_pack_find(const struct ar_inv *inv, int k, int use_pref, double end,
+    struct ar_place *out)
+{
+	struct key best = {0};
+	int ki = kidx(k), b;
+	size_t j;
+
+	if (ki < 0 || !inv->indexed)
+		return 0;
+	for (b = ki + 1; b < AR_NBUCKET; b++) {
+		for (j = 0; j < inv->bn[b]; j++) {
+			size_t i = inv->bucket[b][j];
+			const struct ar_snode *nd = &inv->node[i];
+
+			if (nd->off || (nd->reserved && !(end <= nd->shadow)))
+				continue;
+			eval_node(inv, i, k, use_pref, &best);
+		}
+		/* Later buckets fit worse; only better links could win. */
+		if (best.found && !use_pref && best.conn >= inv->maxconn[ki])
+			break;
+	}
+	return found(&best, k, out);
+}
+
+int
+ar_pack_find_on(const struct ar_inv *inv, size_t node, int k,
+    struct ar_place *out)
+{
+	struct key best = {0};
+
+	if (kidx(k) < 0 || !inv->indexed || node >= inv->n)
+		return 0;
+	eval_node(inv, node, k, 0, &best);
+	return found(&best, k, out);
+}
+
+void
+ar_pack_take(struct ar_inv *inv, const struct ar_place *p, double until)
+{
+	struct ar_snode *nd = &inv->node[p->node];
+	int i;
+
+	nd->busy |= p->mask;
+	for (i = 0; i < nd->n; i++)
+		if (p->mask >> i & 1)
+			nd->until[i] = until;
+	if (inv->indexed)
+		rebucket(inv, p->node);
+}
+
+void
+ar_pack_release(struct ar_inv *inv, size_t node, uint64_t mask)
+{
+	inv->node[node].busy &= ~mask;
+	if (inv->indexed)
+		rebucket(inv, node);
+}
+
+int
+ar_pack_reserve(struct ar_inv *inv, int k, double now, size_t *node,
+    double *when)
+{
+	size_t i, bi = 0;
+	double bw = 0;
+	int bfree = -1, p, q;
+
+	for (i = 0; i < inv->n; i++) {
+		struct ar_snode *nd = &inv->node[i];
+		int nfree = __builtin_popcountll(range(0, nd->n) & ~nd->busy);
+
+		if (nd->off)
+			continue;
+		for (p = 0; p + k <= nd->n; p += k) {
+			double w = now;
+
+			for (q = p; q < p + k; q++)
+				if ((nd->busy >> q & 1) && nd->until[q] > w)
+					w = nd->until[q];
+			if (bfree < 0 || w < bw || (w == bw && nfree > bfree)) {
+				bw = w;
+				bi = i;
+				bfree = nfree;
+			}
+		}
+	}
+	if (bfree < 0)
+		return 0;
+	inv->node[bi].reserved = 1;
+	inv->node[bi].shadow = bw;
+	*node = bi;
+	*when = bw;
+	return 1;
+}
+
+void
+ar_pack_unreserve(struct ar_inv *inv)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++)
+		inv->node[i].reserved = 0;
+}
+
+void
+ar_place_ids(const struct ar_inv *inv, const struct ar_place *p, char *out,
+    size_t n)
+{
+	const struct ar_snode *nd = &inv->node[p->node];
+	size_t len = 0;
+	int i;
+
+	out[0] = 0;
+	for (i = 0; i < nd->n && len < n; i++)
+		if (p->mask >> i & 1)
+			len += (size_t)snprintf(out + len, n - len, "%s%d",
+			    len ? "," : "", nd->id[i]);
+}
