@@ -420,7 +420,7 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 
 /* ---- ar-sched simulate ---- */
 
-static const char sim_usage[] =
+const char ar_simulate_usage[] =
 	"simulate [-Sv] [-p policy[,policy...]] [-s seed] [-r repeats] "
 	"[-f tsv|jsonl] landscape-file ...";
 
@@ -548,7 +548,7 @@ ar_sched_simulate(int argc, char **argv)
 	size_t nl = 0, i;
 	long rep;
 
-	need_args(argc, argv, sim_usage);
+	need_args(argc, argv, ar_simulate_usage);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "f:p:r:s:Sv", longopts, NULL)) !=
 	    -1) {
@@ -568,7 +568,7 @@ ar_sched_simulate(int argc, char **argv)
 			break;
 		case 'S': summary = 1; break;
 		case 'v': trace = 1; break;
-		default: ar_usage(sim_usage);
+		default: ar_usage(ar_simulate_usage);
 		}
 	}
 	if (strcmp(fmtarg, "tsv") && strcmp(fmtarg, "jsonl"))
@@ -599,7 +599,7 @@ ar_sched_simulate(int argc, char **argv)
 			ar_die(AR_EX_USAGE, "-p %s: no policy given", polarg);
 	}
 	if (optind == argc)
-		ar_usage(sim_usage);
+		ar_usage(ar_simulate_usage);
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(argv[i], &ls, &nl);
 	memset(tally, 0, sizeof tally);
@@ -644,7 +644,7 @@ ar_sched_simulate(int argc, char **argv)
 
 /* ---- ar-sched landscape: the generator ---- */
 
-static const char gen_usage[] =
+const char ar_landscape_usage[] =
 	"landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] "
 	"[--mix family=weight[,...]]";
 
@@ -733,7 +733,7 @@ ar_sched_landscape(int argc, char **argv)
 	long li, mi;
 	int c, ki;
 
-	need_args(argc, argv, gen_usage);
+	need_args(argc, argv, ar_landscape_usage);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "m:n:s:x:", longopts, NULL)) !=
 	    -1) {
@@ -762,11 +762,11 @@ ar_sched_landscape(int argc, char **argv)
 			prefix = optarg;
 			break;
 		case 'M': parse_mix(optarg, w); break;
-		default: ar_usage(gen_usage);
+		default: ar_usage(ar_landscape_usage);
 		}
 	}
 	if (optind != argc)
-		ar_usage(gen_usage);
+		ar_usage(ar_landscape_usage);
 	puts("landscape\tmethod\tk\tscore\tnoise\tguard\tguard_max\tcost_h\t"
 	    "pfrac\thint\tbase_pfrac\tfamily");
 	for (li = 0; li < nland; li++) {

@@ -9,5 +9,9 @@
  * subcommand's name. They return the exit status. */
 int ar_sched_simulate(int argc, char **argv);
 int ar_sched_landscape(int argc, char **argv);
+/* Their synopses, "simulate [-Sv] ..." and "landscape [-n ...] ...",
+ * for ar-sched's own usage text. */
+extern const char ar_simulate_usage[];
+extern const char ar_landscape_usage[];
 
 #endif
