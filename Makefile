@@ -77,6 +77,9 @@ lint: lint-man
 demo: all
 	scripts/demo
 
+tour: all
+	scripts/tour
+
 install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(MANPREFIX)/man1 \
 		$(DESTDIR)$(MANPREFIX)/man5 $(DESTDIR)$(MANPREFIX)/man7
@@ -94,5 +97,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all bench cuda cuda-build check check-asan check-valgrind lint lint-man demo install uninstall clean
+.PHONY: all bench cuda cuda-build check check-asan check-valgrind lint lint-man demo tour install uninstall clean
 .PRECIOUS: $(O)/lib/%.o
