@@ -20,7 +20,7 @@
 
 extern char **environ;
 
-static const char usage[] =
+static const char usage_base[] =
 	"gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]\n"
 	"pack [-C dir] [-g file | --gpus n [--pairs] | --cpus | --slurm] "
 	"k ...\n"
@@ -28,9 +28,9 @@ static const char usage[] =
 	"[--put] [--noise-max r] [-g file | --gpus n [--pairs] | --cpus | "
 	"--slurm]\n"
 	"cluster [-N nodes] [-G gpus] [-p pending] [-s seed] [-d hours] "
-	"[--check] [--no-reserve]\n"
-	"simulate [option ...]\n"
-	"landscape [option ...]";
+	"[--check] [--no-reserve]";
+/* With simulate's and landscape's forms, which lib/landscape.c owns. */
+static char *usage;
 
 enum { O_GPUS = 256, O_PAIRS, O_CPUS, O_SLURM, O_PUT, O_NOISE, O_CHECK,
 	O_NORES };
@@ -1682,8 +1682,16 @@ int
 main(int argc, char **argv)
 {
 	const char *sub;
+	int rc;
 
 	ar_setprog(argv[0]);
+	/* simulate and landscape answer -h themselves. */
+	if (argc >= 2 && strcmp(argv[1], "simulate") == 0)
+		return ar_sched_simulate(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "landscape") == 0)
+		return ar_sched_landscape(argc - 1, argv + 1);
+	usage = ar_xasprintf("%s\n%s\n%s", usage_base, ar_simulate_usage,
+	    ar_landscape_usage);
 	ar_std_args(argc, argv, usage);
 	if (argc < 2)
 		ar_usage(usage);
@@ -1691,13 +1699,16 @@ main(int argc, char **argv)
 	/* getopt starts again at the subcommand's own arguments. */
 	optind = 1;
 	if (strcmp(sub, "gpus") == 0)
-		return cmd_gpus(argc - 1, argv + 1);
-	if (strcmp(sub, "pack") == 0)
-		return cmd_pack(argc - 1, argv + 1);
-	if (strcmp(sub, "next") == 0)
-		return cmd_next(argc - 1, argv + 1);
-	if (strcmp(sub, "cluster") == 0)
-		return cmd_cluster(argc - 1, argv + 1);
-	ar_die(AR_EX_USAGE, "%s: no such command (gpus, pack, next, cluster, "
-	    "simulate, landscape)", sub);
+		rc = cmd_gpus(argc - 1, argv + 1);
+	else if (strcmp(sub, "pack") == 0)
+		rc = cmd_pack(argc - 1, argv + 1);
+	else if (strcmp(sub, "next") == 0)
+		rc = cmd_next(argc - 1, argv + 1);
+	else if (strcmp(sub, "cluster") == 0)
+		rc = cmd_cluster(argc - 1, argv + 1);
+	else
+		ar_die(AR_EX_USAGE, "%s: no such command (gpus, pack, next, "
+		    "cluster, simulate, landscape)", sub);
+	free(usage);
+	return rc;
 }

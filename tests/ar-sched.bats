@@ -1,0 +1,436 @@
+#!/usr/bin/env bats
+# ar-sched.bats: tests ar-sched(1). The command line (-h, --version, usage
+# errors); gpus from a topology file, --gpus (NVSwitch and --pairs),
+# --cpus, a fake sinfo through SINFO and NVML's absence, with exact
+# output; every malformed topology (exit 65, file and line named) and a
+# missing one (66); pack on aligned, best-connected blocks with best fit,
+# bookings in run/gpus respected and the starvation guard keeping a node
+# for a large bundle; next: the assignment TSV from a fixture ledger and
+# submissions, A/A first on unmeasured nodes, quarantine of loud nodes
+# until a newer A/A clears them, the quietest node for validations,
+# --put storing records in queue/ and never double-booking a GPU over
+# repeated calls, submissions from the submitted/ spool, header only when
+# there is nothing to do, and its bad inputs; cluster's invariants on a
+# small case (no double booking in --check mode, a sane utilization, the
+# same figures for the same seed). Timings are bench/bench-sched.sh's.
+
+bats_require_minimum_version 1.5.0
+
+FIX="$BATS_TEST_DIRNAME/fixtures/sched"
+HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why"
+INV="node	gpu	model	memory_mib	nvlink"
+C1=cafe000000000000000000000000000000000001
+C2=cafe000000000000000000000000000000000002
+C3=cafe000000000000000000000000000000000003
+
+setup() {
+	if ! command -v ar-sched >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	HOST=$(hostname -s)
+	T=$BATS_TEST_TMPDIR
+	cd "$T"
+}
+
+teardown() {
+	chmod -R u+w "$BATS_TEST_TMPDIR" 2> /dev/null || true
+}
+
+# Fails, showing both, unless $1 is exactly $2.
+same() {
+	if [ "$1" != "$2" ]; then
+		printf 'expected:\n%s\n--- got:\n%s\n---\n' "$2" "$1" >&2
+		return 1
+	fi
+}
+
+# A campaign in ./camp, from the test problem.
+camp() {
+	ar-init -k "$T/keys" -p "$TOP/tests/fixtures/problem" camp > /dev/null
+}
+
+# The columns named, in order, of the last run's TSV output (after its
+# header), one row a line.
+cols() {
+	printf '%s\n' "$output" | awk -F '\t' -v want="$*" '
+		NR == 1 { n = split(want, w, " ");
+			for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") $c[w[i]];
+			print s }'
+}
+
+# A booking as ar-run makes it: run/gpus/NODE@GPU.
+book() {
+	mkdir -p camp/run/gpus
+	printf 'x%s\tar-run\t1\t%s\n' "$1" "${2:-2000000000}" > "camp/run/gpus/$1"
+}
+
+# ---- the command line ----
+
+@test "ar-sched -h prints every form; --version" {
+	run -0 ar-sched -h
+	[ "${lines[0]}" = "usage: ar-sched gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]" ]
+	[[ "$output" == *"ar-sched pack [-C dir]"* ]]
+	[[ "$output" == *"ar-sched next [-C dir] [-l ledger]"* ]]
+	[[ "$output" == *"ar-sched cluster [-N nodes]"* ]]
+	[[ "$output" == *"ar-sched simulate "* ]]
+	[[ "$output" == *"ar-sched landscape "* ]]
+	run -0 ar-sched gpus -h
+	[ "${lines[0]}" = "usage: ar-sched gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]" ]
+	run -0 ar-sched --version
+	[ "$output" = "ar-sched $VERSION" ]
+	run -0 ar-sched simulate -h
+	[[ "$output" == "usage: ar-sched simulate "* ]]
+}
+
+@test "ar-sched: usage errors exit 64" {
+	run -64 ar-sched
+	[[ "${lines[0]}" == "usage: ar-sched gpus"* ]]
+	run -64 --separate-stderr ar-sched frob
+	[ "$stderr" = "ar-sched: frob: no such command (gpus, pack, next, cluster, simulate, landscape)" ]
+	run -64 ar-sched gpus -x
+	run -64 ar-sched gpus extra --gpus 2
+	run -64 --separate-stderr ar-sched gpus --gpus 0
+	[ "$stderr" = "ar-sched: --gpus 0: a GPU count from 1 to 64" ]
+	run -64 --separate-stderr ar-sched gpus --gpus 2 -g "$FIX/two.tsv"
+	[ "$stderr" = "ar-sched: -g, --gpus, --cpus and --slurm exclude each other" ]
+	run -64 --separate-stderr ar-sched gpus --pairs
+	[ "$stderr" = "ar-sched: --pairs goes with --gpus" ]
+	run -64 --separate-stderr ar-sched pack --gpus 8 3
+	[ "$stderr" = "ar-sched: 3: a bundle is 1, 2, 4 or 8 GPUs" ]
+	run -64 ar-sched pack --gpus 8
+	run -64 --separate-stderr ar-sched cluster -N 0
+	[ "$stderr" = "ar-sched: -N 0: nodes from 1 to 100000" ]
+	run -64 --separate-stderr ar-sched next -n 0
+	[ "$stderr" = "ar-sched: -n 0: a count from 1 to 100000" ]
+	run -64 --separate-stderr ar-sched next --noise-max -1
+	[ "$stderr" = "ar-sched: --noise-max -1: a number of 0 or more" ]
+}
+
+# ---- gpus ----
+
+@test "ar-sched gpus -g: a topology file, in GPU order" {
+	run --separate-stderr -0 ar-sched gpus -g "$FIX/two.tsv"
+	[ "$stderr" = "" ]
+	same "$output" "$(cat "$FIX/two.tsv")"
+	# Rows in any order, columns in any order, come out the same.
+	{ printf 'nvlink\tmodel\tgpu\tnode\tmemory_mib\n'
+	  printf '0\tH100\t1\tx\t\n3\tH100\t2\tx\t\n1\tH100\t0\tx\t81559\n2\tH100\t3\tx\t\n'
+	} > shuffled.tsv
+	run -0 ar-sched gpus -g shuffled.tsv
+	same "$output" "$INV
+x	0	H100	81559	1
+x	1	H100		0
+x	2	H100		3
+x	3	H100		2"
+	run -0 ar-sched gpus -g - < "$FIX/two.tsv"
+	same "$output" "$(cat "$FIX/two.tsv")"
+}
+
+@test "ar-sched gpus --gpus N: an NVSwitch box, or NVLink pairs with --pairs" {
+	run -0 ar-sched gpus --gpus 4
+	same "$output" "$INV
+$HOST	0	gpu		1,2,3
+$HOST	1	gpu		0,2,3
+$HOST	2	gpu		0,1,3
+$HOST	3	gpu		0,1,2"
+	run -0 ar-sched gpus --gpus 3 --pairs
+	same "$output" "$INV
+$HOST	0	gpu		1
+$HOST	1	gpu		0
+$HOST	2	gpu		"
+}
+
+@test "ar-sched gpus --cpus: the CPUs of the affinity mask" {
+	run -0 taskset -c 0 ar-sched gpus --cpus
+	same "$output" "$INV
+$HOST	0	cpu		"
+	run -0 ar-sched gpus --cpus
+	[ "${#lines[@]}" -eq $(( $(nproc) + 1 )) ]
+}
+
+@test "ar-sched gpus --slurm: sinfo's nodes and GPU gres, through SINFO" {
+	cat > sinfo <<'EOF'
+#!/bin/sh
+[ "$*" = "-h -N -o %N %G" ] || { echo "bad args: $*" >&2; exit 2; }
+printf 'n1 gpu:2\n'
+printf 'n2 gpu:h100:2(S:0-1)\n'
+printf 'n1 gpu:2\n'
+printf 'n3 (null)\n'
+printf 'n4 gpu:a100:1,gpu:a100:1(S:1)\n'
+EOF
+	chmod +x sinfo
+	SINFO=$T/sinfo run --separate-stderr -0 ar-sched gpus --slurm
+	[ "$stderr" = "" ]
+	same "$output" "$INV
+n1	0	gpu		
+n1	1	gpu		
+n2	0	h100		
+n2	1	h100		
+n4	0	a100		
+n4	1	a100		"
+}
+
+@test "ar-sched gpus --slurm: no sinfo, a failing one, garbage: 69, 69, 65" {
+	SINFO=$T/none run --separate-stderr -69 ar-sched gpus --slurm
+	[ "$stderr" = "ar-sched: $T/none: cannot run: No such file or directory (no Slurm here?)" ]
+	printf '#!/bin/sh\necho "slurm_load_node: down" >&2\nexit 1\n' > sinfo
+	chmod +x sinfo
+	SINFO=$T/sinfo run --separate-stderr -69 ar-sched gpus --slurm
+	[ "$stderr" = "slurm_load_node: down
+ar-sched: $T/sinfo: failed (exit status 1)" ]
+	printf '#!/bin/sh\necho "n1 gpu:lots"\n' > sinfo
+	SINFO=$T/sinfo run --separate-stderr -65 ar-sched gpus --slurm
+	[ "$stderr" = "ar-sched: $T/sinfo: line 1: node n1: gres \"gpu:lots\": not a GPU count from 0 to 64" ]
+}
+
+@test "ar-sched gpus: no NVIDIA driver exits 69 and says what to use" {
+	if ldconfig -p 2> /dev/null | grep -q libnvidia-ml.so.1; then
+		skip "this machine has NVML"
+	fi
+	run --separate-stderr -69 ar-sched gpus
+	[ "$stderr" = "ar-sched: NVML: libnvidia-ml.so.1: cannot open shared object file: No such file or directory (no NVIDIA driver here; use --gpus N, --cpus or -g FILE)" ]
+	[ "$output" = "" ]
+}
+
+@test "ar-sched gpus -g: malformed topologies exit 65 naming file and line" {
+	cd "$FIX"
+	run --separate-stderr -65 ar-sched gpus -g bad-nocol.tsv
+	[ "$stderr" = "ar-sched: bad-nocol.tsv: no column nvlink" ]
+	run --separate-stderr -65 ar-sched gpus -g bad-dup.tsv
+	[ "$stderr" = "ar-sched: bad-dup.tsv: line 4: gpu 1 of node a is listed twice (line 3)" ]
+	run --separate-stderr -65 ar-sched gpus -g bad-int.tsv
+	[ "$stderr" = 'ar-sched: bad-int.tsv: line 3: gpu: "x1" is not a whole number' ]
+	run --separate-stderr -65 ar-sched gpus -g bad-mem.tsv
+	[ "$stderr" = 'ar-sched: bad-mem.tsv: line 2: memory_mib: "80GB" is not a whole number' ]
+	run --separate-stderr -65 ar-sched gpus -g bad-peer.tsv
+	[ "$stderr" = "ar-sched: bad-peer.tsv: line 3: nvlink: peer 2 is not a GPU of the node" ]
+	run --separate-stderr -65 ar-sched gpus -g bad-asym.tsv
+	[ "$stderr" = "ar-sched: bad-asym.tsv: line 2: nvlink: gpu 0 reaches 1, but 1 does not list 0" ]
+	run --separate-stderr -65 ar-sched gpus -g bad-fields.tsv
+	[ "$stderr" = "ar-sched: bad-fields.tsv: line 2: 4 fields, header has 5" ]
+	run --separate-stderr -65 ar-sched gpus -g /dev/null
+	[[ "$stderr" == "ar-sched: /dev/null: empty input"* ]]
+	run --separate-stderr -66 ar-sched gpus -g nope.tsv
+	[ "$stderr" = "ar-sched: nope.tsv: No such file or directory" ]
+	[ "$output" = "" ]
+}
+
+# ---- pack ----
+
+@test "ar-sched pack: pairs, then the quad, on NVLinked aligned blocks" {
+	head -9 "$FIX/two.tsv" > one.tsv
+	run --separate-stderr -0 ar-sched pack -g one.tsv 2 2 4
+	[ "$stderr" = "" ]
+	same "$output" "k	node	gpus
+2	a	0,1
+2	a	2,3
+4	a	4,5,6,7"
+	# A lone 4 goes where its four GPUs are all linked.
+	run -0 ar-sched pack -g one.tsv 4
+	same "$(cols k node gpus)" "4 a 4,5,6,7"
+	# Best fit: small bundles fill the most used block first.
+	run -0 ar-sched pack -g one.tsv 1 2 1 1
+	same "$(cols k node gpus)" "1 a 0
+2 a 2,3
+1 a 1
+1 a 4"
+}
+
+@test "ar-sched pack: an 8 goes to the best-connected node; small ones fill one node first" {
+	run -0 ar-sched pack -g "$FIX/two.tsv" 8
+	same "$(cols node gpus)" "b 0,1,2,3,4,5,6,7"
+	run -0 ar-sched pack -g "$FIX/two.tsv" 1 1 2 4 8
+	same "$(cols k node gpus)" "1 a 0
+1 a 1
+2 a 2,3
+4 a 4,5,6,7
+8 b 0,1,2,3,4,5,6,7"
+	# Nothing left: exit 75, one line each, nothing double-booked.
+	run --separate-stderr -75 ar-sched pack -g "$FIX/two.tsv" 8 8 1
+	same "$(cols k node gpus)" "8 b 0,1,2,3,4,5,6,7
+8 a 0,1,2,3,4,5,6,7"
+	[ "$stderr" = "ar-sched: k=1 fits nowhere now" ]
+}
+
+@test "ar-sched pack -C: bookings in run/gpus are respected" {
+	camp
+	book a@0
+	book b@5
+	run --separate-stderr -0 ar-sched pack -C camp -g "$FIX/two.tsv" 4 4 2 1
+	[ "$stderr" = "" ]
+	same "$(cols k node gpus)" "4 a 4,5,6,7
+4 b 0,1,2,3
+2 a 2,3
+1 a 1"
+	# "local" is this host, or the only node.
+	rm camp/run/gpus/*
+	book local@1
+	run -0 ar-sched pack -C camp --gpus 2 1
+	same "$(cols k node gpus)" "1 $HOST 0"
+	run --separate-stderr -75 ar-sched pack -C camp --gpus 2 2
+	[ "$stderr" = "ar-sched: k=2 fits nowhere now; node $HOST is kept for it" ]
+}
+
+@test "ar-sched pack: a large bundle that fits nowhere keeps the node that frees first" {
+	camp
+	# a frees at 1900000000, b at 2000000000: a is kept for the 8,
+	# and the 2 that would have gone to a goes to b.
+	book a@0 1900000000
+	book b@0 2000000000
+	run -0 ar-sched pack -C camp -g "$FIX/two.tsv" 2
+	same "$(cols node gpus)" "a 2,3"
+	run --separate-stderr -75 ar-sched pack -C camp -g "$FIX/two.tsv" 8 2
+	[ "$stderr" = "ar-sched: k=8 fits nowhere now; node a is kept for it" ]
+	same "$(cols node gpus)" "b 2,3"
+}
+
+# ---- next ----
+
+@test "ar-sched next: the assignment TSV; a loud node gets an A/A only" {
+	camp
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	[ "${lines[0]}" = "$HDR" ]
+	[ "$stderr" = "ar-sched: left out 1 row not signed and verified (export with ar-ledger export -V)
+ar-sched: node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1; it runs an A/A only until a newer one clears it" ]
+	# The A/A comes first; all else runs on a, the quiet node.
+	same "$(cols method workload k gpus node purpose label | head -1)" \
+	    "baseline decode-512 1 0 b aa A/A"
+	same "$(cols node | sort -u | tr '\n' ' ')" "a b "
+	same "$(cols node purpose | grep -c '^b ')" 1
+	# The new method is probed at k=1; every row has a fresh id.
+	cols method k purpose | grep -qx "$C3 1 probe"
+	same "$(cols experiment | sort -u | grep -Ec '^[0-9]{8}T[0-9.]{13}Z-[0-9a-f]{16}$')" \
+	    "$(( ${#lines[@]} - 1 ))"
+	# No GPU is given twice.
+	same "$(cols node gpus | awk '{ n = split($2, g, ","); for (i = 1; i <= n; i++) print $1, g[i] }' | sort | uniq -d)" ""
+}
+
+@test "ar-sched next: a newer quiet A/A clears the node; --noise-max moves the bar" {
+	camp
+	cp "$FIX/ledger.tsv" l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv" --noise-max 0.3
+	same "$(cols purpose | grep -c '^aa$')" 0
+	printf 'e9\tyes\tyes\t\tbaseline\tdecode-512\tcuda\t1\tb\tequivalent\ttrue\t1.0\t0.99\t1.01\ttrue\t0.01\t0.01\t2026-11-26T11:00:00Z\t2026-11-26T11:10:00Z\n' >> l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	same "$(cols purpose | grep -c '^aa$')" 0
+	[[ "$stderr" != *quarantined* ]]
+	# campaign.conf's sched.noise_max is the default bar.
+	echo "sched.noise_max = 0.001" >> camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	same "$(cols node purpose)" "a aa
+b aa"
+}
+
+@test "ar-sched next: validations and close calls go to the quietest node" {
+	camp
+	cp "$FIX/ledger.tsv" l.tsv
+	# b is quiet too, but less than a.
+	printf 'e9\tyes\tyes\t\tbaseline\tdecode-512\tcuda\t1\tb\tequivalent\ttrue\t1.0\t0.99\t1.01\ttrue\t0.05\t0.01\t2026-11-26T11:00:00Z\t2026-11-26T11:10:00Z\n' >> l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	same "$(cols purpose node | grep '^validate' | sort -u)" "validate a"
+	# With a quieter b, b gets them.
+	printf 'e10\tyes\tyes\t\tbaseline\tdecode-512\tcuda\t1\tb\tequivalent\ttrue\t1.0\t0.99\t1.01\ttrue\t0.001\t0.01\t2026-11-26T12:00:00Z\t2026-11-26T12:10:00Z\n' >> l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	same "$(cols purpose node | grep '^validate' | sort -u)" "validate b"
+}
+
+@test "ar-sched next: a node without an A/A runs one first; header only when nothing is left" {
+	camp
+	printf 'id\tsigned\tverified\n' > empty.tsv
+	run --separate-stderr -0 ar-sched next -C camp --gpus 2 -l empty.tsv -m "$FIX/subs.tsv"
+	same "$(cols method k gpus node purpose why)" "baseline 1 0 $HOST aa no A/A on this node yet: measure its noise floor first"
+	[ "$stderr" = "ar-sched: node $HOST: no A/A yet: it runs one before any other work" ]
+	run --separate-stderr -0 ar-sched next -C camp --gpus 2 -l empty.tsv -m "$FIX/subs.tsv" --put
+	# Its A/A is queued: nothing more to do there.
+	run --separate-stderr -0 ar-sched next -C camp --gpus 2 -l empty.tsv -m "$FIX/subs.tsv"
+	[ "$output" = "$HDR" ]
+	[ "$stderr" = "ar-sched: node $HOST: no A/A yet: it runs one before any other work (queued)" ]
+	# No methods, quiet nodes: nothing to do, exit 0.
+	printf 'id\tmethod\n' > none.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m none.tsv --noise-max 1
+	[ "$output" = "$HDR" ]
+}
+
+@test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
+	camp
+	for i in 1 2 3 4 5; do
+		run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+		    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put -n 2 --noise-max 1
+		printf '%s\n' "$output" | tail -n +2 >> all.tsv
+	done
+	# Every GPU given at most once, and each row stored as a record.
+	[ "$(cut -f5,6 all.tsv | awk -F '\t' '{ n = split($1, g, ","); for (i = 1; i <= n; i++) print $2, g[i] }' | sort | uniq -d)" = "" ]
+	[ "$(ls camp/queue/new | wc -l)" -eq "$(wc -l < all.tsv)" ]
+	[ "$(wc -l < all.tsv)" -ge 3 ]
+	f=$(ls camp/queue/new/* | head -1)
+	jq -e '(.k | type) == "number" and (.priority | type) == "number" and .id == .experiment and (.gpus | type) == "string"' "$f"
+	first=$(head -1 all.tsv | cut -f1)
+	ls camp/queue/new | grep -q -- "-$first\$"
+}
+
+@test "ar-sched next: methods from the submitted/ spool; pending ones counted" {
+	camp
+	ar-queue init camp/submitted
+	printf '{"id":"m-fast","method":"%s","label":"fast","hint":"scale","pfrac":0.9}\n' "$C1" |
+	    ar-queue put -f jsonl camp/submitted > /dev/null
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" --noise-max 1
+	[ "${#lines[@]}" -ge 2 ]
+	same "$(cols method | sort -u)" "$C1"
+	same "$(cols label | sort -u)" "fast"
+}
+
+@test "ar-sched next: bad inputs" {
+	camp
+	run --separate-stderr -66 ar-sched next -C camp -g "$FIX/two.tsv" -l nope.tsv -m "$FIX/subs.tsv"
+	[ "$stderr" = "ar-sched: nope.tsv: No such file or directory" ]
+	run --separate-stderr -66 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m nope.tsv
+	[ "$stderr" = "ar-sched: nope.tsv: No such file or directory" ]
+	printf 'id\tlabel\nx\ty\n' > nometh.tsv
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m nometh.tsv
+	[ "$stderr" = "ar-sched: nometh.tsv: no column method" ]
+	printf 'method\tpfrac\nabc\t2\n' > badpf.tsv
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m badpf.tsv
+	[ "$stderr" = 'ar-sched: badpf.tsv: line 2: pfrac: "2" is not a number from 0 to 1' ]
+	sed '4s/\t1\ta\t/\tone\ta\t/' "$FIX/ledger.tsv" > badk.tsv
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l badk.tsv -m "$FIX/subs.tsv"
+	[ "$stderr" = 'ar-sched: badk.tsv: line 4: shape.k: "one" is not a whole number from 1 to 65536' ]
+	printf 'signed\tverified\nyes\tyes\n' > nocols.tsv
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l nocols.tsv -m "$FIX/subs.tsv"
+	[ "$stderr" = "ar-sched: nocols.tsv: no column workload" ]
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/bad-asym.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	[ "${stderr##*$'\n'}" = "ar-sched: $FIX/bad-asym.tsv: line 2: nvlink: gpu 0 reaches 1, but 1 does not list 0" ]
+	echo "sched.noise_max = loud" >> camp/campaign.conf
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	[ "$stderr" = "ar-sched: camp/campaign.conf: sched.noise_max: \"loud\" is not a number of 0 or more" ]
+	run -66 ar-sched next -C nocamp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+}
+
+@test "ar-sched next: reads the ledger through ar-ledger export -V without -l" {
+	camp
+	run --separate-stderr -0 ar-sched next -C camp --gpus 1 -m "$FIX/subs.tsv"
+	same "$(cols method purpose)" "baseline aa"
+}
+
+# ---- cluster ----
+
+@test "ar-sched cluster: no double booking, a sane utilization, the same figures for a seed" {
+	run --separate-stderr -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 7 --check
+	[ "$stderr" = "" ]
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "nodes	gpus_per_node	pending	seed	hours	reserve	decisions	placements	utilization	decision_ms_mean	decision_ms_p99	decision_ms_max	wait8_max_h	head_wait8_max_h" ]
+	u=$(cols utilization)
+	awk -v u="$u" 'BEGIN { exit !(u > 0.8 && u <= 1) }'
+	[ "$(cols placements)" -gt 100 ]
+	a=$(cols nodes pending seed decisions placements utilization wait8_max_h head_wait8_max_h)
+	run -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 7
+	same "$(cols nodes pending seed decisions placements utilization wait8_max_h head_wait8_max_h)" "$a"
+	run -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 8
+	[ "$(cols nodes pending seed decisions placements utilization)" != "$a" ]
+	# Odd node sizes and the greedy mode keep the invariants too.
+	run -0 ar-sched cluster -N 5 -G 6 -p 500 -d 20 --check --no-reserve
+	[ "$(cols reserve)" = no ]
+}
