@@ -1,0 +1,438 @@
+#!/usr/bin/env bats
+# ar-run: the dispatcher. Local backend with a fake ar-bench
+# (fixtures/run/fake-bench, which logs what it was given and when):
+# assignments from stdin and from queue/, GPUs from --gpus, -g and the
+# record, CPU affinity on --cpus, the output lines, crash, exit codes,
+# timeout, SIGTERM, status; 48 assignments of mixed k run by 4 concurrent
+# ar-run processes with no GPU ever held twice at once; kill -9 of ar-run
+# mid-run and mid-result then a restart, with every experiment ending
+# exactly once; bad input; the real ar-bench on int8-matvec's tiny
+# workload. Then a real single-node Slurm (tests/slurm-up): submit, run,
+# collect; a job killed or cancelled mid-run; ar-run killed -9 mid-flight.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	export TOP
+}
+
+setup() {
+	if ! command -v ar-run >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
+	fi
+	# The fake bench signs its results with ar-sign-test.
+	if ! command -v ar-sign-test >/dev/null 2>&1; then
+		PATH="$PATH:$BATS_TEST_DIRNAME/../build/tests"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	FIX=$BATS_TEST_DIRNAME/fixtures/run
+	export AR_BENCH=$FIX/fake-bench
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	T=$BATS_TEST_TMPDIR
+	cd "$T"
+	unset AR_CAMPAIGN AR_HOLDER NO_COLOR FAKE_SLEEP FAKE_POST FAKE_LOG
+	export AR_RUN_POLL=0.05
+	HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why"
+	OUTHDR="experiment	method	k	gpus	node	status	verdict	result	seconds"
+}
+
+teardown() {
+	# Whatever a failed test left running.
+	local p
+	for p in $(pgrep -f "ar-run (local|slurm) .*-C $T" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for p in $(pgrep -f "fake-bench .*-C $T" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	chmod -R u+w "$T" 2>/dev/null || true
+}
+
+# mkcamp: campaign "camp" of problems/int8-matvec; CAMP is its real path.
+mkcamp() {
+	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
+	CAMP=$(cd camp && pwd -P)
+}
+
+# assign N [K-LIST] [METHOD]: N assignments e001.. of METHOD (default ok),
+# k cycling through K-LIST (default 1), as ar-sched next prints them.
+assign() {
+	local n=$1 ks=(${2:-1}) m=${3:-ok} i
+	echo "$HDR"
+	for ((i = 1; i <= n; i++)); do
+		printf 'e%03d\t%s\ttiny\t%s\t\t\tprobe\t\tl%d\t1\twhy %d\n' \
+		    "$i" "$m" "${ks[$(((i - 1) % ${#ks[@]}))]}" "$i" "$i"
+	done
+}
+
+# row EXP METHOD K [GPUS]: one assignment line; one: the same with the
+# header.
+row() {
+	printf '%s\t%s\ttiny\t%s\t%s\t\tprobe\t\t\t1\twhy\n' "$1" "$2" "$3" "${4:-}"
+}
+one() {
+	echo "$HDR"
+	row "$@"
+}
+
+# empty DIR...: the directories hold nothing.
+empty() {
+	local left
+	left=$(find "$@" -mindepth 1)
+	[ -z "$left" ] || { echo "left: $left" >&2; return 1; }
+}
+
+# col NAME: a column of TSV on stdin by its header name.
+col() {
+	awk -F '\t' -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next } { print $n }'
+}
+
+# ledger_count EXP: rows of the ledger naming EXP.
+ledger_count() {
+	ar-ledger export -C camp -f jsonl | jq -r .experiment | grep -cx "$1" || true
+}
+
+# no_overlap LOG: no slot (GPU, or CPU with cpus=) named by two runs whose
+# [start, end] intervals overlap; prints the offending pair otherwise.
+no_overlap() {
+	awk -v field="${2:-gpus}" '
+	function slots(line,   i, f) {
+		for (i = 1; i <= NF; i++)
+			if (index($i, field "=") == 1)
+				return substr($i, length(field) + 2)
+	}
+	function tm(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^t=/) return substr($i, 3) + 0 }
+	$1 == "start" { s[$2] = tm(); g[$2] = slots() }
+	$1 == "end" { e[$2] = tm() }
+	END {
+		for (x in s) {
+			if (!(x in e)) { print "no end: " x; bad = 1; continue }
+			n = split(g[x], a, ",")
+			for (i = 1; i <= n; i++) { cnt[a[i]]++; iv[a[i], cnt[a[i]]] = x }
+		}
+		for (gp in cnt)
+			for (i = 1; i <= cnt[gp]; i++)
+				for (j = i + 1; j <= cnt[gp]; j++) {
+					x = iv[gp, i]; y = iv[gp, j]
+					if (s[x] < e[y] && s[y] < e[x]) {
+						print "slot " gp ": " x " and " y " overlap"
+						bad = 1
+					}
+				}
+		exit bad
+	}' "$1"
+}
+
+# ---- command line ----
+
+@test "-h prints the synopsis; --version the version" {
+	run -0 ar-run -h
+	[ "${lines[0]}" = "usage: ar-run local [-qv] [-C campaign] [-g topology | --gpus n | --cpus] [-H holder] [-i assignments] [-j max-parallel] [-l lease-seconds] [-r requeue-limit] [-t time-limit] [--drain | --once] [-- ar-bench-args ...]" ]
+	[ "${lines[3]}" = "       ar-run status [-C campaign]" ]
+	run -0 ar-run --version
+	[ "$output" = "ar-run $VERSION" ]
+	run -0 ar-run local -h
+	[[ "${lines[0]}" == "usage: ar-run local "* ]]
+}
+
+@test "bad command lines exit 64 with one line" {
+	mkcamp
+	run -64 --separate-stderr ar-run
+	run -64 --separate-stderr ar-run frobnicate
+	[ "$stderr" = "ar-run: frobnicate: unknown subcommand (local, slurm, job or status)" ]
+	run -64 --separate-stderr ar-run local -C camp -Z
+	[[ "${stderr_lines[0]}" == *"invalid option -- 'Z'" ]]
+	run -64 --separate-stderr ar-run local -C camp -j 0
+	[ "$stderr" = "ar-run: -j 0: expected an integer from 1 to 100000" ]
+	run -64 --separate-stderr ar-run local -C camp --gpus 2 --cpus
+	[ "$stderr" = "ar-run: -g, --gpus and --cpus: one at most" ]
+	run -64 --separate-stderr ar-run local -C camp --drain --once
+	[ "$stderr" = "ar-run: --drain and --once: one at most" ]
+	run -64 --separate-stderr ar-run local -C camp stray
+	run -64 --separate-stderr ar-run local -C camp -H 'a b'
+	[[ "$stderr" == "ar-run: holder 'a b': expected"* ]]
+	run -64 --separate-stderr ar-run slurm -C camp --gpus 2
+	run -64 --separate-stderr ar-run status -C camp --drain
+}
+
+@test "a missing campaign or queue exits 66 with one line" {
+	run -66 --separate-stderr ar-run local -C nowhere --gpus 1 --drain
+	[ "$stderr" = "ar-run: nowhere: No such file or directory" ]
+	mkdir notcamp
+	run -66 --separate-stderr ar-run local -C notcamp --gpus 1 --drain
+	[ "$stderr" = "ar-run: notcamp: not a campaign (no campaign.conf)" ]
+	mkcamp
+	rm -r camp/queue
+	run -66 --separate-stderr ar-run local -C camp --gpus 1 --drain
+	[ "$stderr" = "ar-run: camp/queue: not a spool (ar-queue init makes one)" ]
+	run -66 --separate-stderr ar-run status -C nowhere
+}
+
+@test "malformed assignments exit 65 with one line, and nothing is stored" {
+	mkcamp
+	{ assign 2; row e9 ok four; } > bad.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i - < bad.tsv
+	[ "$stderr" = "ar-run: <stdin>: line 4: k: expected an integer from 1 to 1024" ]
+	empty camp/queue/new
+	printf 'experiment\tmethod\nx\tok\n' > nok.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i nok.tsv
+	[ "$stderr" = "ar-run: nok.tsv: no column k" ]
+	one ../x ok 1 > badid.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i badid.tsv
+	[[ "$stderr" == "ar-run: badid.tsv: line 2: experiment: expected"* ]]
+	{ assign 1; assign 1 | tail -n 1; } > twice.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i twice.tsv
+	[ "$stderr" = "ar-run: twice.tsv: line 3: experiment e001 given twice; nothing stored" ]
+	one e1 ok 2 0,0 > badg.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i badg.tsv
+	[ "$stderr" = "ar-run: badg.tsv: line 2: gpus: expected 2 distinct indices, comma-separated" ]
+	one e1 "" 1 > nom.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i nom.tsv
+	[ "$stderr" = "ar-run: nom.tsv: line 2: method: missing" ]
+	empty camp/queue/new
+	[ -z "$(cat camp/fake.log 2>/dev/null)" ]
+}
+
+# ---- the local backend ----
+
+@test "assignments on stdin run on their GPUs; one line each; all done" {
+	mkcamp
+	assign 6 "1 2 4" > a.tsv
+	run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain -i - < a.tsv
+	[ "${lines[0]}" = "$OUTHDR" ]
+	[ "${#lines[@]}" -eq 7 ]
+	[ "$(col status <<< "$output" | sort -u)" = done ]
+	[ "$(col verdict <<< "$output" | sort -u)" = keep ]
+	[ "$(col node <<< "$output" | sort -u)" = local ]
+	# The result id is the ledger's, for the experiment.
+	id=$(awk -F '\t' '$1 == "e003" { print $8 }' <<< "$output")
+	[ "$(ar-ledger export -C camp -f jsonl | jq -r "select(.experiment == \"e003\") | .id")" = "$id" ]
+	# Each run got -G and CUDA_VISIBLE_DEVICES equal to its bundle, of
+	# its k.
+	while read -r ev e k m g G rest; do
+		[ "${g#gpus=}" = "${G#G=}" ]
+		n=$(tr ',' '\n' <<< "${g#gpus=}" | wc -l)
+		[ "k=$n" = "$k" ]
+		awk -F '\t' -v e="$e" -v g="${g#gpus=}" '$1 == e && $4 == g { f = 1 } END { exit !f }' <<< "$output"
+	done < <(grep '^start' camp/fake.log)
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
+	empty camp/run/gpus camp/run/pid
+	for i in 1 2 3 4 5 6; do [ "$(ledger_count e00$i)" -eq 1 ]; done
+	# Logs of each run in log/.
+	[ -s camp/log/e001.out ]
+	[ -f camp/log/e001.err ]
+}
+
+@test "records that ar-sched put in queue/ run; a record's own GPUs are used" {
+	mkcamp
+	{ echo "$HDR"; printf 'g1\tok\ttiny\t2\t4,5\t\tscale\tidea-1\t\t2\tw\n'; printf 'g2\tok\ttiny\t1\t7\t\tprobe\t\t\t1\tw\n'; } |
+	    ar-queue put camp/queue > /dev/null
+	run -0 --separate-stderr ar-run local -C camp --gpus 8 --once
+	[ "$(awk -F '\t' '$1 == "g1" { print $4 }' <<< "$output")" = 4,5 ]
+	[ "$(awk -F '\t' '$1 == "g2" { print $4 }' <<< "$output")" = 7 ]
+	grep -q '^start g1 k=2 method=ok gpus=4,5 ' camp/fake.log
+}
+
+@test "an assignment already queued is not queued twice by -i" {
+	mkcamp
+	assign 2 > a.tsv
+	ar-queue put camp/queue < a.tsv > /dev/null
+	run -0 --separate-stderr ar-run local -C camp --gpus 2 --drain -i a.tsv
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$(ar-queue ls camp/queue | tail -n +2 | wc -l)" -eq 2 ]
+}
+
+@test "a topology file gives the GPUs; k beyond it fails the record (exit 1)" {
+	mkcamp
+	printf 'node\tgpu\tmodel\tmemory_mib\tnvlink\n' > topo.tsv
+	for g in 0 1 2 3; do printf 'other\t%d\tH100\t81559\t\n' $g >> topo.tsv; done
+	{ assign 3 "1 4"; row big ok 8; } > a.tsv
+	run -1 --separate-stderr ar-run local -C camp -g topo.tsv --drain -i a.tsv
+	[ "$(awk -F '\t' '$1 == "big" { print $6 }' <<< "$output")" = failed ]
+	[ "$(ar-queue ls -s failed camp/queue | col why)" = "failed: k=8: the inventory has 4 GPUs" ]
+	[ "$(col status <<< "$output" | grep -c done)" -eq 3 ]
+}
+
+@test "--cpus: each run is pinned to its own CPUs; no CPU is shared at once" {
+	mkcamp
+	ncpu=$(nproc)
+	assign 6 1 > a.tsv
+	FAKE_SLEEP=0.3 run -0 --separate-stderr ar-run local -C camp --cpus --drain -i a.tsv
+	[ "$(col status <<< "$output" | sort -u)" = done ]
+	# No -G and no CUDA_VISIBLE_DEVICES on the CPU path.
+	! grep -q 'G=[0-9]' camp/fake.log
+	! grep -q 'gpus=[0-9]' camp/fake.log
+	grep '^start' camp/fake.log | while read -r ev e k m g G c t; do
+		[[ "${c#cpus=}" =~ ^[0-9]+$ ]]
+	done
+	no_overlap camp/fake.log cpus
+	[ "$(grep -c '^start' camp/fake.log)" -eq 6 ]
+	# Twice the machine's CPUs does not fit.
+	one wide ok $((2 * ncpu)) > w.tsv
+	run -1 --separate-stderr ar-run local -C camp --cpus --drain -i w.tsv
+	[ "$(col status <<< "$output")" = failed ]
+}
+
+@test "crash, exit codes and timeout are recorded in failed/ with why" {
+	mkcamp
+	{
+		one c1 crash 1 | head -n 2
+		one c2 exit70 1 | tail -n 1
+		one c3 exit66 1 | tail -n 1
+		one h1 hang 1 | tail -n 1
+		one ok1 ok 1 | tail -n 1
+	} > a.tsv
+	run -1 --separate-stderr ar-run local -C camp --gpus 8 -t 1 --drain -i a.tsv
+	st() { awk -F '\t' -v e="$1" '$1 == e { print $6 }' <<< "$output"; }
+	[ "$(st c1)" = crash ]
+	[ "$(st c2)" = crash ]
+	[ "$(st c3)" = failed ]
+	[ "$(st h1)" = timeout ]
+	[ "$(st ok1)" = done ]
+	ar-queue ls -s failed camp/queue > f.tsv
+	why() { awk -F '\t' -v e="$1" '$2 == e { print $6 }' f.tsv; }
+	[ "$(why c1)" = "crash: ar-bench killed by signal 11 (Segmentation fault)" ]
+	[ "$(why c2)" = "crash: ar-bench exited 70: fake-bench: exiting 70" ]
+	[ "$(why c3)" = "failed: ar-bench exited 66: fake-bench: exiting 66" ]
+	[ "$(why h1)" = "timeout: killed at the time limit of 1 s" ]
+	# The hung run and its sleep are gone; nothing is booked.
+	! pgrep -f "fake-bench .*-x h1" > /dev/null
+	empty camp/run/gpus camp/run/pid
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 1 ]
+}
+
+@test "SIGTERM stops the runs, releases the claims and exits 75" {
+	mkcamp
+	assign 3 1 > a.tsv
+	FAKE_SLEEP=30 ar-run local -C camp --gpus 8 -i a.tsv > out 2> err &
+	pid=$!
+	for i in $(seq 100); do
+		[ "$(grep -c '^start' camp/fake.log 2>/dev/null)" = 3 ] && break
+		sleep 0.05
+	done
+	run -0 ar-run status -C camp
+	[ "${lines[0]}" = "experiment	backend	gpus	holder	host	pid	child	job	started	expires	state" ]
+	[ "$(col state <<< "$output" | sort -u)" = running ]
+	[ "$(col pid <<< "$output" | sort -u)" = "$pid" ]
+	kill -TERM $pid
+	st=0
+	wait $pid || st=$?
+	[ "$st" -eq 75 ]
+	[ "$(cat out)" = "$OUTHDR" ]
+	grep -q '^ar-run: interrupted$' err
+	[ "$(ls camp/queue/new | wc -l)" -eq 3 ]
+	empty camp/queue/cur camp/run/gpus camp/run/pid
+	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+}
+
+@test "48 assignments of mixed k, 4 concurrent ar-run: no GPU held twice at once" {
+	mkcamp
+	assign 48 "1 2 1 4 8 2 1 1" > a.tsv
+	ar-queue put camp/queue < a.tsv > /dev/null
+	for w in 1 2 3 4; do
+		FAKE_SLEEP=0.1 ar-run local -C camp --gpus 8 -H w$w --drain > out$w 2> err$w &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait $p; done
+	cat out1 out2 out3 out4 | grep -v '^experiment' > all
+	[ "$(wc -l < all)" -eq 48 ]
+	[ "$(cut -f 1 all | sort -u | wc -l)" -eq 48 ]
+	[ "$(col status < <(echo "$OUTHDR"; cat all) | sort -u)" = done ]
+	[ "$(grep -c '^start' camp/fake.log)" -eq 48 ]
+	[ "$(grep -c '^end' camp/fake.log)" -eq 48 ]
+	no_overlap camp/fake.log
+	# More than one ran at a time, and every worker took part.
+	for w in 1 2 3 4; do [ "$(wc -l < out$w)" -ge 2 ]; done
+	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | uniq -d)" = "" ]
+	[ "$(ar-ledger export -C camp -f jsonl | wc -l)" -eq 48 ]
+	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
+}
+
+@test "kill -9 of ar-run mid-run, then a restart: each experiment ends once" {
+	mkcamp
+	assign 12 "1 2 4" > a.tsv
+	ar-queue put camp/queue < a.tsv > /dev/null
+	FAKE_SLEEP=1 ar-run local -C camp --gpus 8 --drain > out1 2> err1 &
+	pid=$!
+	for i in $(seq 200); do
+		[ "$(grep -c '^end' camp/fake.log 2>/dev/null)" -ge 3 ] && break
+		sleep 0.05
+	done
+	kill -KILL $pid
+	wait $pid || true
+	# Bookings and claims of the dead one remain until the restart.
+	[ -n "$(ls camp/queue/cur)" ]
+	FAKE_SLEEP=0.2 run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain
+	{ tail -n +2 out1; tail -n +2 <<< "$output"; } > all
+	[ "$(wc -l < all)" -eq 12 ]
+	[ "$(cut -f 1 all | sort -u | wc -l)" -eq 12 ]
+	for i in $(seq -w 1 12); do
+		[ "$(ledger_count e0$i)" -eq 1 ]
+	done
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 12 ]
+	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
+	no_overlap <(grep -v "^start" camp/fake.log; grep "^start" camp/fake.log) || true
+	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+}
+
+@test "kill -9 after the result was appended: the restart runs nothing again" {
+	mkcamp
+	one p1 post 2 > a.tsv
+	FAKE_POST=30 ar-run local -C camp --gpus 8 --drain -i a.tsv > out1 2> err1 &
+	pid=$!
+	for i in $(seq 200); do
+		grep -q '^end p1' camp/fake.log 2>/dev/null && break
+		sleep 0.05
+	done
+	[ "$(ledger_count p1)" -eq 1 ]
+	kill -KILL $pid
+	wait $pid || true
+	run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain
+	[ "${lines[0]}" = "$OUTHDR" ]
+	[ "$(cut -f 1,3,4,5,6,7 <<< "${lines[1]}")" = "p1	2	0,1	local	done	keep" ]
+	[ "$(grep -c '^start p1' camp/fake.log)" -eq 1 ]
+	[ "$(ledger_count p1)" -eq 1 ]
+	empty camp/run/gpus camp/run/pid camp/queue/cur
+	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+}
+
+@test "a booking of a dead holder is freed; a live one is respected" {
+	mkcamp
+	mkdir -p camp/run/gpus
+	sleep 300 &
+	live=$!
+	printf 'x1\tother\t%d\t%d\n' $live $(( $(date +%s) + 600 )) > camp/run/gpus/local@0
+	printf 'x2\tother\t%d\t%d\n' 999999 $(( $(date +%s) - 1 )) > camp/run/gpus/local@1
+	one b1 ok 1 > a.tsv
+	run -0 --separate-stderr ar-run local -C camp --gpus 2 --drain -i a.tsv
+	[ "$(col gpus <<< "$output")" = 1 ]
+	[ -f camp/run/gpus/local@0 ]
+	[ ! -f camp/run/gpus/local@1 ]
+	kill $live
+}
+
+@test "--once claims what fits now, waits for those and exits" {
+	mkcamp
+	assign 5 8 > a.tsv
+	run -0 --separate-stderr ar-run local -C camp --gpus 8 --once -i a.tsv
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(ls camp/queue/new | wc -l)" -eq 4 ]
+}
+
+@test "the real ar-bench measures int8-matvec's tiny workload" {
+	mkcamp
+	unset AR_BENCH
+	sb=()
+	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null ||
+	    sb=(--no-sandbox)
+	{ echo "$HDR"; printf 'aa1\t\ttiny\t1\t\t\taa\t\t\t1\tnoise\n';
+	  printf 'm1\t%s\ttiny\t1\t\t\tprobe\t\t\t1\tfast\n' "$TOP/examples/int8-matvec/fast"; } > a.tsv
+	run -0 --separate-stderr ar-run local -C camp --cpus --drain -i a.tsv -- "${sb[@]}" -p 4 -P 8 -T 5
+	echo "$output"
+	echo "$stderr"
+	[ "$(col status <<< "$output" | sort -u)" = done ]
+	ar-ledger verify -C camp
+	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | tr '\n' ' ')" = "aa1 m1 " ]
+	[ "$(ar-ledger export -C camp -f jsonl | jq -r 'select(.experiment == "aa1") | .aa')" = true ]
+}
