@@ -13,7 +13,11 @@
  *          the planner's hint with a wide interval) can beat the
  *          incumbent, and re-measurements where the incumbent and a
  *          rival are within each other's noise; nothing when no
- *          measurement is expected to gain enough.
+ *          measurement is expected to gain enough. Its best weighs each
+ *          estimate against the method's curve and takes one standard
+ *          error off, so that one lucky draw does not win.
+ * The constants below may be set at build time (-DEI_MIN=...), which is
+ * how they were tuned on landscapes/*.tsv with ar-sched simulate.
  * Scores are ratios to the baseline at the same k, higher better. */
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +44,9 @@
 #endif
 #ifndef CAUTION
 #define CAUTION 1.0
+#endif
+#ifndef SHRINK
+#define SHRINK 1
 #endif
 #ifndef LADDER8
 #define LADDER8 2
@@ -280,7 +287,7 @@ predict(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki,
 
 static int
 predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
-    double *mu, double *sd, int *ok, const char **how)
+    int skip, double *mu, double *sd, int *ok, const char **how)
 {
 	double x[AR_POL_NK], w[AR_POL_NK], pb = c->base_pfrac, p0, ps;
 	double la[PGRID + 1], chi[PGRID + 1], cmin = INFINITY, sw = 0;
@@ -291,7 +298,7 @@ predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 		const struct ar_pol_obs *o = &m->at[j];
 
 		w[j] = 0;
-		if (!measured(o) || !o->feasible || !(o->est > 0))
+		if (j == skip || !measured(o) || !o->feasible || !(o->est > 0))
 			continue;
 		x[j] = log(o->est);
 		w[j] = 1 / pow(obs_sd(o) / o->est, 2);
@@ -375,10 +382,87 @@ predict_all(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 	int ki;
 
 	if (c->base_pfrac > 0 && c->base_pfrac <= 1 &&
-	    predict_pf(m, c, mu, sd, ok, how) == 0)
+	    predict_pf(m, c, -1, mu, sd, ok, how) == 0)
 		return;
 	for (ki = 0; ki < AR_POL_NK; ki++)
 		ok[ki] = predict(m, c, ki, &mu[ki], &sd[ki], how) == 0;
+}
+
+/* What ours believes of each measured feasible pair: its estimate,
+ * pulled toward what the method's other scales predict there (the
+ * parallel-fraction curve, with the model's own error), so that one
+ * lucky draw weighs less against a method's whole curve. */
+struct view {
+	double e, sd;
+	int ok;
+};
+
+static void
+view_of(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
+    struct view *v)
+{
+	int j, nj = 0;
+
+	for (j = 0; j < AR_POL_NK; j++)
+		if (measured(&m->at[j]) && m->at[j].feasible &&
+		    m->at[j].est > 0)
+			nj++;
+	for (j = 0; j < AR_POL_NK; j++) {
+		const struct ar_pol_obs *o = &m->at[j];
+		double mu[AR_POL_NK], sd[AR_POL_NK];
+		int ok[AR_POL_NK];
+		const char *how;
+
+		v[j].ok = measured(o) && o->feasible;
+		if (!v[j].ok)
+			continue;
+		v[j].e = o->est;
+		v[j].sd = obs_sd(o);
+		if (SHRINK && nj >= 2 && o->est > 0 && c->base_pfrac > 0 &&
+		    c->base_pfrac <= 1 && predict_pf(m, c, j, mu, sd, ok,
+		    &how) == 0) {
+			double ms = hypot(sd[j], EXTRAP_SD * mu[j]);
+			double w1 = 1 / (v[j].sd * v[j].sd), w2 = 1 / (ms * ms);
+
+			v[j].e = (w1 * o->est + w2 * mu[j]) / (w1 + w2);
+			v[j].sd = 1 / sqrt(w1 + w2);
+		}
+	}
+}
+
+static struct view *
+views(const struct ar_pol_method *m, size_t n, const struct ar_pol_cfg *c)
+{
+	struct view *v = ar_xcalloc(n * AR_POL_NK, sizeof *v);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		view_of(&m[i], c, &v[i * AR_POL_NK]);
+	return v;
+}
+
+/* ours' best: the highest belief less z standard errors. */
+static int
+best_view(const struct view *v, size_t n, double z, size_t *bm, int *bk)
+{
+	size_t i;
+	int j, found = 0;
+	double b = 0;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < AR_POL_NK; j++) {
+			const struct view *w = &v[i * AR_POL_NK + j];
+
+			if (!w->ok)
+				continue;
+			if (!found || w->e - z * w->sd > b) {
+				found = 1;
+				b = w->e - z * w->sd;
+				*bm = i;
+				*bk = j;
+			}
+		}
+	return found ? 0 : -1;
 }
 
 /* The incumbent of ours, grid and sha: the highest estimate among the
@@ -412,8 +496,15 @@ int
 ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki)
 {
-	return best_of(m, n, c->policy == AR_POL_FLAT1, c->policy ==
-	    AR_POL_OURS ? CAUTION : 0, method, ki);
+	struct view *v;
+	int r;
+
+	if (c->policy != AR_POL_OURS)
+		return best_of(m, n, c->policy == AR_POL_FLAT1, 0, method, ki);
+	v = views(m, n, c);
+	r = best_view(v, n, CAUTION, method, ki);
+	free(v);
+	return r;
 }
 
 /* A taken[] mark for what this call already chose: pending from then. */
@@ -518,6 +609,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 	const struct ar_pol_method *m = s->m;
 	size_t i, bm = 0, best_i = 0;
 	int ki, kj, bk = 0, best_k = -1, best_pur = 0;
+	struct view *vw;
 	double inc, best_v = 0, thr;
 	char why[160] = "";
 
@@ -530,7 +622,9 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 		    "probed at k=1 first");
 		return 1;
 	}
-	inc = best_of(m, s->n, 0, CAUTION, &bm, &bk) == 0 ? m[bm].at[bk].est : 1;
+	vw = views(m, s->n, s->c);
+	inc = best_view(vw, s->n, CAUTION, &bm, &bk) == 0 ?
+	    vw[bm * AR_POL_NK + bk].e : 1;
 	thr = inc * (1 + s->c->min_effect);
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
@@ -548,6 +642,8 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 			if (measured(o)) {
 				double d, sa, sb, ss, loss;
 				const struct ar_pol_obs *a = &m[bm].at[bk];
+				const struct view *va = &vw[bm * AR_POL_NK + bk];
+				const struct view *vb = &vw[i * AR_POL_NK + ki];
 
 				/* Re-measure to tell the incumbent from a
 				 * rival within its noise. */
@@ -572,10 +668,10 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 					}
 					continue;
 				}
-				sa = obs_sd(a);
-				sb = obs_sd(o);
+				sa = va->sd;
+				sb = vb->sd;
 				ss = hypot(sa, sb);
-				d = a->est - o->est;
+				d = va->e - vb->e;
 				loss = exp_gain(-d, ss, s->c->min_effect * inc);
 				if (loss < EI_MIN * inc)
 					continue;
@@ -638,6 +734,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 			}
 		}
 	}
+	free(vw);
 	if (best_k < 0)
 		return 0;
 	put(s, out, best_i, best_k, best_pur, best_v, why);
