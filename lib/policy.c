@@ -17,7 +17,8 @@
  *          estimate against the method's curve and takes one standard
  *          error off, so that one lucky draw does not win.
  * The constants below may be set at build time (-DEI_MIN=...), which is
- * how they were tuned on landscapes/*.tsv with ar-sched simulate.
+ * how they were tuned with ar-sched simulate on the tuning set in
+ * landscapes/.
  * Scores are ratios to the baseline at the same k, higher better. */
 #include <math.h>
 #include <stdio.h>
