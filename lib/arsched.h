@@ -103,8 +103,8 @@ int ar_pack_find_on(const struct ar_inv *inv, size_t node, int k,
 void ar_pack_take(struct ar_inv *inv, const struct ar_place *p, double until);
 void ar_pack_release(struct ar_inv *inv, size_t node, uint64_t mask);
 /* Reserves, for a bundle of k that fits nowhere now, the node whose block
- * frees soonest (the emptiest among equals). 1 with *node and *when, 0
- * when no node is big enough. */
+ * frees soonest (the emptiest among equals), among the nodes not reserved
+ * yet. 1 with *node and *when, 0 when no node is left big enough. */
 int ar_pack_reserve(struct ar_inv *inv, int k, double now, size_t *node,
 	double *when);
 void ar_pack_unreserve(struct ar_inv *inv);

@@ -828,7 +828,7 @@ ar_pack_reserve(struct ar_inv *inv, int k, double now, size_t *node,
 		struct ar_snode *nd = &inv->node[i];
 		int nfree = __builtin_popcountll(range(0, nd->n) & ~nd->busy);
 
-		if (nd->off)
+		if (nd->off || nd->reserved)
 			continue;
 		for (p = 0; p + k <= nd->n; p += k) {
 			double w = now;

@@ -74,7 +74,7 @@ book() {
 	[ "${lines[0]}" = "usage: ar-sched gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]" ]
 	[[ "$output" == *"ar-sched pack [-C dir]"* ]]
 	[[ "$output" == *"ar-sched next [-C dir] [-l ledger]"* ]]
-	[[ "$output" == *"ar-sched cluster [-N nodes]"* ]]
+	[[ "$output" == *"ar-sched cluster [-N nodes] [-G gpus] [-p pending] [-R reservations] [-W window] [-s seed] [-d hours] [--check] [--no-reserve]"* ]]
 	[[ "$output" == *"ar-sched simulate "* ]]
 	[[ "$output" == *"ar-sched landscape "* ]]
 	run -0 ar-sched gpus -h
@@ -421,16 +421,18 @@ b aa"
 	run --separate-stderr -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 7 --check
 	[ "$stderr" = "" ]
 	[ "${#lines[@]}" -eq 2 ]
-	[ "${lines[0]}" = "nodes	gpus_per_node	pending	seed	hours	reserve	decisions	placements	utilization	decision_ms_mean	decision_ms_p99	decision_ms_max	wait8_max_h	head_wait8_max_h" ]
+	[ "${lines[0]}" = "nodes	gpus_per_node	pending	seed	hours	reserve	decisions	placements	utilization	decision_ms_mean	decision_ms_p99	decision_ms_max	placed8	wait8_max_h" ]
 	u=$(cols utilization)
 	awk -v u="$u" 'BEGIN { exit !(u > 0.8 && u <= 1) }'
 	[ "$(cols placements)" -gt 100 ]
-	a=$(cols nodes pending seed decisions placements utilization wait8_max_h head_wait8_max_h)
+	a=$(cols nodes pending seed decisions placements utilization placed8 wait8_max_h)
 	run -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 7
-	same "$(cols nodes pending seed decisions placements utilization wait8_max_h head_wait8_max_h)" "$a"
+	same "$(cols nodes pending seed decisions placements utilization placed8 wait8_max_h)" "$a"
 	run -0 ar-sched cluster -N 6 -G 8 -p 2000 -d 30 -s 8
 	[ "$(cols nodes pending seed decisions placements utilization)" != "$a" ]
 	# Odd node sizes and the greedy mode keep the invariants too.
 	run -0 ar-sched cluster -N 5 -G 6 -p 500 -d 20 --check --no-reserve
 	[ "$(cols reserve)" = no ]
+	run -0 ar-sched cluster -N 3 -G 8 -p 300 -d 20 -R 2 -W 4 --check
+	[ "$(cols placements)" -gt 10 ]
 }
