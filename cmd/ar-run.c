@@ -43,6 +43,11 @@ static int mode = M_SERVE;
 static const char *camp;
 static char *qdir, *gdir, *piddir, *jobdir, *trydir, *logdir, *ledgerdir;
 static const char *holder;
+/* The holder in the queue's lease names: HOLDER.HOST.PID.START, so that
+ * anyone on this host can tell a lease whose owner died from a live one,
+ * from the name alone, at any instant after the claim. */
+static char lease_holder[AR_ID_MAX + 1];
+static char host_short[25];
 static char host[256];
 static long long lease_s = 120;
 static double tlimit = -1;
@@ -1415,7 +1420,7 @@ claim_name(const char *name, struct ar_lease *l)
 	if (ar_spool_parse(name, l) < 0 || l->expires)
 		return -1;
 	l->expires = now_s() + lease_s;
-	snprintf(l->holder, sizeof l->holder, "%s", holder);
+	snprintf(l->holder, sizeof l->holder, "%s", lease_holder);
 	ar_spool_lease_name(lname, sizeof lname, l);
 	src = ar_spool_path(qdir, "new", name);
 	dst = ar_spool_path(qdir, "cur", lname);
@@ -1640,18 +1645,46 @@ job_file_exists(const char *exp)
 
 static void adopt_slurm(struct run *r, const struct pinfo *pi, int have_pi);
 
-/* A record in cur/ is stale when its run/pid file describes this very
- * lease and its owner on this host is dead, or when its lease expired. */
+/* The owner that a lease's holder names (HOLDER.HOST.PID.START); -1 when
+ * the holder is not one of ours. */
+static int
+lease_owner(const char *h, char *hostp, size_t n, long *pid,
+    unsigned long long *start)
+{
+	const char *d3 = strrchr(h, '.'), *d2, *d1;
+
+	if (!d3)
+		return -1;
+	for (d2 = d3 - 1; d2 > h && *d2 != '.'; d2--)
+		;
+	if (d2 <= h)
+		return -1;
+	for (d1 = d2 - 1; d1 > h && *d1 != '.'; d1--)
+		;
+	if (d1 <= h || (size_t)(d2 - d1 - 1) >= n)
+		return -1;
+	memcpy(hostp, d1 + 1, (size_t)(d2 - d1 - 1));
+	hostp[d2 - d1 - 1] = '\0';
+	*pid = strtol(d2 + 1, NULL, 10);
+	*start = strtoull(d3 + 1, NULL, 10);
+	return *pid > 0 && *start > 0 ? 0 : -1;
+}
+
+/* A record in cur/ is stale when the ar-run its lease names, on this host,
+ * is dead, or when its lease expired. */
 static int
 stale(const struct ar_lease *l, const char *exp, struct pinfo *pi,
     int *have_pi)
 {
+	char h[64];
+	long pid;
+	unsigned long long start;
+
 	*have_pi = pinfo_read(exp, pi) == 0;
-	if (*have_pi && pi->owner == (long)self_pid &&
-	    pi->owner_start == self_start)
+	if (strcmp(l->holder, lease_holder) == 0)
 		return 0;
-	if (*have_pi && pi->expires == l->expires &&
-	    strcmp(pi->host, host) == 0 && !alive(pi->owner, pi->owner_start))
+	if (lease_owner(l->holder, h, sizeof h, &pid, &start) == 0 &&
+	    strcmp(h, host_short) == 0 && !alive(pid, start))
 		return 1;
 	return l->expires < now_s();
 }
@@ -1702,6 +1735,30 @@ free_stale_bookings(void)
 		free(p);
 	}
 	ar_spool_free_list(names, n);
+}
+
+/* Temporary files that a writer killed mid-write left in run/: an hour
+ * is far longer than any write takes. */
+static void
+free_stale_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+
+		if (strncmp(de->d_name, ".tmp-", 5) != 0)
+			continue;
+		p = ar_path(dir, de->d_name);
+		if (lstat(p, &st) == 0 && st.st_mtime < time(NULL) - 3600)
+			unlink(p);
+		free(p);
+	}
+	closedir(d);
 }
 
 /* run/pid files of dead owners whose record is no longer claimed. */
@@ -1801,7 +1858,7 @@ recover(void)
 		}
 		nl = l;
 		nl.expires = now_s() + lease_s;
-		snprintf(nl.holder, sizeof nl.holder, "%s", holder);
+		snprintf(nl.holder, sizeof nl.holder, "%s", lease_holder);
 		ar_spool_lease_name(oname, sizeof oname, &l);
 		ar_spool_lease_name(nname, sizeof nname, &nl);
 		src = ar_spool_path(qdir, "cur", oname);
@@ -1876,6 +1933,10 @@ recover(void)
 	if (backend == B_LOCAL)
 		free_stale_bookings();
 	free_stale_pids();
+	free_stale_tmp(gdir);
+	free_stale_tmp(piddir);
+	free_stale_tmp(jobdir);
+	free_stale_tmp(trydir);
 }
 
 /* ---- -i: assignments TSV into the queue ---- */
@@ -3035,6 +3096,9 @@ main(int argc, char **argv)
 	camp = ar_campaign_default(copt);
 	self_pid = getpid();
 	self_start = proc_start(self_pid);
+	snprintf(host_short, sizeof host_short, "%.24s", host);
+	snprintf(lease_holder, sizeof lease_holder, "%.50s.%s.%ld.%llu", holder,
+	    host_short, (long)self_pid, self_start);
 	open_campaign();
 	find_bench();
 	if (strcmp(cmd, "status") == 0) {

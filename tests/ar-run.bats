@@ -76,10 +76,11 @@ one() {
 	row "$@"
 }
 
-# empty DIR...: the directories hold nothing.
+# empty DIR...: the directories hold nothing (a temporary dot file that a
+# kill -9 left mid-write is not state).
 empty() {
 	local left
-	left=$(find "$@" -mindepth 1)
+	left=$(find "$@" -mindepth 1 ! -name '.tmp-*')
 	[ -z "$left" ] || { echo "left: $left" >&2; return 1; }
 }
 
@@ -308,7 +309,7 @@ no_overlap() {
 	FAKE_SLEEP=30 ar-run local -C camp --gpus 8 -i a.tsv > out 2> err &
 	pid=$!
 	for i in $(seq 100); do
-		[ "$(grep -c '^start' camp/fake.log 2>/dev/null)" = 3 ] && break
+		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" = 3 ] && break
 		sleep 0.05
 	done
 	run -0 ar-run status -C camp
@@ -356,7 +357,7 @@ no_overlap() {
 	FAKE_SLEEP=1 ar-run local -C camp --gpus 8 --drain > out1 2> err1 &
 	pid=$!
 	for i in $(seq 200); do
-		[ "$(grep -c '^end' camp/fake.log 2>/dev/null)" -ge 3 ] && break
+		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^end')" -ge 3 ] && break
 		sleep 0.05
 	done
 	kill -KILL $pid
@@ -365,14 +366,39 @@ no_overlap() {
 	[ -n "$(ls camp/queue/cur)" ]
 	FAKE_SLEEP=0.2 run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain
 	{ tail -n +2 out1; tail -n +2 <<< "$output"; } > all
-	[ "$(wc -l < all)" -eq 12 ]
-	[ "$(cut -f 1 all | sort -u | wc -l)" -eq 12 ]
+	# A line is printed once its record is in done/: a kill between the
+	# two loses the line, never the experiment; no line comes twice.
+	[ "$(wc -l < all)" -ge 11 ]
+	[ "$(cut -f 1 all | sort | uniq -d)" = "" ]
 	for i in $(seq -w 1 12); do
-		[ "$(ledger_count e0$i)" -eq 1 ]
+		c=$(ledger_count e0$i); [ "$c" -eq 1 ] || { echo "e0$i: $c"; cat camp/fake.log err1; false; }
 	done
 	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 12 ]
 	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 	no_overlap <(grep -v "^start" camp/fake.log; grep "^start" camp/fake.log) || true
+	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+}
+
+@test "kill -9 of 2 concurrent ar-run at random instants, 6 times: nothing lost or run twice" {
+	mkcamp
+	assign 24 "1 2 4 1" > a.tsv
+	ar-queue put camp/queue < a.tsv > /dev/null
+	for round in 1 2 3 4 5 6; do
+		FAKE_SLEEP=0.3 ar-run local -C camp --gpus 8 -H a --drain >> outa 2>> err &
+		a=$!
+		FAKE_SLEEP=0.3 ar-run local -C camp --gpus 8 -H b --drain >> outb 2>> err &
+		b=$!
+		sleep "0.$((RANDOM % 6 + 1))"
+		kill -KILL $a $b 2>/dev/null || true
+		wait $a $b || true
+	done
+	run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 24 ]
+	for i in $(seq -w 1 24); do
+		c=$(ledger_count e0$i)
+		[ "$c" -eq 1 ] || { echo "e0$i: $c results"; false; }
+	done
+	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
 }
 
