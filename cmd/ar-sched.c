@@ -406,7 +406,9 @@ cmd_pack(int argc, char **argv)
 		if (!ar_pack_find(&inv, k, 0, INFINITY, &p)) {
 			/* The first that waits keeps a node; the rest go
 			 * elsewhere, so it does not starve. */
-			if (!reserved && k > 1 &&
+			if (k > ar_inv_maxslots(&inv))
+				ar_warn("k=%d: no node has %d GPUs", k, k);
+			else if (!reserved && k > 1 &&
 			    ar_pack_reserve(&inv, k, 0, &rn, &when)) {
 				reserved = 1;
 				ar_warn("k=%d fits nowhere now; node %s is kept "
@@ -1323,7 +1325,7 @@ struct sim {
 	size_t placed8;
 	long *owner;               /* --check: who holds each slot */
 	long jobs;
-	int check, noreserve, nres;
+	int check, noreserve, nres, gpn;
 	size_t window;               /* how far into the queue one looks */
 	size_t placements;
 };
@@ -1352,6 +1354,9 @@ new_req(struct sim *s, double now)
 
 	/* The mix: many 1-GPU probes, fewer scale probes and validations. */
 	ki = u < 0.40 ? 0 : u < 0.65 ? 1 : u < 0.85 ? 2 : 3;
+	/* Nothing larger than a node: it would wait forever. */
+	while (ki > 0 && (1 << ki) > s->gpn)
+		ki--;
 	/* Durations: exponential, mean one hour, from 3 minutes to 6 hours. */
 	d = -log(unif());
 	d = d < 0.05 ? 0.05 : d > 6 ? 6 : d;
@@ -1594,6 +1599,7 @@ cmd_cluster(int argc, char **argv)
 		ar_usage(usage);
 	if (s.nres < 0)
 		s.nres = 4;
+	s.gpn = (int)gpn;
 	rng_s = (unsigned long long)seed;
 	ar_inv_init(&s.inv);
 	for (i = 0; i < (size_t)nodes; i++) {

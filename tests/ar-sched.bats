@@ -270,6 +270,8 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 	book local@1
 	run -0 ar-sched pack -C camp --gpus 2 1
 	same "$(cols k node gpus)" "1 $HOST 0"
+	run --separate-stderr -75 ar-sched pack -C camp --gpus 2 4
+	[ "$stderr" = "ar-sched: k=4: no node has 4 GPUs" ]
 	run --separate-stderr -75 ar-sched pack -C camp --gpus 2 2
 	[ "$stderr" = "ar-sched: k=2 fits nowhere now; node $HOST is kept for it" ]
 }
