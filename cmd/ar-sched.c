@@ -470,7 +470,6 @@ add_meth(struct nx *x, const char *id, const char *method, const char *idea,
 	const char *wl = x->workload ? x->workload : workload[0] ? workload :
 	    x->dflt_wl;
 	double pf = NAN;
-	size_t i;
 	int k;
 
 	if (!method[0]) {
@@ -479,10 +478,6 @@ add_meth(struct nx *x, const char *id, const char *method, const char *idea,
 	}
 	if (!id[0])
 		id = method;
-	for (i = 0; i < x->nm; i++)
-		if (strcmp(x->m[i].id, id) == 0 &&
-		    strcmp(x->m[i].workload, wl) == 0)
-			return;
 	if (pfrac[0] && (ar_parse_double(pfrac, &pf) < 0 || pf < 0 || pf > 1))
 		ar_die(AR_EX_DATA, "%s: pfrac: \"%s\" is not a number from 0 "
 		    "to 1", where, pfrac);
@@ -567,7 +562,58 @@ cmp_byname(const void *a, const void *b)
 	return strcmp(sort_ctx->m[*i].method, sort_ctx->m[*j].method);
 }
 
-/* Calls fn for each method whose method is name. */
+static int
+cmp_idwl(const void *a, const void *b)
+{
+	const size_t *i = a, *j = b;
+	const struct meth *x = &sort_ctx->m[*i], *y = &sort_ctx->m[*j];
+	int c = strcmp(x->id, y->id);
+
+	if (!c)
+		c = strcmp(x->workload, y->workload);
+	return c ? c : (*i > *j) - (*i < *j);
+}
+
+static void
+free_meth(struct meth *m)
+{
+	free(m->id);
+	free(m->method);
+	free(m->idea);
+	free(m->label);
+	free(m->category);
+	free(m->workload);
+}
+
+/* A method submitted twice (same id and workload) is taken once, as it
+ * was first; the order of the rest is kept. */
+static void
+dedupe(struct nx *x)
+{
+	size_t *ix = ar_xcalloc(x->nm + 1, sizeof *ix), i, n = 0;
+	char *drop = ar_xcalloc(x->nm + 1, 1);
+
+	for (i = 0; i < x->nm; i++)
+		ix[i] = i;
+	sort_ctx = x;
+	ar_sort(ix, x->nm, sizeof *ix, cmp_idwl);
+	for (i = 1; i < x->nm; i++)
+		if (strcmp(x->m[ix[i]].id, x->m[ix[i - 1]].id) == 0 &&
+		    strcmp(x->m[ix[i]].workload, x->m[ix[i - 1]].workload) == 0)
+			drop[ix[i]] = 1;
+	for (i = 0; i < x->nm; i++) {
+		if (drop[i])
+			free_meth(&x->m[i]);
+		else
+			x->m[n++] = x->m[i];
+	}
+	x->nm = n;
+	free(ix);
+	free(drop);
+}
+
+/* Calls fn for each method whose method is name, on workload (NULL:
+ * any). */
 static void
 each_named(struct nx *x, const char *name, const char *workload,
     void (*fn)(struct meth *, void *), void *arg)
@@ -588,7 +634,7 @@ each_named(struct nx *x, const char *name, const char *workload,
 	    lo++) {
 		struct meth *m = &x->m[x->byname[lo]];
 
-		if (strcmp(m->workload, workload) == 0)
+		if (!workload || strcmp(m->workload, workload) == 0)
 			fn(m, arg);
 	}
 }
@@ -821,6 +867,12 @@ ledger_pipe(const char *camp, pid_t *pid)
 }
 
 static void
+add_pending(struct meth *m, void *arg)
+{
+	m->at[*(int *)arg].pending++;
+}
+
+static void
 queued_rec(json_t *rec, void *arg)
 {
 	struct nx *x = arg;
@@ -835,12 +887,9 @@ queued_rec(json_t *rec, void *arg)
 	}
 	if (ki >= 0) {
 		const char *wl = jstr(rec, "workload");
-		size_t i;
 
-		for (i = 0; i < x->nm; i++)
-			if (strcmp(x->m[i].method, jstr(rec, "method")) == 0 &&
-			    (!wl[0] || strcmp(x->m[i].workload, wl) == 0))
-				x->m[i].at[ki].pending++;
+		each_named(x, jstr(rec, "method"), wl[0] ? wl : NULL,
+		    add_pending, &ki);
 	}
 }
 
@@ -943,14 +992,8 @@ free_nx(struct nx *x)
 	size_t i;
 	int k;
 
-	for (i = 0; i < x->nm; i++) {
-		free(x->m[i].id);
-		free(x->m[i].method);
-		free(x->m[i].idea);
-		free(x->m[i].label);
-		free(x->m[i].category);
-		free(x->m[i].workload);
-	}
+	for (i = 0; i < x->nm; i++)
+		free_meth(&x->m[i]);
 	free(x->m);
 	free(x->byname);
 	for (i = 0; i < x->nnz; i++)
@@ -1043,6 +1086,7 @@ cmd_next(int argc, char **argv)
 		spool_each(sdir, subs, submitted_rec, &x);
 		free(sdir);
 	}
+	dedupe(&x);
 	x.byname = ar_xcalloc(x.nm + 1, sizeof *x.byname);
 	for (i = 0; i < x.nm; i++)
 		x.byname[i] = i;

@@ -385,6 +385,17 @@ b aa"
 	same "$(cols label | sort -u)" "fast"
 }
 
+@test "ar-sched next: a method submitted twice is measured once; -w sets the workload" {
+	camp
+	{ cat "$FIX/subs.tsv"; tail -n +4 "$FIX/subs.tsv"; } > twice.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m twice.tsv --noise-max 1
+	same "$(cols method purpose | grep -c "^$C3 ")" 1
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m twice.tsv --noise-max 1 -w other
+	same "$(cols workload | sort -u)" "other"
+	# Nothing is known on that workload: every method is new there.
+	same "$(cols purpose | sort -u)" "probe"
+}
+
 @test "ar-sched next: bad inputs" {
 	camp
 	run --separate-stderr -66 ar-sched next -C camp -g "$FIX/two.tsv" -l nope.tsv -m "$FIX/subs.tsv"
