@@ -1883,7 +1883,7 @@ recover(void)
 			r->started = pi.started;
 		if (have && strcmp(pi.host, host) == 0 && pi.child)
 			kill_wait(pi.child, pi.child_start);
-		if (backend == B_SLURM && (jobs || have)) {
+		if (backend == B_SLURM) {
 			adopt_slurm(r, &pi, have);
 			continue;
 		}
@@ -2351,9 +2351,10 @@ adopt_slurm(struct run *r, const struct pinfo *pi, int have_pi)
 	run_free(r);
 }
 
-/* The rc file ar-run job wrote: "exit N" or "signal N"; -1 when none. */
+/* The rc file ar-run job wrote: "exit N" or "signal N", then "gpus
+ * LIST"; -1 when none. */
 static int
-job_rc(const char *exp, int *st)
+job_rc(struct run *rn, const char *exp, int *st)
 {
 	char *p = ar_xasprintf("%s/%s.rc", jobdir, exp);
 	struct ar_buf b = {0};
@@ -2368,6 +2369,16 @@ job_rc(const char *exp, int *st)
 			*st = (int)(v & 0x7f);
 			r = 0;
 		}
+		{
+			char *g = strstr(b.p, "\ngpus ");
+
+			if (g) {
+				g += 6;
+				g[strcspn(g, "\n")] = '\0';
+				if (parse_ids(g, rn->slot, 1024, &rn->nslot) < 0)
+					rn->nslot = 0;
+			}
+		}
 	}
 	ar_buf_free(&b);
 	free(p);
@@ -2380,7 +2391,7 @@ job_ended(struct run *r, const char *state)
 {
 	char resid[AR_ID_MAX + 1], verdict[32], why[512];
 	double secs = mono() - r->t0;
-	int st, have_rc = job_rc(r->r.exp, &st) == 0;
+	int st = 0, have_rc = job_rc(r, r->r.exp, &st) == 0;
 
 	if (result_from_out(r->r.exp, resid, sizeof resid, verdict,
 	    sizeof verdict)) {
@@ -2799,10 +2810,16 @@ cmd_job(const char *exp)
 		snprintf(line, sizeof line, "exit %d\n", WEXITSTATUS(st));
 	else
 		snprintf(line, sizeof line, "signal %d\n", WTERMSIG(st));
-	rcp = ar_xasprintf("%s/%s.rc", jobdir, exp);
-	if (ar_write_atomic(rcp, line, strlen(line), 0644) < 0)
-		ar_warn("%s:", rcp);
-	free(rcp);
+	{
+		/* The GPUs too, for ar-run slurm's report. */
+		char *txt = ar_xasprintf("%sgpus %s\n", line, gpus);
+
+		rcp = ar_xasprintf("%s/%s.rc", jobdir, exp);
+		if (ar_write_atomic(rcp, txt, strlen(txt), 0644) < 0)
+			ar_warn("%s:", rcp);
+		free(rcp);
+		free(txt);
+	}
 	free_argv(av);
 	{
 		char **e;

@@ -15,6 +15,21 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	export TOP
+	# One private Slurm for the file; the Slurm tests fail (not skip)
+	# when it cannot start, saying why.
+	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
+	SLURM_WHY=
+	if out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1); then
+		SLURM_CONF=$SLURM_DIR/slurm.conf
+		export SLURM_CONF
+	else
+		SLURM_WHY="tests/slurm-up failed: $out (ar-run's Slurm tests need a real slurmctld and slurmd: install slurm-wlm and munge, and run as root)"
+	fi
+	export SLURM_DIR SLURM_WHY
+}
+
+teardown_file() {
+	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
 }
 
 setup() {
@@ -461,4 +476,128 @@ no_overlap() {
 	ar-ledger verify -C camp
 	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | tr '\n' ' ')" = "aa1 m1 " ]
 	[ "$(ar-ledger export -C camp -f jsonl | jq -r 'select(.experiment == "aa1") | .aa')" = true ]
+}
+
+# ---- the Slurm backend, on a real single-node cluster (tests/slurm-up) ----
+
+# slurm_ready: fails the test, saying what to install, without a cluster.
+slurm_ready() {
+	if [ -n "$SLURM_WHY" ]; then
+		echo "$SLURM_WHY" >&2
+		return 1
+	fi
+	export AR_RUN_POLL=0.2
+}
+
+# jobs_named EXP: how many jobs Slurm knows named ar-EXP, of this test
+# (submitted from its directory).
+jobs_named() {
+	squeue -h -t all -n "ar-$1" -o '%i|%Z' | grep -c "|$T\$" || true
+}
+
+@test "slurm: submits, runs and collects; GPUs from the job's IDX; crash recorded" {
+	slurm_ready
+	mkcamp
+	{ assign 6 "1 2 4 8"; row s1 crash 1; } > a.tsv
+	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
+	echo "$output"
+	[ "${lines[0]}" = "$OUTHDR" ]
+	[ "${#lines[@]}" -eq 8 ]
+	[ "$(awk -F '\t' '$1 == "s1" { print $6 }' <<< "$output")" = crash ]
+	[ "$(awk -F '\t' '$1 != "s1" && NR > 1 { print $6 }' <<< "$output" | sort -u)" = done ]
+	[ "$(col node <<< "$output" | sort -u)" = "$(hostname -s)" ]
+	# Each job's ar-bench got its k GPUs, as Slurm gave them, in -G and
+	# CUDA_VISIBLE_DEVICES; jobs side by side never shared one.
+	while read -r ev e k m g G rest; do
+		[ "${g#gpus=}" = "${G#G=}" ]
+		[ "k=$(tr ',' '\n' <<< "${g#gpus=}" | wc -l)" = "$k" ]
+	done < <(grep '^start' camp/fake.log)
+	no_overlap camp/fake.log
+	[ "$(ar-queue ls -s failed camp/queue | col why)" = "crash: job $(squeue -h -t all -n ar-s1 -o %i): FAILED: ar-bench killed by signal 11 (Segmentation fault)" ]
+	for i in 1 2 3 4 5 6; do
+		[ "$(ledger_count e00$i)" -eq 1 ]
+		[ "$(jobs_named e00$i)" -eq 1 ]
+	done
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm: a job's ar-bench killed mid-run is a crash; a cancelled job is requeued, then failed past -r" {
+	slurm_ready
+	mkcamp
+	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; } > a.tsv
+	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
+	pid=$!
+	for i in $(seq 200); do
+		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 2 ] && break
+		sleep 0.05
+	done
+	# k1: its bench process dies by SIGKILL inside the job.
+	pkill -KILL -f "fake-bench .*-x k1( |\$)"
+	# c1: cancelled twice; the second time is past -r 1.
+	scancel "$(cat camp/run/jobs/c1)"
+	for i in $(seq 200); do
+		[ "$(grep -c '^start c1' camp/fake.log)" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "$(cat camp/run/tries/c1)" = 1 ]
+	scancel "$(cat camp/run/jobs/c1)"
+	st=0
+	wait $pid || st=$?
+	cat out err
+	# A record failed: exit 1.
+	[ "$st" -eq 1 ]
+	[ "$(awk -F '\t' '$1 == "k1" { print $6 }' out)" = crash ]
+	[ "$(awk -F '\t' '$1 == "c1" { print $6 }' out)" = failed ]
+	ar-queue ls -s failed camp/queue > f.tsv
+	[[ "$(awk -F '\t' '$2 == "k1" { print $6 }' f.tsv)" == "crash: job "*": FAILED: ar-bench killed by signal 9 (Killed)" ]]
+	[[ "$(awk -F '\t' '$2 == "c1" { print $6 }' f.tsv)" == "failed: job "*": CANCELLED, 2 times" ]]
+	[ "$(jobs_named c1)" -eq 2 ]
+	[ "$(jobs_named k1)" -eq 1 ]
+}
+
+@test "slurm: ar-run killed -9 mid-flight, then restarted, adopts the jobs; none lost or submitted twice" {
+	slurm_ready
+	mkcamp
+	assign 6 "1 2 4" > a.tsv
+	FAKE_SLEEP=1 ar-run slurm -C camp --drain -i a.tsv > out1 2> err1 &
+	pid=$!
+	for i in $(seq 200); do
+		[ "$(ls camp/run/jobs | wc -l)" -ge 6 ] && break
+		sleep 0.05
+	done
+	kill -KILL $pid
+	wait $pid || true
+	FAKE_SLEEP=1 run -0 --separate-stderr ar-run slurm -C camp --drain
+	echo "$output"
+	echo "$stderr"
+	[ "$(grep -c 'adopted job' <<< "$stderr")" -ge 1 ]
+	for i in 1 2 3 4 5 6; do
+		[ "$(ledger_count e00$i)" -eq 1 ]
+		[ "$(jobs_named e00$i)" -eq 1 ]
+	done
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm: ar-run killed between sbatch and writing the job id finds the job by name" {
+	slurm_ready
+	mkcamp
+	# An sbatch that submits, then kills its caller before it can
+	# record the job id.
+	cat > sbatch-die <<'SH'
+#!/bin/sh
+sbatch "$@"
+kill -KILL $PPID
+SH
+	chmod +x sbatch-die
+	one n1 ok 2 > a.tsv
+	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
+	[ "$status" -eq 137 ]
+	[ ! -f camp/run/jobs/n1 ]
+	[ "$(jobs_named n1)" -eq 1 ]
+	run -0 --separate-stderr ar-run slurm -C camp --drain
+	[[ "$stderr" == *"n1: adopted job "* ]]
+	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' <<< "$output")" = done ]
+	[ "$(jobs_named n1)" -eq 1 ]
+	[ "$(ledger_count n1)" -eq 1 ]
 }
