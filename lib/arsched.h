@@ -1,7 +1,8 @@
 /* arsched.h: the GPU inventory and the bundle packer behind ar-sched
- * (not sched.h: with -Ilib it would hide the system's <sched.h>). A node holds up to 64 slots (GPUs, or CPUs on the CPU path); a slot's
- * place on its node is its position, its name the id the inventory gives
- * (GPU index or CPU number). Bundles of k = 1, 2, 4, 8 slots go on aligned
+ * (not sched.h: with -Ilib it would hide the system's <sched.h>). A node
+ * holds up to 64 slots (GPUs, or CPUs on the CPU path); a slot's place on
+ * its node is its position, its name the id the inventory gives (GPU
+ * index or CPU number). Bundles of k = 1, 2, 4, 8 slots go on aligned
  * blocks of positions, buddy style, so that what stays free stays in
  * whole pairs, quads and nodes for the large bundles. */
 #ifndef AR_ARSCHED_H

@@ -517,7 +517,7 @@ ar_inv_sinfo_line(struct ar_inv *inv, const char *line, char *err,
 			*p = 0;
 	}
 	for (item = gres; item;) {
-		char *next = strchr(item, '\n'), *f[4], *q;
+		char *next = strchr(item, '\n'), *f[4] = { NULL }, *q;
 		int nf = 0;
 		long long cnt;
 
