@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1006,6 +1007,56 @@ free_nx(struct nx *x)
 		free(x->all_secs[k]);
 }
 
+static char *lock_path;
+
+static void
+unlock(void)
+{
+	if (lock_path)
+		unlink(lock_path);
+}
+
+/* One next --put at a time per campaign: two would both see the same
+ * GPUs free. The lock is run/sched.lock, made with link(2) so that it
+ * holds over NFS; one older than a minute was left by a crash (a run
+ * takes a second) and is broken. Waits up to 2 seconds for it. */
+static void
+take_lock(const char *camp)
+{
+	char *dir = ar_path(camp, "run"), host[256], data[300];
+	int i, r;
+
+	if (ar_mkdirs(dir, 0755) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", dir);
+	lock_path = ar_path(dir, "sched.lock");
+	ar_hostname(host, sizeof host);
+	snprintf(data, sizeof data, "%s\t%ld\n", host, (long)getpid());
+	for (i = 0; i < 40; i++) {
+		struct stat st;
+		struct timespec ts = { 0, 50000000 };
+
+		r = ar_write_new(lock_path, data, strlen(data), 0644);
+		if (r == 0) {
+			ar_on_die(unlock);
+			free(dir);
+			return;
+		}
+		if (r < 0)
+			ar_die(ar_errno_exit(errno), "%s:", lock_path);
+		if (stat(lock_path, &st) == 0 && time(NULL) - st.st_mtime > 60) {
+			char *t = ar_tmpname(dir, "sched.lock.stale");
+
+			if (rename(lock_path, t) == 0)
+				unlink(t);
+			free(t);
+			continue;
+		}
+		nanosleep(&ts, NULL);
+	}
+	ar_die(AR_EX_TEMPFAIL, "%s: another ar-sched next --put is running; "
+	    "try again", lock_path);
+}
+
 static int
 cmd_next(int argc, char **argv)
 {
@@ -1061,6 +1112,9 @@ cmd_next(int argc, char **argv)
 		ar_usage(usage);
 	ar_campaign_open(&camp, ar_campaign_default(copt));
 	x.camp = camp.dir;
+	/* Before anything is read: what is busy must not change under us. */
+	if (put)
+		take_lock(camp.dir);
 	x.min_effect = 0.01;
 	if ((v = ar_conf_get(&camp.conf, "sched.noise_max")) && noise_max < 0 &&
 	    (ar_parse_double(v, &noise_max) < 0 || noise_max < 0))
@@ -1310,6 +1364,9 @@ cmd_next(int argc, char **argv)
 		    1000 - (long)i);
 	}
 	ar_fshut(stdout, "<stdout>");
+	unlock();
+	free(lock_path);
+	lock_path = NULL;
 	free(pick);
 	free(pm);
 	free(qdir);

@@ -370,8 +370,34 @@ b aa"
 	[ "$(wc -l < all.tsv)" -ge 3 ]
 	f=$(ls camp/queue/new/* | head -1)
 	jq -e '(.k | type) == "number" and (.priority | type) == "number" and .id == .experiment and (.gpus | type) == "string"' "$f"
+	# At the same time too: the lock orders them.
+	for i in 1 2 3 4; do
+		ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" \
+		    -m "$FIX/subs.tsv" --put -n 2 --noise-max 1 2> /dev/null |
+		    tail -n +2 > "par$i.tsv" &
+	done
+	wait
+	cat par*.tsv >> all.tsv
+	[ "$(cut -f5,6 all.tsv | awk -F '\t' '{ n = split($1, g, ","); for (i = 1; i <= n; i++) print $2, g[i] }' | sort | uniq -d)" = "" ]
+	[ "$(ls camp/queue/new | wc -l)" -eq "$(wc -l < all.tsv)" ]
 	first=$(head -1 all.tsv | cut -f1)
 	ls camp/queue/new | grep -q -- "-$first\$"
+}
+
+@test "ar-sched next --put: one at a time; a lock left by a crash is broken" {
+	camp
+	mkdir -p camp/run
+	echo "other 1" > camp/run/sched.lock
+	run --separate-stderr -75 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put
+	[ "$stderr" = "ar-sched: camp/run/sched.lock: another ar-sched next --put is running; try again" ]
+	[ "$(ls camp/queue/new | wc -l)" -eq 0 ]
+	# Without --put nothing is promised: no lock needed.
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	touch -d '2 minutes ago' camp/run/sched.lock
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put
+	[ "$(ls camp/queue/new | wc -l)" -eq $(( ${#lines[@]} - 1 )) ]
+	[ ! -e camp/run/sched.lock ]
+	[ "$(ls -A camp/run)" = "" ]
 }
 
 @test "ar-sched next: methods from the submitted/ spool; pending ones counted" {
