@@ -1,0 +1,260 @@
+#!/usr/bin/env bats
+# ar-agent: one worker. With the fake agents of fixtures/agent (small
+# shell scripts): a good agent's method committed on the idea's branch
+# over the baseline's root commit on main, and submitted with the right
+# commit, idea, label, category, hint and workload; the prompt it gets;
+# agents racing to make main; an agent that writes a file outside the
+# mutable globs, one that makes a symlink, one that changes nothing and
+# one that gives up: each idea failed with the reason, nothing submitted;
+# a lease renewed while a slow agent works; an idea submitted already; the
+# sandbox (key, ledger and keys hidden, the campaign read-only); bwrap
+# missing (69 unless --no-sandbox); backpressure (75 with --once); the
+# scripted example agent; the command line.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	SANDBOX=
+	if command -v bwrap >/dev/null 2>&1 &&
+	    bwrap --ro-bind / / --dev /dev --proc /proc --unshare-pid \
+	    --die-with-parent true >/dev/null 2>&1; then
+		SANDBOX=bwrap
+	fi
+	export SANDBOX
+}
+
+setup() {
+	if ! command -v ar-agent >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	export AR_TOP=$TOP
+	FIX=$BATS_TEST_DIRNAME/fixtures/agent
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	USAGE="usage: ar-agent [--once] [--no-sandbox] [-C campaign] [-H holder] [-l lease] [-q pending] [-t seconds] [-w workload]"
+	T=$BATS_TEST_TMPDIR
+	unset AR_AGENT AR_CAMPAIGN AR_HOLDER AR_PROGRAM AR_BWRAP AR_AGENT_BIND
+	if [ -n "$SANDBOX" ]; then
+		NOSB=()
+	else
+		NOSB=(--no-sandbox)
+	fi
+	cd "$T"
+	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
+	CAMP=$(cd camp && pwd -P)
+}
+
+teardown() {
+	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+}
+
+# idea TITLE [JSON]: puts an idea; prints its id.
+idea() {
+	jq -cn --arg t "$1" --argjson x "${2:-{\}}" \
+	    '{title: $t, category: "unroll", hypothesis: "h", hint: "scale", priority: 5, sources: ["s"]} + $x' |
+	    ar-queue put -f jsonl camp/ideas
+}
+
+subs() { ar-queue ls -f jsonl camp/submitted | jq -c .record; }
+state() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id == $id) | .state'; }
+why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id == $id) | .why'; }
+
+@test "ar-agent: a good agent's method: committed over the baseline on main, submitted with the right commit" {
+	id=$(idea "four rows at a time")
+	AR_AGENT=$FIX/good run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once -H w1
+	mid=$output
+	[[ $mid == m-* ]]
+	[ "$(state "$id")" = done ]
+	run -0 subs
+	[ "${#lines[@]}" -eq 1 ]
+	s=${lines[0]}
+	commit=$(printf '%s' "$s" | jq -r .method)
+	[ "$(printf '%s' "$s" | jq -r .id)" = "m-${commit:0:12}" ]
+	[ "$(printf '%s' "$s" | jq -r .id)" = "$mid" ]
+	[ "$(printf '%s' "$s" | jq -r .idea)" = "$id" ]
+	[ "$(printf '%s' "$s" | jq -r .label)" = "four rows at a time" ]
+	[ "$(printf '%s' "$s" | jq -r .category)" = unroll ]
+	[ "$(printf '%s' "$s" | jq -r .hint)" = scale ]
+	[ "$(printf '%s' "$s" | jq -r .workload)" = decode-64m ]
+	# The commit is the idea's branch, one commit over main, which is the
+	# baseline as it is in the sealed problem.
+	[ "$(git -C camp/methods rev-parse "idea/$id")" = "$commit" ]
+	[ "$(git -C camp/methods rev-parse "$commit^")" = "$(git -C camp/methods rev-parse main)" ]
+	[ -z "$(git -C camp/methods rev-list --parents -n 1 main | cut -s -d' ' -f2)" ]
+	git -C camp/methods diff --quiet main "$commit" -- Makefile
+	git -C camp/methods show "main:matvec.c" | cmp - camp/problem/baseline/matvec.c
+	git -C camp/methods show "$commit:matvec.c" | tail -n 1 | grep -qF '/* four rows at a time */'
+	[ "$(git -C camp/methods diff --name-only main "$commit")" = matvec.c ]
+	# The worktree is gone, the agent's output kept.
+	[ ! -e "camp/work/$id" ]
+	grep -q 'good agent: edited matvec.c' "camp/log/agent-$id.log"
+	# ar-bench takes the commit as a method.
+	git -C camp/methods rev-parse --verify "$commit^{commit}"
+}
+
+@test "ar-agent: the prompt: program.md's worker section, the idea, the mutable files, the digest" {
+	idea "tile the columns" '{"variant": "fast"}' > /dev/null
+	mkdir -p camp/loop
+	echo "# digest" > camp/loop/digest.md
+	PROMPT_OUT=$T/prompt AR_AGENT=$FIX/good run -0 ar-agent --no-sandbox -C camp --once -w tiny
+	grep -q '^## Worker' prompt
+	! grep -q '^## Planner' prompt
+	grep -q 'What gets a method rejected' prompt
+	grep -q '"title": "tile the columns"' prompt
+	grep -q '"variant": "fast"' prompt
+	grep -q "Mutable files, the only ones you may change: matvec.c, Makefile" prompt
+	grep -q "Digest of the campaign so far: $CAMP/loop/digest.md" prompt
+	[ "$(subs | jq -r .workload)" = tiny ]
+}
+
+@test "ar-agent: agents racing on a fresh campaign: one root commit on main, every method over it" {
+	for i in 1 2 3 4; do idea "idea $i" > /dev/null; done
+	for i in 1 2 3 4; do
+		AR_AGENT=$FIX/good ar-agent "${NOSB[@]}" -C camp --once -H "w$i" > /dev/null 2>&1 &
+	done
+	wait
+	[ "$(subs | wc -l)" = 4 ]
+	main=$(git -C camp/methods rev-parse main)
+	for c in $(subs | jq -r .method); do
+		[ "$(git -C camp/methods rev-parse "$c^")" = "$main" ]
+	done
+	[ "$(git -C camp/methods rev-list --max-parents=0 --all | sort -u | wc -l)" = 1 ]
+	[ "$(ar-queue ls -s done camp/ideas | tail -n +2 | wc -l)" = 4 ]
+}
+
+@test "ar-agent: a file outside the mutable globs: rejected, the idea failed naming it, nothing submitted" {
+	id=$(idea "a faster judge")
+	AR_AGENT=$FIX/forbidden run --separate-stderr -1 ar-agent "${NOSB[@]}" -C camp --once
+	[ "$output" = "" ]
+	[[ $stderr == *"judge.mk: added, outside the mutable files (matvec.c, Makefile); idea failed"* ]]
+	[ "$(state "$id")" = failed ]
+	[ "$(why "$id")" = "judge.mk: added, outside the mutable files (matvec.c, Makefile)" ]
+	[ "$(subs | wc -l)" = 0 ]
+	# Nothing committed on the idea's branch beyond main.
+	[ "$(git -C camp/methods rev-list --count "main..idea/$id" 2>/dev/null || echo 0)" = 0 ]
+	[ ! -e "camp/work/$id" ]
+}
+
+@test "ar-agent: a symlink, no change, an agent that gives up: each idea failed with why" {
+	a=$(idea a)
+	AR_AGENT=$FIX/symlink run -1 ar-agent "${NOSB[@]}" -C camp --once
+	[ "$(why "$a")" = "Makefile: not a regular file (mode 120000)" ]
+	b=$(idea b)
+	AR_AGENT=$FIX/nochange run -1 ar-agent "${NOSB[@]}" -C camp --once
+	[ "$(why "$b")" = "the agent changed nothing" ]
+	c=$(idea c)
+	AR_AGENT=$FIX/giveup run -1 ar-agent "${NOSB[@]}" -C camp --once
+	[ "$(why "$c")" = "the agent exited 3: giveup: the idea cannot work here" ]
+	d=$(idea d)
+	SLOW=10 AR_AGENT=$FIX/slow run -1 ar-agent "${NOSB[@]}" -C camp --once -t 1
+	[ "$(why "$d")" = "the agent ran past 1 s" ]
+	[ "$(subs | wc -l)" = 0 ]
+}
+
+@test "ar-agent: a slow agent keeps its lease (renewed), and its method is submitted" {
+	id=$(idea slow)
+	SLOW=5 AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once -l 3 -H slowpoke > out 2> err &
+	pid=$!
+	sleep 4
+	# Past the first lease, still held: reap returns nothing.
+	[ "$(ar-queue reap camp/ideas)" = 0 ]
+	[ "$(state "$id")" = cur ]
+	wait "$pid"
+	[ "$(state "$id")" = done ]
+	[ "$(subs | wc -l)" = 1 ]
+}
+
+@test "ar-agent: an idea submitted already (an agent killed before done) is done, not made again" {
+	id=$(idea again)
+	ar-queue init camp/submitted
+	printf '{"id":"m-000000000001","method":"0123","idea":"%s","label":"again"}\n' "$id" |
+	    ar-queue put -f jsonl camp/submitted > /dev/null
+	AR_AGENT=$FIX/good run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once
+	[[ $stderr == *"submitted already as m-000000000001"* ]]
+	[ "$(state "$id")" = done ]
+	[ "$(subs | wc -l)" = 1 ]
+}
+
+@test "ar-agent: the sandbox hides the secret key, the ledger and keys/; the campaign is read-only" {
+	[ -n "$SANDBOX" ] || skip "bwrap cannot make a sandbox here"
+	ar-bench -C camp -w tiny -P 4 -T 2 -q --aa -a > /dev/null 2>&1 ||
+	    ar-bench -C camp -w tiny -P 4 -T 2 -q --aa -a --no-sandbox > /dev/null
+	[ -n "$(ls -A camp/ledger)" ]
+	mkdir -p camp/loop
+	echo "# digest" > camp/loop/digest.md
+	idea spy > /dev/null
+	AR_AGENT=$FIX/spy run -0 ar-agent -C camp --once
+	c=$(subs | jq -r .method)
+	run -0 git -C camp/methods show "$c:matvec.c"
+	[[ $output == *"/* key: hidden */"* ]]
+	[[ $output == *"/* ledger: hidden */"* ]]
+	[[ $output == *"/* keys: hidden */"* ]]
+	[[ $output == *"/* campaign: read-only */"* ]]
+	[[ $output == *"/* digest: readable */"* ]]
+	[[ $output == *"/* tmp: writable */"* ]]
+	[ ! -e /tmp/ar-agent-spy ] || [ "$(cat /tmp/ar-agent-spy)" != x ]
+}
+
+@test "ar-agent: bwrap missing: exit 69 before claiming; --no-sandbox runs" {
+	id=$(idea nobwrap)
+	AR_BWRAP=/nonexistent/bwrap AR_AGENT=$FIX/good run --separate-stderr -69 ar-agent -C camp --once
+	[[ $stderr == *"/nonexistent/bwrap: not found"* ]]
+	[ "$(state "$id")" = new ]
+	AR_BWRAP=/nonexistent/bwrap AR_AGENT=$FIX/good run -0 ar-agent --no-sandbox -C camp --once
+	[ "$(state "$id")" = done ]
+}
+
+@test "ar-agent: backpressure: more than -q experiments pending: --once exits 75 and claims nothing" {
+	id=$(idea later)
+	for i in 1 2 3; do
+		printf '{"experiment":"e%s","method":"x","k":1}\n' "$i"
+	done | ar-queue put -f jsonl camp/queue > /dev/null
+	AR_AGENT=$FIX/good run --separate-stderr -75 ar-agent "${NOSB[@]}" -C camp --once -q 2
+	[[ $stderr == *"3 experiments pending (more than 2)"* ]]
+	[ "$(state "$id")" = new ]
+	# Within the limit, it works.
+	AR_AGENT=$FIX/good run -0 ar-agent "${NOSB[@]}" -C camp --once -q 3
+	[ "$(state "$id")" = done ]
+	# Without --once it waits, then works once the queue drains.
+	id2=$(idea "later still")
+	AR_AGENT=$FIX/good ar-agent "${NOSB[@]}" -C camp -q 2 2> err &
+	pid=$!
+	sleep 2
+	[ "$(state "$id2")" = new ]
+	grep -q "waiting" err
+	for f in camp/queue/new/*; do mv "$f" camp/queue/done/; done
+	wait "$pid"
+	[ "$(state "$id2")" = done ]
+}
+
+@test "ar-agent: no idea to claim: exit 0; the loop mode takes every idea" {
+	AR_AGENT=$FIX/good run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once
+	[[ $stderr == *"no idea to claim"* ]]
+	for i in 1 2 3; do idea "i$i" > /dev/null; done
+	AR_AGENT=$FIX/good run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$(subs | wc -l)" = 3 ]
+}
+
+@test "ar-agent: the scripted example agent applies the idea's variant" {
+	idea "four rows at a time" '{"variant": "fast"}' > /dev/null
+	AR_AGENT=$TOP/examples/agent/agent run -0 ar-agent "${NOSB[@]}" -C camp --once
+	c=$(subs | jq -r .method)
+	git -C camp/methods show "$c:matvec.c" | cmp - "$TOP/examples/int8-matvec/fast/matvec.c"
+	git -C camp/methods show "$c:Makefile" | cmp - "$TOP/examples/int8-matvec/fast/Makefile"
+	grep -q 'scripted, no model' camp/log/agent-*.log
+}
+
+@test "ar-agent: command line" {
+	run -0 ar-agent -h
+	[ "$output" = "$USAGE" ]
+	run -0 ar-agent --version
+	[ "$output" = "ar-agent $VERSION" ]
+	run -64 ar-agent -x
+	run -64 ar-agent -C camp -l soon
+	run -64 ar-agent
+	run -66 ar-agent -C nowhere
+	run --separate-stderr -69 ar-agent -C camp --once
+	[[ $stderr == *"no agent: set AR_AGENT"* ]]
+	AR_AGENT=true run -64 ar-agent -C camp -H 'bad holder'
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env bats
+# ar-plan: the planner step. Over HTTP against http-stub on loopback:
+# good Anthropic and OpenAI replies (ideas stored with their sources, what
+# was sent: model, key header, prompt), a malformed body, JSON without
+# ideas, an idea without sources (named), an empty body (all exit 65 after
+# -r tries), HTTP 500 and a hang cut by -t (exit 69 after -r tries), a
+# refused connection. The AR_PLANNER command path: the prompt it gets
+# (program.md's planner section, the problem, the ideas so far, the
+# digest), a reply in prose, a failing command, duplicates left out. The
+# scripted example planner. The command line.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	if ! command -v ar-plan >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	export AR_TOP=$TOP
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	USAGE="usage: ar-plan [-C campaign] [-d digest] [-n ideas] [-r tries] [-t seconds] [-P program.md]"
+	T=$BATS_TEST_TMPDIR
+	unset AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_PLANNER_MODEL \
+	    AR_PLANNER_KEY AR_CAMPAIGN AR_PROGRAM ANTHROPIC_API_KEY OPENAI_API_KEY
+	cd "$T"
+	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
+	STUB=
+}
+
+teardown() {
+	if [ -n "$STUB" ]; then
+		kill "$STUB" 2>/dev/null || true
+		wait "$STUB" 2>/dev/null || true
+	fi
+	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+}
+
+# stub MODE: http-stub answering MODE; sets STUB (pid), URL, LOG.
+stub() {
+	rm -f "$T/port" "$T/port.log"
+	http-stub "$1" "$T/port" 3>&- &
+	STUB=$!
+	for _ in $(seq 50); do
+		[ -s "$T/port" ] && break
+		sleep 0.1
+	done
+	URL=http://127.0.0.1:$(cat "$T/port")/v1/messages
+	LOG=$T/port.log
+}
+
+# tries: how many requests the stub got.
+tries() { grep -c '^POST ' "$LOG"; }
+
+ideas() { ar-queue ls -f jsonl camp/ideas | jq -c .record; }
+
+@test "ar-plan: a good Anthropic reply: ideas stored with their sources; model, key and prompt sent" {
+	stub ok-anthropic
+	AR_PLANNER_URL=$URL AR_PLANNER_MODEL=claude-test AR_PLANNER_KEY=sk-test-123 \
+	    run --separate-stderr -0 ar-plan -C camp -n 2
+	[ "${#lines[@]}" -eq 2 ]
+	[[ $stderr == *"2 ideas stored"* ]]
+	run -0 ideas
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(ideas | jq -rs '.[0].title')" = "four rows at a time" ]
+	[ "$(ideas | jq -rs '.[0].sources[0]')" = "https://arxiv.org/abs/2208.07339" ]
+	[ "$(ideas | jq -rs '.[1].hint')" = "scale" ]
+	[ "$(ideas | jq -rs '.[1].sources | length')" = 2 ]
+	[ "$(ideas | jq -rs '.[0].priority')" = 20 ]
+	[ "$(ideas | jq -rs '.[0].planner')" = anthropic ]
+	[ "$(tries)" = 1 ]
+	grep -qi '^x-api-key: sk-test-123' "$LOG"
+	grep -qi '^anthropic-version: ' "$LOG"
+	# The request: the model and one user message holding the prompt.
+	body=$(awk '/^\r?$/ { on = 1; next } /^--$/ { on = 0 } on' "$LOG")
+	[ "$(printf '%s' "$body" | jq -r .model)" = claude-test ]
+	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q '^## Planner'
+	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'Problem: int8-matvec'
+	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'propose 2 new ideas'
+	# The key is never on a command line (ps would show it).
+	! grep -q 'sk-test' "$TOP/scripts/ar-plan"
+}
+
+@test "ar-plan: a good OpenAI reply (choices[0].message.content, bare JSON)" {
+	stub ok-openai
+	AR_PLANNER_URL=${URL%/messages}/chat/completions AR_PLANNER_KEY=sk-o \
+	    run --separate-stderr -0 ar-plan -C camp
+	[ "${#lines[@]}" -eq 2 ]
+	[ "$(ideas | jq -rs '.[1].title')" = "rows across threads" ]
+	[ "$(ideas | jq -rs '.[0].planner')" = openai ]
+	grep -qi '^authorization: Bearer sk-o' "$LOG"
+	# AR_PLANNER_API picks the shape whatever the URL.
+	AR_PLANNER_URL=$URL AR_PLANNER_API=openai run --separate-stderr -0 ar-plan -C camp
+	[ "$output" = "" ]
+}
+
+@test "ar-plan: a body that is not JSON: refused, retried -r times, exit 65" {
+	stub malformed
+	AR_PLANNER_URL=$URL run --separate-stderr -65 ar-plan -C camp -r 2
+	[ "$(printf '%s\n' "$stderr" | grep -c 'planner reply: not JSON')" = 2 ]
+	[[ $stderr == *"ar-plan: no ideas after 2 tries"* ]]
+	[ "$(tries)" = 2 ]
+	[ "$(ideas | wc -l)" = 0 ]
+}
+
+@test "ar-plan: JSON without ideas, an idea without sources: named, exit 65" {
+	stub noideas
+	AR_PLANNER_URL=$URL run --separate-stderr -65 ar-plan -C camp -r 1
+	[ "$stderr" = "ar-plan: planner reply: no ideas
+ar-plan: no ideas after 1 try" ]
+	kill "$STUB"; wait "$STUB" || :
+	stub nosources
+	AR_PLANNER_URL=$URL run --separate-stderr -65 ar-plan -C camp -r 2
+	[[ $stderr == *"ar-plan: planner reply: ideas[2]: no sources"* ]]
+	[ "$(tries)" = 2 ]
+	# Nothing of a rejected reply is stored, not even its good ideas.
+	[ "$(ideas | wc -l)" = 0 ]
+}
+
+@test "ar-plan: an empty body: exit 65" {
+	stub empty
+	AR_PLANNER_URL=$URL run --separate-stderr -65 ar-plan -C camp -r 2
+	[[ $stderr == *"ar-plan: planner reply: empty"* ]]
+	[ "$(tries)" = 2 ]
+}
+
+@test "ar-plan: HTTP 500: retried, exit 69" {
+	stub 500
+	AR_PLANNER_URL=$URL run --separate-stderr -69 ar-plan -C camp -r 3
+	[ "$(printf '%s\n' "$stderr" | grep -c "ar-plan: $URL: HTTP 500: internal")" = 3 ]
+	[ "$(tries)" = 3 ]
+}
+
+@test "ar-plan: a planner that never answers: cut by -t, retried, exit 69" {
+	stub hang
+	SECONDS=0
+	AR_PLANNER_URL=$URL run --separate-stderr -69 ar-plan -C camp -r 2 -t 2
+	[ "$SECONDS" -lt 12 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c "no answer within 2 s")" = 2 ]
+	[ "$(tries)" = 2 ]
+}
+
+@test "ar-plan: a refused connection: exit 69" {
+	AR_PLANNER_URL=http://127.0.0.1:1/v1/messages run --separate-stderr -69 ar-plan -C camp -r 1
+	[[ $stderr == *"ar-plan: http://127.0.0.1:1/v1/messages: "* ]]
+}
+
+@test "ar-plan: AR_PLANNER: the prompt on stdin, the reply in prose, ideas stored" {
+	cat > planner <<'EOF'
+#!/bin/sh
+cat > "$PROMPT"
+cat <<'R'
+Having read the digest, here is my plan. {"ideas": [
+ {"title": "prefetch the next rows", "hypothesis": "hide DRAM latency",
+  "category": "memory", "priority": "7", "sources": ["Intel optimization manual"],
+  "variant": "fast"}]}
+Thanks.
+R
+EOF
+	chmod +x planner
+	echo "# Digest: best so far 1.2x at k = 2" > digest.md
+	PROMPT=$T/prompt AR_PLANNER=$T/planner run --separate-stderr -0 ar-plan -C camp -d digest.md -n 5
+	[ "${#lines[@]}" -eq 1 ]
+	grep -q '^## Planner' prompt
+	! grep -q '^## Worker' prompt
+	grep -q 'Research before you propose' prompt
+	grep -q 'best so far 1.2x at k = 2' prompt
+	grep -q 'Mutable files (what a worker may edit): matvec.c, Makefile' prompt
+	grep -q 'propose 5 new ideas' prompt
+	[ "$(ideas | jq -r .title)" = "prefetch the next rows" ]
+	[ "$(ideas | jq -r .priority)" = 7 ]
+	[ "$(ideas | jq -r .variant)" = fast ]
+	[ "$(ideas | jq -r .planner)" = command ]
+	# Asked again: the idea is listed as proposed, and not stored twice.
+	PROMPT=$T/prompt AR_PLANNER=$T/planner run --separate-stderr -0 ar-plan -C camp -d digest.md
+	[ "$output" = "" ]
+	[[ $stderr == *"proposed already"* ]]
+	grep -q '^- \[new\] prefetch the next rows (memory)' prompt
+	[ "$(ideas | wc -l)" = 1 ]
+}
+
+@test "ar-plan: AR_PLANNER that fails or says nothing useful" {
+	AR_PLANNER="exit 3" run --separate-stderr -69 ar-plan -C camp -r 2
+	[[ $stderr == *"ar-plan: AR_PLANNER: exited 3"* ]]
+	AR_PLANNER="echo '{\"ideas\": [{\"title\": \"x\", \"sources\": [\"s\"]}]}'" \
+	    run --separate-stderr -65 ar-plan -C camp -r 1
+	[[ $stderr == *"ar-plan: planner reply: ideas[0]: no hypothesis"* ]]
+	AR_PLANNER="echo '{\"ideas\": [{\"hypothesis\": \"x\", \"sources\": [\"s\"]}]}'" \
+	    run --separate-stderr -65 ar-plan -C camp -r 1
+	[[ $stderr == *"ar-plan: planner reply: ideas[0]: no title"* ]]
+	AR_PLANNER="echo '{\"ideas\": []}'" run --separate-stderr -65 ar-plan -C camp -r 1
+	[[ $stderr == *"ar-plan: planner reply: ideas: empty"* ]]
+	AR_PLANNER="echo '[1, 2]'" run --separate-stderr -65 ar-plan -C camp -r 1
+	[[ $stderr == *"ar-plan: planner reply: not a JSON object"* ]]
+	AR_PLANNER="sleep 10" run --separate-stderr -69 ar-plan -C camp -r 1 -t 1
+	[[ $stderr == *"no answer within 1 s"* ]]
+	[ "$(ideas | wc -l)" = 0 ]
+}
+
+@test "ar-plan: the scripted example planner: prepared ideas with sources and variants, then no repeats" {
+	AR_PLANNER=$TOP/examples/agent/planner run --separate-stderr -0 ar-plan -C camp -n 3
+	[ "${#lines[@]}" -eq 3 ]
+	[[ $stderr == *"scripted, no model"* ]]
+	AR_PLANNER=$TOP/examples/agent/planner run --separate-stderr -0 ar-plan -C camp -n 3
+	[ "$(ideas | wc -l)" -eq "$(wc -l < "$TOP/examples/agent/ideas.jsonl")" ]
+	[ "$(ideas | jq -s 'map(select((.sources | length) > 0 and .variant != null)) | length')" -eq "$(ideas | wc -l)" ]
+}
+
+@test "ar-plan: command line" {
+	run -0 ar-plan -h
+	[ "$output" = "$USAGE" ]
+	run -0 ar-plan --version
+	[ "$output" = "ar-plan $VERSION" ]
+	run -64 ar-plan -x
+	run -64 ar-plan -C camp -n two
+	run -64 ar-plan
+	run -66 ar-plan -C nowhere
+	run --separate-stderr -69 ar-plan -C camp
+	[[ $stderr == *"no planner"* ]]
+	AR_PLANNER=true run -66 ar-plan -C camp -d missing.md
+	AR_PLANNER_URL=http://x AR_PLANNER_API=bard run -64 ar-plan -C camp
+}
