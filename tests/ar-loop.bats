@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# ar-loop: the thin loop, on int8-matvec's tiny workload with short
+# ar-bench limits, the scripted example planner and agent (or fake agents
+# of fixtures/agent). A whole campaign to its experiment budget: ideas
+# planned, methods submitted, measured, the digest and pictures written in
+# loop/, the ledger verified; --once; a step that changes nothing ends the
+# loop; the budgets (experiments, GPU-hours, wall hours; flags and
+# campaign.conf); the lock (a second loop exits 75, a dead loop's lock is
+# broken, another host's is kept); kill -9 of the whole loop at random
+# instants, then a restart: no idea lost, no experiment run twice, no
+# idea submitted twice, the ledger verifies; the command line.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	SANDBOX=
+	if [ "$(id -u)" -eq 0 ] && command -v bwrap >/dev/null 2>&1 &&
+	    bwrap --unshare-all --die-with-parent --ro-bind / / true \
+	    >/dev/null 2>&1; then
+		SANDBOX=bwrap
+	fi
+	export SANDBOX
+}
+
+setup() {
+	if ! command -v ar-loop >/dev/null 2>&1; then
+		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	fi
+	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	export AR_TOP=$TOP
+	FIX=$BATS_TEST_DIRNAME/fixtures/agent
+	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
+	T=$BATS_TEST_TMPDIR
+	unset AR_AGENT AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_CAMPAIGN \
+	    AR_HOLDER AR_PROGRAM AR_BWRAP
+	if [ -n "$SANDBOX" ]; then
+		NOSB=() BNOSB=()
+	else
+		NOSB=(--no-sandbox) BNOSB=(--no-sandbox)
+	fi
+	# The loop's common arguments: the CPU path, tiny, short measurements.
+	L=(-C camp --cpus -w tiny -l 4 "${NOSB[@]}")
+	B=(-- -P 6 -T 2 -q "${BNOSB[@]}")
+	export AR_PLANNER=$TOP/examples/agent/planner
+	export AR_AGENT=$TOP/examples/agent/agent
+	cd "$T"
+	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
+}
+
+teardown() {
+	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+}
+
+# rows: results of the campaign in the ledger.
+rows() { ar-ledger export -C camp -f tsv | tail -n +2 | wc -l; }
+# experiments: the ledger's experiment ids, one a line.
+experiments() {
+	ar-ledger export -C camp -f tsv | jq -Rr 'split("\t")' | jq -rs '
+	    .[0] as $h | ($h | index("experiment")) as $e | .[1:][] | .[$e]'
+}
+
+@test "ar-loop: a whole campaign: planned, implemented, measured, digested, to the experiment budget" {
+	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 6 "${B[@]}"
+	[ "$output" = "" ]
+	[[ $stderr == *"ar-loop: step 1: plan: "* ]]
+	[[ $stderr == *"ar-loop: step 1: agents: 2 at work"* ]]
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	[[ $stderr == *"judge.mk: added, outside the mutable files"* ]] ||
+	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
+	[ "$(rows)" -eq 6 ]
+	ar-ledger verify -C camp
+	for f in digest.md curves.jsonl curves.svg progress.svg digest.html state wall; do
+		[ -s "camp/loop/$f" ]
+	done
+	grep -q '^# Campaign digest' camp/loop/digest.md
+	[ ! -e camp/loop/lock ]
+	# Every submitted method is a commit on its idea's branch.
+	for c in $(ar-queue ls -f jsonl camp/submitted | jq -r .record.method); do
+		git -C camp/methods rev-parse --verify "$c^{commit}"
+	done
+	# Run again: the budget is spent, nothing is done.
+	run --separate-stderr -0 ar-loop "${L[@]}" --experiments 6 "${B[@]}"
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	[ "$(rows)" -eq 6 ]
+}
+
+@test "ar-loop: --once runs one step; a step that changes nothing ends the loop" {
+	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
+	[[ $stderr == *"step 1: "* ]]
+	[[ $stderr != *"step 2: "* ]]
+	grep -qx 'step 1' camp/loop/state
+	grep -qx 'phase done' camp/loop/state
+	[ "$(rows)" -ge 1 ]
+	# Another --once is step 2.
+	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
+	grep -qx 'step 2' camp/loop/state
+	# No planner, no agent, nothing pending: the step changes nothing.
+	rm -rf camp/submitted
+	ar-queue init camp/submitted
+	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" -s 0 "${B[@]}"
+	[[ $stderr == *"nothing changed in step "*": nothing left to do"* ]]
+}
+
+@test "ar-loop: budgets: wall hours, GPU-hours, campaign.conf's budget.experiments, --steps" {
+	# 0.0002 h is 0.72 s: spent after the first step.
+	run --separate-stderr -0 ar-loop "${L[@]}" --wall-hours 0.0002 "${B[@]}"
+	[[ $stderr == *"budget spent: wall hours "* ]]
+	[[ $stderr != *"step 2: "* ]]
+	[ "$(cat camp/loop/wall)" -ge 1 ]
+	# Spent already, across runs: the next loop does no step.
+	run --separate-stderr -0 ar-loop "${L[@]}" --wall-hours 0.0002 "${B[@]}"
+	[[ $stderr != *"step "* ]]
+	n=$(rows)
+	run --separate-stderr -0 ar-loop "${L[@]}" --gpu-hours 0.0000001 "${B[@]}"
+	[[ $stderr == *"budget spent: GPU-hours "* ]]
+	[ "$(rows)" -eq "$n" ]
+	sed -i 's/^budget.experiments = .*/budget.experiments = '"$((n + 1))"'/' camp/campaign.conf
+	run --separate-stderr -0 ar-loop "${L[@]}" "${B[@]}"
+	[[ $stderr == *"budget spent: experiments $((n + 1)) of $((n + 1))"* ]]
+	[ "$(rows)" -eq "$((n + 1))" ]
+	run --separate-stderr -0 ar-loop "${L[@]}" --experiments 100 --steps 1 "${B[@]}"
+	[[ $stderr == *"1 steps done"* ]]
+}
+
+@test "ar-loop: GPU-hours are shape.k times (finished - started) of this campaign's results" {
+	run -0 ar-loop "${L[@]}" --experiments 3 "${B[@]}"
+	want=$(ar-ledger export -C camp -f jsonl |
+	    jq -s 'map(.shape.k * ((.finished | fromdate) - (.started | fromdate))) | add / 3600')
+	run --separate-stderr -0 ar-loop "${L[@]}" --gpu-hours "$want" "${B[@]}"
+	[[ $stderr == *"budget spent: GPU-hours "* ]]
+	[ "$(rows)" -eq 3 ]
+}
+
+@test "ar-loop: the lock: a second loop exits 75; a dead loop's lock is broken; another host's is kept" {
+	AR_AGENT=$FIX/slow SLOW=3 ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
+	pid=$!
+	for _ in $(seq 50); do [ -e camp/loop/lock ] && break; sleep 0.1; done
+	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
+	[[ $stderr == *"another ar-loop holds the campaign (pid $pid on $(hostname))"* ]]
+	wait "$pid"
+	[ ! -e camp/loop/lock ]
+	# A lock left by a loop that died (kill -9): broken.
+	sh -c 'exit 0' &
+	dead=$!
+	wait "$dead"
+	echo "$dead $(hostname) 1 x" > camp/loop/lock
+	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
+	[[ $stderr == *"broke the lock of ar-loop $dead, which died"* ]]
+	[ ! -e camp/loop/lock ]
+	# A lock of a loop on another host: kept (its pid means nothing here).
+	echo "$dead other-host.example 1 x" > camp/loop/lock
+	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
+	[[ $stderr == *"(pid $dead on other-host.example)"* ]]
+	[ -e camp/loop/lock ]
+}
+
+@test "ar-loop: kill -9 of the whole loop at random instants, then a restart: nothing lost, nothing run twice" {
+	for i in 1 2 3 4; do
+		setsid ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err &
+		pid=$!
+		sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.3 + rand() * 2.5 }')"
+		kill -KILL -- "-$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	# The leases of what the killed agents held expire.
+	sleep 5
+	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}"
+	printf '%s\n' "$stderr" >> loop.err
+	# The ledger verifies; no experiment appears twice.
+	ar-ledger verify -C camp
+	[ "$(experiments | sort | uniq -d | wc -l)" -eq 0 ]
+	# No idea lost: every planned idea is done or failed or waits in new/;
+	# none is stuck under a lease of a dead agent.
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ] || {
+		sleep 5
+		ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err
+		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
+	}
+	# No idea submitted twice, and each submitted idea is done.
+	[ "$(ar-queue ls -f jsonl camp/submitted | jq -r .record.idea | sort | uniq -d | wc -l)" -eq 0 ]
+	for i in $(ar-queue ls -f jsonl camp/submitted | jq -r .record.idea); do
+		[ "$(ar-queue ls -f jsonl camp/ideas | jq -r --arg i "$i" 'select(.record.id == $i) | .state')" = done ]
+	done
+	# Every title of the planner's was stored once.
+	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r .record.title | sort | uniq -d | wc -l)" -eq 0 ]
+	# The queue holds nothing claimed by the dead.
+	[ "$(ar-queue ls -s cur camp/queue | tail -n +2 | wc -l)" -eq 0 ]
+	[ "$(rows)" -le 9 ]
+}
+
+@test "ar-loop: command line" {
+	run -0 ar-loop -h
+	[ "$output" = "$USAGE" ]
+	run -0 ar-loop --version
+	[ "$output" = "ar-loop $VERSION" ]
+	run -64 ar-loop -x
+	run -64 ar-loop -C camp -a many
+	run -64 ar-loop -C camp --wall-hours soon
+	run -64 ar-loop -C camp --cpus --gpus 2
+	run -64 ar-loop -C camp --backend k8s
+	run -64 ar-loop -C camp extra
+	run -64 ar-loop
+	run -66 ar-loop -C nowhere
+	run -66 ar-loop -C camp -g missing.tsv
+}
