@@ -1471,12 +1471,90 @@ earlier_result(struct run *r)
 	return found;
 }
 
+/* What claiming needs of each waiting record, kept by name: a record in
+ * new/ never changes, so each is read once, not at every poll. */
+struct shape {
+	char *name;
+	char exp[AR_ID_MAX + 1];
+	long k;
+	int *gpus;
+	size_t ngpus;
+	int bad;              /* cannot run: claimed only to be failed */
+};
+static struct shape *shapes;
+static size_t nshapes;
+
+static void
+shape_free(struct shape *sh)
+{
+	free(sh->name);
+	free(sh->gpus);
+}
+
+/* The shapes of new/'s records, in claim order, from the cache where it
+ * has them. */
+static void
+shapes_update(char **names, size_t n)
+{
+	struct shape *ns = ar_xcalloc(n ? n : 1, sizeof *ns);
+	size_t i, j = 0, m = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ar_lease l;
+		int c = 1;
+
+		if (ar_spool_parse(names[i], &l) < 0 || l.expires)
+			continue;
+		while (j < nshapes && (c = strcmp(shapes[j].name,
+		    names[i])) < 0)
+			shape_free(&shapes[j++]);
+		if (j < nshapes && c == 0) {
+			ns[m++] = shapes[j++];
+			continue;
+		}
+		{
+			char *p = ar_spool_path(qdir, "new", names[i]);
+			json_t *o = rec_load(p);
+			struct rec rc;
+
+			free(p);
+			if (!o && errno == ENOENT)
+				continue;      /* another took it */
+			memset(&ns[m], 0, sizeof ns[m]);
+			ns[m].name = ar_xstrdup(names[i]);
+			if (o) {
+				rec_parse(o, l.id, &rc);
+				snprintf(ns[m].exp, sizeof ns[m].exp, "%s",
+				    rc.exp);
+				ns[m].k = rc.k;
+				ns[m].bad = rc.bad[0] != '\0' ||
+				    (backend == B_LOCAL && (size_t)rc.k > ninv);
+				if (rc.ngpus) {
+					ns[m].gpus = ar_xmalloc(rc.ngpus *
+					    sizeof *ns[m].gpus);
+					memcpy(ns[m].gpus, rc.gpus, rc.ngpus *
+					    sizeof *rc.gpus);
+					ns[m].ngpus = rc.ngpus;
+				}
+			} else
+				ns[m].bad = 1;
+			json_decref(o);
+			m++;
+		}
+	}
+	while (j < nshapes)
+		shape_free(&shapes[j++]);
+	free(shapes);
+	shapes = ns;
+	nshapes = m;
+}
+
 /* Claims and starts what fits now; returns how many started. */
 static size_t
 claim_fitting(void)
 {
 	char **names, *used;
-	size_t n, i, started = 0;
+	size_t n, i, j, started = 0, nfree = 0;
 
 	if (nruns >= (size_t)maxpar)
 		return 0;
@@ -1485,44 +1563,44 @@ claim_fitting(void)
 		io_errors++;
 		return 0;
 	}
+	shapes_update(names, n);
+	ar_spool_free_list(names, n);
 	used = ar_xmalloc(ninv ? ninv : 1);
-	if (backend == B_LOCAL)
+	if (backend == B_LOCAL) {
 		booked_now(used);
-	for (i = 0; i < n && nruns < (size_t)maxpar && !got_term; i++) {
+		for (i = 0; i < ninv; i++)
+			nfree += !used[i];
+	}
+	for (i = 0; i < nshapes && nruns < (size_t)maxpar && !got_term; i++) {
+		struct shape *sh = &shapes[i];
 		struct ar_lease l;
-		char *p;
+		char lname[3 * AR_ID_MAX], *p;
 		json_t *o;
 		struct rec rc;
 		int slot[1024];
 		struct run *r;
 
-		if (ar_spool_parse(names[i], &l) < 0 || l.expires)
+		if (!sh->bad) {
+			if (exp_running(sh->exp))
+				continue;
+			if (backend == B_LOCAL) {
+				if ((size_t)sh->k > nfree)
+					continue;
+				memset(&rc, 0, sizeof rc);
+				rc.k = sh->k;
+				memcpy(rc.gpus, sh->gpus, sh->ngpus *
+				    sizeof *sh->gpus);
+				rc.ngpus = sh->ngpus;
+				if (pick_slots(&rc, used, slot) < 0)
+					continue;
+			}
+		}
+		if (claim_name(sh->name, &l) < 0)
 			continue;
-		p = ar_spool_path(qdir, "new", names[i]);
+		ar_spool_lease_name(lname, sizeof lname, &l);
+		p = ar_spool_path(qdir, "cur", lname);
 		o = rec_load(p);
 		free(p);
-		if (o) {
-			rec_parse(o, l.id, &rc);
-			if (!rc.bad[0] && exp_running(rc.exp)) {
-				json_decref(o);
-				continue;
-			}
-			if (!rc.bad[0] && backend == B_LOCAL &&
-			    (size_t)rc.k > ninv)
-				snprintf(rc.bad, sizeof rc.bad, "k=%ld: the "
-				    "inventory has %zu %s", rc.k, ninv,
-				    inv_cpu ? "CPUs" : "GPUs");
-			if (!rc.bad[0] && backend == B_LOCAL &&
-			    pick_slots(&rc, used, slot) < 0) {
-				json_decref(o);
-				continue;
-			}
-		} else if (errno == ENOENT)
-			continue;      /* another took it */
-		if (claim_name(names[i], &l) < 0) {
-			json_decref(o);
-			continue;
-		}
 		r = run_new();
 		r->l = l;
 		r->o = o;
@@ -1534,10 +1612,13 @@ claim_fitting(void)
 			run_free(r);
 			continue;
 		}
-		/* Point r->r's strings into r->o, which r keeps. */
+		/* r->r's strings point into r->o, which r keeps. */
 		rec_parse(r->o, l.id, &r->r);
-		if (rc.bad[0]) {
-			snprintf(r->r.bad, sizeof r->r.bad, "%s", rc.bad);
+		if (!r->r.bad[0] && backend == B_LOCAL && (size_t)r->r.k > ninv)
+			snprintf(r->r.bad, sizeof r->r.bad, "k=%ld: the "
+			    "inventory has %zu %s", r->r.k, ninv,
+			    inv_cpu ? "CPUs" : "GPUs");
+		if (r->r.bad[0]) {
 			conclude(r, "failed", r->r.bad, NULL, NULL, -1);
 			run_free(r);
 			continue;
@@ -1557,8 +1638,8 @@ claim_fitting(void)
 			started++;
 			continue;
 		}
-		memcpy(r->slot, slot, (size_t)rc.k * sizeof *slot);
-		r->nslot = (size_t)rc.k;
+		memcpy(r->slot, slot, (size_t)r->r.k * sizeof *slot);
+		r->nslot = (size_t)r->r.k;
 		run_save(r);
 		if (book(r->slot, r->nslot, r->r.exp, r->l.expires) < 0) {
 			/* Another process booked one of them first. */
@@ -1566,12 +1647,16 @@ claim_fitting(void)
 			conclude(r, "requeue", NULL, NULL, NULL, -1);
 			run_free(r);
 			booked_now(used);
+			for (nfree = 0, j = 0; j < ninv; j++)
+				nfree += !used[j];
 			continue;
 		}
-		for (size_t s = 0; s < r->nslot; s++)
+		for (j = 0; j < r->nslot; j++)
 			for (size_t q = 0; q < ninv; q++)
-				if (inv[q] == r->slot[s])
+				if (inv[q] == r->slot[j] && !used[q]) {
 					used[q] = 1;
+					nfree--;
+				}
 		if (start_local(r) < 0) {
 			conclude(r, "failed", "cannot start ar-bench", NULL,
 			    NULL, -1);
@@ -1581,7 +1666,6 @@ claim_fitting(void)
 		started++;
 	}
 	free(used);
-	ar_spool_free_list(names, n);
 	return started;
 }
 
@@ -2665,6 +2749,9 @@ serve(void)
 		ar_warn("interrupted");
 		return AR_EX_TEMPFAIL;
 	}
+	while (nshapes)
+		shape_free(&shapes[--nshapes]);
+	free(shapes);
 	if (io_errors)
 		return AR_EX_IO;
 	return failures ? AR_EX_NO : AR_EX_OK;
@@ -2975,6 +3062,32 @@ default_limit(void)
 	return t;
 }
 
+/* Whether prog runs: a path that is executable, or a name found in
+ * PATH. */
+static int
+runnable(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	int ok = 0;
+
+	if (strchr(prog, '/'))
+		return access(prog, X_OK) == 0;
+	for (p = path ? path : "/usr/bin:/bin"; !ok; p = e + 1) {
+		char *f;
+
+		e = strchr(p, ':');
+		if (!e)
+			e = p + strlen(p);
+		f = ar_xasprintf("%.*s/%s", (int)(e - p), e > p ? p : ".",
+		    prog);
+		ok = access(f, X_OK) == 0;
+		free(f);
+		if (!*e)
+			break;
+	}
+	return ok;
+}
+
 static void
 find_bench(void)
 {
@@ -3123,6 +3236,9 @@ main(int argc, char **argv)
 		ar_fshut(stdout, "<stdout>");
 		return r;
 	}
+	if (strcmp(cmd, "status") != 0 && !runnable(bench))
+		ar_die(AR_EX_UNAVAILABLE, "%s: not found or not executable "
+		    "(AR_BENCH names the benchmark)", bench);
 	if (strcmp(cmd, "job") == 0)
 		return cmd_job(argv[0]);
 	if (backend == B_LOCAL) {

@@ -185,6 +185,12 @@ no_overlap() {
 	run -66 --separate-stderr ar-run status -C nowhere
 }
 
+@test "an ar-bench that is not there exits 69 with one line" {
+	mkcamp
+	AR_BENCH=$T/nothing run -69 --separate-stderr ar-run local -C camp --gpus 1 --drain
+	[ "$stderr" = "ar-run: $T/nothing: not found or not executable (AR_BENCH names the benchmark)" ]
+}
+
 @test "malformed assignments exit 65 with one line, and nothing is stored" {
 	mkcamp
 	{ assign 2; row e9 ok four; } > bad.tsv
@@ -436,6 +442,27 @@ no_overlap() {
 	[ "$(ledger_count p1)" -eq 1 ]
 	empty camp/run/gpus camp/run/pid camp/queue/cur
 	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+}
+
+@test "a restart stops an earlier run's ar-bench still alive before it decides" {
+	mkcamp
+	one z1 ok 1 | ar-queue put camp/queue > /dev/null
+	h=$(hostname -s)
+	# Claimed by an ar-run that is dead (pid 999999 never started at 1),
+	# whose ar-bench (a sleep here) still runs.
+	ar-queue claim -H "w.$h.999999.1" -l 600 camp/queue > /dev/null
+	setsid sleep 300 &
+	child=$!
+	sleep 0.1
+	start=$(cut -d ' ' -f 22 /proc/$child/stat)
+	mkdir -p camp/run/pid
+	printf 'z1\tw\t%s\t999999\t1\t0\t%d\t%s\t0\t0\n' "$h" $child "$start" > camp/run/pid/z1
+	run -0 --separate-stderr ar-run local -C camp --gpus 2 --drain
+	[[ "$stderr" == *"z1: taking over from w.$h.999999.1 (its runner died)"* ]]
+	[[ "$stderr" == *"process $child of an earlier run is still alive; stopping it"* ]]
+	! kill -0 $child 2>/dev/null
+	[ "$(awk -F '\t' '$1 == "z1" { print $6 }' <<< "$output")" = done ]
+	[ "$(ledger_count z1)" -eq 1 ]
 }
 
 @test "a booking of a dead holder is freed; a live one is respected" {
