@@ -1247,7 +1247,7 @@ judge(struct run *r, int st, int stopped, int timed_out, double secs)
 		tries_set(r->r.exp, t);
 		if (t > requeue_max) {
 			snprintf(why, sizeof why, "ar-bench interrupted %ld "
-			    "times%s", t, tail);
+			    "time%s%s", t, t == 1 ? "" : "s", tail);
 			conclude(r, "failed", why, NULL, NULL, secs);
 		} else
 			conclude(r, "requeue", "ar-bench was interrupted",
@@ -2501,8 +2501,8 @@ job_ended(struct run *r, const char *state)
 		tries_set(r->r.exp, t);
 		job_forget(r->r.exp);
 		if (t > requeue_max) {
-			snprintf(why, sizeof why, "job %lld: %s, %ld times",
-			    r->job, state, t);
+			snprintf(why, sizeof why, "job %lld: %s, %ld time%s",
+			    r->job, state, t, t == 1 ? "" : "s");
 			conclude(r, "failed", why, NULL, NULL, secs);
 		} else {
 			snprintf(why, sizeof why, "job %lld: %s (attempt %ld "

@@ -628,3 +628,45 @@ SH
 	[ "$(jobs_named n1)" -eq 1 ]
 	[ "$(ledger_count n1)" -eq 1 ]
 }
+
+@test "slurm: TIMEOUT is a timeout, NODE_FAIL a crash, PREEMPTED past -r a failure" {
+	slurm_ready
+	mkcamp
+	# An squeue that reports the states listed in ./override
+	# ("JOBID STATE" lines) instead of Slurm's: these states cannot be
+	# made to order on a test cluster in seconds.
+	cat > squeue-override <<SH
+#!/bin/sh
+squeue "\$@" | while IFS='|' read -r id st rest; do
+	o=\$(awk -v j="\$id" '\$1 == j { print \$2 }' "$T/override" 2>/dev/null)
+	printf '%s|%s|%s\n' "\$id" "\${o:-\$st}" "\$rest"
+done
+SH
+	chmod +x squeue-override
+	{ echo "$HDR"; row t1 hang 1; row n1 hang 1; row p1 hang 1; } > a.tsv
+	SQUEUE=$T/squeue-override ar-run slurm -C camp -r 0 --drain -i a.tsv > out 2> err &
+	pid=$!
+	for i in $(seq 200); do
+		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 3 ] && break
+		sleep 0.05
+	done
+	# ar-run status shows the three jobs.
+	run -0 ar-run status -C camp
+	[ "$(col state <<< "$output" | sort -u)" = submitted ]
+	[ "$(col job <<< "$output" | sort | tr '\n' ' ')" = "$(cat camp/run/jobs/n1 camp/run/jobs/p1 camp/run/jobs/t1 | sort | tr '\n' ' ')" ]
+	jt=$(cat camp/run/jobs/t1) jn=$(cat camp/run/jobs/n1) jp=$(cat camp/run/jobs/p1)
+	printf '%s TIMEOUT\n%s NODE_FAIL\n%s PREEMPTED\n' $jt $jn $jp > override
+	st=0
+	wait $pid || st=$?
+	scancel $jt $jn $jp
+	cat out err
+	[ "$st" -eq 1 ]
+	ar-queue ls -s failed camp/queue > f.tsv
+	why() { awk -F '\t' -v e="$1" '$2 == e { print $6 }' f.tsv; }
+	[ "$(awk -F '\t' '$1 == "t1" { print $6 }' out)" = timeout ]
+	[ "$(why t1)" = "timeout: job $jt: TIMEOUT" ]
+	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' out)" = crash ]
+	[ "$(why n1)" = "crash: job $jn: NODE_FAIL before ar-bench ended" ]
+	[ "$(awk -F '\t' '$1 == "p1" { print $6 }' out)" = failed ]
+	[ "$(why p1)" = "failed: job $jp: PREEMPTED, 1 time" ]
+}
