@@ -364,8 +364,10 @@ no_overlap() {
 	[ "$(grep -c '^start' camp/fake.log)" -eq 48 ]
 	[ "$(grep -c '^end' camp/fake.log)" -eq 48 ]
 	no_overlap camp/fake.log
-	# More than one ran at a time, and every worker took part.
-	for w in 1 2 3 4; do [ "$(wc -l < out$w)" -ge 2 ]; done
+	# Several workers took part (any one may take all 8 GPUs at a time).
+	n=0
+	for w in 1 2 3 4; do [ "$(wc -l < out$w)" -ge 2 ] && n=$((n + 1)); done
+	[ "$n" -ge 2 ]
 	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | uniq -d)" = "" ]
 	[ "$(ar-ledger export -C camp -f jsonl | wc -l)" -eq 48 ]
 	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
