@@ -193,17 +193,27 @@ cmd_gpus(int argc, char **argv)
 
 /* The node a booking or record names; "local" is this host, or the one
  * node of a one-node inventory. -1 when not in the inventory. */
+static int same_host(const char *a, const char *b);
+
 static long
 node_of(const struct ar_inv *inv, const char *name)
 {
 	char host[256];
 	long i = ar_inv_find(inv, name);
+	size_t j;
 
-	if (i >= 0 || strcmp(name, "local") != 0)
+	if (i >= 0)
 		return i;
-	ar_hostname(host, sizeof host);
-	i = ar_inv_find(inv, host);
-	return i >= 0 ? i : inv->n == 1 ? 0 : -1;
+	if (strcmp(name, "local") == 0) {
+		ar_hostname(host, sizeof host);
+		i = ar_inv_find(inv, host);
+		return i >= 0 ? i : inv->n == 1 ? 0 : -1;
+	}
+	/* The long form of a short name, or the other way round. */
+	for (j = 0; j < inv->n; j++)
+		if (same_host(inv->node[j].name, name))
+			return (long)j;
+	return -1;
 }
 
 static void
@@ -902,15 +912,32 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* a and b name one host: equal, or one is the other up to a dot
+ * (ar-bench records the full host name, inventories the short one). */
+static int
+same_host(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la == lb)
+		return strcmp(a, b) == 0;
+	if (la > lb)
+		return strncmp(a, b, lb) == 0 && a[lb] == '.';
+	return strncmp(a, b, la) == 0 && b[la] == '.';
+}
+
+/* The node's latest A/A, under its name or its long or short form. */
 static const struct noise *
 noise_of(const struct nx *x, const char *node)
 {
+	const struct noise *z = NULL;
 	size_t i;
 
 	for (i = 0; i < x->nnz; i++)
-		if (strcmp(x->nz[i].node, node) == 0)
-			return &x->nz[i];
-	return NULL;
+		if (same_host(x->nz[i].node, node) &&
+		    (!z || strcmp(x->nz[i].fin, z->fin) > 0))
+			z = &x->nz[i];
+	return z;
 }
 
 static int

@@ -265,6 +265,13 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 4 b 0,1,2,3
 2 a 2,3
 1 a 1"
+	# A node's long name is the node.
+	rm camp/run/gpus/*
+	book a.cluster.example@4
+	run -0 ar-sched pack -C camp -g "$FIX/two.tsv" 4 4 4
+	same "$(cols k node gpus)" "4 b 0,1,2,3
+4 b 4,5,6,7
+4 a 0,1,2,3"
 	# "local" is this host, or the only node.
 	rm camp/run/gpus/*
 	book local@1
@@ -325,6 +332,16 @@ ar-sched: node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1; it runs
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
 	same "$(cols node purpose)" "a aa
 b aa"
+}
+
+@test "ar-sched next: an A/A recorded under the full host name clears the short one" {
+	camp
+	sed 's/\tb\tequivalent/\tb.cluster.example\tequivalent/' "$FIX/ledger.tsv" > l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv" --noise-max 0.3
+	same "$(cols purpose | grep -c '^aa$')" 0
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	same "$(cols node purpose | head -1)" "b aa"
+	[[ "$stderr" == *"node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1;"* ]]
 }
 
 @test "ar-sched next: validations and close calls go to the quietest node" {
