@@ -1137,6 +1137,9 @@ cmd_next(int argc, char **argv)
 	}
 	if (optind != argc)
 		ar_usage(usage);
+	if (ledger && subm && strcmp(ledger, "-") == 0 && strcmp(subm, "-") == 0)
+		ar_die(AR_EX_USAGE, "-l - and -m -: standard input is one of them "
+		    "only");
 	ar_campaign_open(&camp, ar_campaign_default(copt));
 	x.camp = camp.dir;
 	/* Before anything is read: what is busy must not change under us. */

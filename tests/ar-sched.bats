@@ -105,6 +105,8 @@ book() {
 	[ "$stderr" = "ar-sched: -N 0: nodes from 1 to 100000" ]
 	run -64 --separate-stderr ar-sched next -n 0
 	[ "$stderr" = "ar-sched: -n 0: a count from 1 to 100000" ]
+	run -64 --separate-stderr ar-sched next -l - -m -
+	[ "$stderr" = "ar-sched: -l - and -m -: standard input is one of them only" ]
 	run -64 --separate-stderr ar-sched next --noise-max -1
 	[ "$stderr" = "ar-sched: --noise-max -1: a number of 0 or more" ]
 }
@@ -463,6 +465,15 @@ b aa"
 	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
 	[ "$stderr" = "ar-sched: camp/campaign.conf: sched.noise_max: \"loud\" is not a number of 0 or more" ]
 	run -66 ar-sched next -C nocamp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+}
+
+@test "ar-sched next: the ledger or the submissions from standard input" {
+	camp
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l - -m "$FIX/subs.tsv" < "$FIX/ledger.tsv"
+	a=$(cols method k gpus node purpose)
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m - < "$FIX/subs.tsv"
+	same "$(cols method k gpus node purpose)" "$a"
+	[ "$(printf '%s\n' "$a" | wc -l)" -ge 3 ]
 }
 
 @test "ar-sched next: reads the ledger through ar-ledger export -V without -l" {
