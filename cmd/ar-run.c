@@ -1845,44 +1845,35 @@ free_stale_tmp(const char *dir)
 	closedir(d);
 }
 
-/* run/pid files of dead owners whose record is no longer claimed. */
+/* run/pid files of dead owners whose experiment is no longer claimed;
+ * cur lists the experiments of cur/'s records. */
 static void
-free_stale_pids(void)
+free_stale_pids(char **cur, size_t nc)
 {
-	char **names, **cur;
-	size_t n, nc, i, j;
+	char **names;
+	size_t n, i, j;
 
 	if (ar_spool_list(camp, "run/pid", &names, &n) < 0)
 		return;
-	if (ar_spool_list(qdir, "cur", &cur, &nc) < 0) {
-		ar_spool_free_list(names, n);
-		return;
-	}
 	for (i = 0; i < n; i++) {
 		struct pinfo pi;
-		struct ar_lease l;
 
 		if (pinfo_read(names[i], &pi) < 0 || strcmp(pi.host, host) ||
 		    alive(pi.owner, pi.owner_start) || exp_running(names[i]))
 			continue;
 		for (j = 0; j < nc; j++)
-			if (ar_spool_parse(cur[j], &l) == 0 &&
-			    strcmp(l.id, names[i]) == 0)
+			if (strcmp(cur[j], names[i]) == 0)
 				break;
-		if (j < nc)
+		if (j < nc || (pi.child && alive(pi.child, pi.child_start)) ||
+		    job_file_exists(names[i]))
 			continue;
-		if (pi.child && alive(pi.child, pi.child_start))
-			continue;
-		if (!job_file_exists(names[i])) {
+		{
 			char *p = pid_path(names[i]);
 
-			/* Kept when the record sits in cur/ under another
-			 * id; its own recovery reads it. */
 			unlink(p);
 			free(p);
 		}
 	}
-	ar_spool_free_list(cur, nc);
 	ar_spool_free_list(names, n);
 }
 
@@ -1898,6 +1889,8 @@ recover(void)
 	size_t n, i, nt = 0;
 	struct run **taken;
 	struct lfind lf;
+	char **curexp;
+	size_t ncur = 0;
 
 	last_recover = now_s();
 	if (ar_spool_list(qdir, "cur", &names, &n) < 0) {
@@ -1905,6 +1898,7 @@ recover(void)
 		return;
 	}
 	taken = ar_xcalloc(n ? n : 1, sizeof *taken);
+	curexp = ar_xcalloc(n ? n : 1, sizeof *curexp);
 	for (i = 0; i < n; i++) {
 		struct ar_lease l, nl;
 		struct pinfo pi;
@@ -1926,6 +1920,7 @@ recover(void)
 				rec_parse(o, l.id, &rc);
 			else
 				snprintf(rc.exp, sizeof rc.exp, "%s", l.id);
+			curexp[ncur++] = ar_xstrdup(rc.exp);
 			if (exp_running(rc.exp) || !stale(&l, rc.exp, &pi,
 			    &have)) {
 				json_decref(o);
@@ -2016,7 +2011,10 @@ recover(void)
 	free(taken);
 	if (backend == B_LOCAL)
 		free_stale_bookings();
-	free_stale_pids();
+	free_stale_pids(curexp, ncur);
+	for (i = 0; i < ncur; i++)
+		free(curexp[i]);
+	free(curexp);
 	free_stale_tmp(gdir);
 	free_stale_tmp(piddir);
 	free_stale_tmp(jobdir);
@@ -2832,19 +2830,42 @@ cmd_job(const char *exp)
 
 	if (!ar_id_valid(exp))
 		ar_die(AR_EX_USAGE, "%s: not an experiment id", exp);
-	if (ar_spool_find(qdir, exp, NULL, &l) != AR_SP_OK)
-		ar_die(AR_EX_NOINPUT, "%s: %s is not claimed in the queue",
-		    qdir, exp);
 	memset(&r, 0, sizeof r);
-	{
+	if (ar_spool_find(qdir, exp, NULL, &l) == AR_SP_OK) {
 		char lname[3 * AR_ID_MAX];
 
 		ar_spool_lease_name(lname, sizeof lname, &l);
 		p = ar_spool_path(qdir, "cur", lname);
+		if (!(r.o = rec_load(p)))
+			ar_die(AR_EX_DATA, "%s: unreadable record", p);
+		free(p);
+	} else {
+		/* A record whose id is not the experiment's. */
+		char **names;
+		size_t n, i;
+
+		if (ar_spool_list(qdir, "cur", &names, &n) < 0)
+			ar_die(AR_EX_IO, "%s/cur:", qdir);
+		for (i = 0; i < n && !r.o; i++) {
+			json_t *o;
+			const char *e;
+
+			if (ar_spool_parse(names[i], &l) < 0)
+				continue;
+			p = ar_spool_path(qdir, "cur", names[i]);
+			o = rec_load(p);
+			free(p);
+			if (o && (e = jstr(o, "experiment")) &&
+			    strcmp(e, exp) == 0)
+				r.o = o;
+			else
+				json_decref(o);
+		}
+		ar_spool_free_list(names, n);
+		if (!r.o)
+			ar_die(AR_EX_NOINPUT, "%s: %s is not claimed in the "
+			    "queue", qdir, exp);
 	}
-	if (!(r.o = rec_load(p)))
-		ar_die(AR_EX_DATA, "%s: unreadable record", p);
-	free(p);
 	rec_parse(r.o, l.id, &r.r);
 	if (r.r.bad[0])
 		ar_die(AR_EX_DATA, "%s: %s", exp, r.r.bad);

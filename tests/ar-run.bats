@@ -528,10 +528,14 @@ jobs_named() {
 	slurm_ready
 	mkcamp
 	{ assign 6 "1 2 4 8"; row s1 crash 1; } > a.tsv
+	# A record whose spool id is not its experiment, as ar-queue put
+	# makes it.
+	one q1 ok 2 | ar-queue put camp/queue > /dev/null
 	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
 	echo "$output"
 	[ "${lines[0]}" = "$OUTHDR" ]
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${#lines[@]}" -eq 9 ]
+	[ "$(awk -F '\t' '$1 == "q1" { print $6 }' <<< "$output")" = done ]
 	[ "$(awk -F '\t' '$1 == "s1" { print $6 }' <<< "$output")" = crash ]
 	[ "$(awk -F '\t' '$1 != "s1" && NR > 1 { print $6 }' <<< "$output" | sort -u)" = done ]
 	[ "$(col node <<< "$output" | sort -u)" = "$(hostname -s)" ]
