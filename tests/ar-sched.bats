@@ -223,18 +223,17 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 # ---- pack ----
 
 @test "ar-sched pack: pairs, then the quad, on NVLinked aligned blocks" {
-	head -9 "$FIX/two.tsv" > one.tsv
-	run --separate-stderr -0 ar-sched pack -g one.tsv 2 2 4
+	run --separate-stderr -0 ar-sched pack -g "$FIX/pairs.tsv" 2 2 4
 	[ "$stderr" = "" ]
 	same "$output" "k	node	gpus
 2	a	0,1
 2	a	2,3
 4	a	4,5,6,7"
 	# A lone 4 goes where its four GPUs are all linked.
-	run -0 ar-sched pack -g one.tsv 4
+	run -0 ar-sched pack -g "$FIX/pairs.tsv" 4
 	same "$(cols k node gpus)" "4 a 4,5,6,7"
 	# Best fit: small bundles fill the most used block first.
-	run -0 ar-sched pack -g one.tsv 1 2 1 1
+	run -0 ar-sched pack -g "$FIX/pairs.tsv" 1 2 1 1
 	same "$(cols k node gpus)" "1 a 0
 2 a 2,3
 1 a 1
