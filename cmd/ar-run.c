@@ -519,8 +519,10 @@ inv_file(const char *file)
 static void
 inv_default(void)
 {
-	FILE *p = popen("nvidia-smi --query-gpu=index --format=csv,noheader "
-	    "2>/dev/null", "r");
+	/* Where PATH lacks it, where NVIDIA's containers put it. */
+	FILE *p = popen("{ nvidia-smi --query-gpu=index --format=csv,noheader "
+	    "|| /usr/local/nvidia/bin/nvidia-smi --query-gpu=index "
+	    "--format=csv,noheader; } 2>/dev/null", "r");
 	char line[64];
 
 	if (p) {
