@@ -1551,6 +1551,8 @@ shapes_update(char **names, size_t n)
 	nshapes = m;
 }
 
+static double sbatch_retry;
+
 /* Claims and starts what fits now; returns how many started. */
 static size_t
 claim_fitting(void)
@@ -1558,7 +1560,7 @@ claim_fitting(void)
 	char **names, *used;
 	size_t n, i, j, started = 0, nfree = 0;
 
-	if (nruns >= (size_t)maxpar)
+	if (nruns >= (size_t)maxpar || mono() < sbatch_retry)
 		return 0;
 	if (ar_spool_list(qdir, "new", &names, &n) < 0) {
 		ar_warn("%s/new:", qdir);
@@ -1635,6 +1637,9 @@ claim_fitting(void)
 				conclude(r, "requeue", "sbatch failed", NULL,
 				    NULL, -1);
 				run_free(r);
+				/* Slurm may be down for a while: try again in
+				 * 10 s, not at every poll. */
+				sbatch_retry = mono() + 10;
 				break;
 			}
 			started++;
@@ -3262,6 +3267,9 @@ main(int argc, char **argv)
 	if (strcmp(cmd, "status") != 0 && !runnable(bench))
 		ar_die(AR_EX_UNAVAILABLE, "%s: not found or not executable "
 		    "(AR_BENCH names the benchmark)", bench);
+	if (backend == B_SLURM && !runnable(prog_env("SBATCH", "sbatch")))
+		ar_die(AR_EX_UNAVAILABLE, "%s: not found (install Slurm, or "
+		    "SBATCH names it)", prog_env("SBATCH", "sbatch"));
 	if (strcmp(cmd, "job") == 0)
 		return cmd_job(argv[0]);
 	if (backend == B_LOCAL) {

@@ -191,6 +191,12 @@ no_overlap() {
 	[ "$stderr" = "ar-run: $T/nothing: not found or not executable (AR_BENCH names the benchmark)" ]
 }
 
+@test "ar-run slurm without sbatch exits 69 with one line" {
+	mkcamp
+	SBATCH=$T/nothing run -69 --separate-stderr ar-run slurm -C camp --drain
+	[ "$stderr" = "ar-run: $T/nothing: not found (install Slurm, or SBATCH names it)" ]
+}
+
 @test "malformed assignments exit 65 with one line, and nothing is stored" {
 	mkcamp
 	{ assign 2; row e9 ok four; } > bad.tsv
