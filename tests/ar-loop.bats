@@ -156,17 +156,36 @@ experiments() {
 }
 
 @test "ar-loop: kill -9 of the whole loop at random instants, then a restart: nothing lost, nothing run twice" {
-	for i in 1 2 3 4; do
+	groups=()
+	for i in 1 2 3 4 5; do
 		setsid ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err &
 		pid=$!
+		groups+=("$pid")
 		sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.3 + rand() * 2.5 }')"
-		kill -KILL -- "-$pid" 2>/dev/null || true
+		if [ $((i % 2)) -eq 1 ]; then
+			# The whole loop, as when its machine dies.
+			kill -KILL -- "-$pid" 2>/dev/null || true
+		else
+			# The loop alone: its agents and ar-run go on, orphaned,
+			# beside the next loop.
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
 		wait "$pid" 2>/dev/null || true
 	done
 	# The leases of what the killed agents held expire.
 	sleep 5
 	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}"
 	printf '%s\n' "$stderr" >> loop.err
+	# The orphans finish; then one more loop tidies up after them.
+	for g in "${groups[@]}"; do
+		for _ in $(seq 100); do
+			pgrep -g "$g" > /dev/null || break
+			sleep 0.2
+		done
+		! pgrep -g "$g" > /dev/null
+	done
+	sleep 5
+	ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err
 	# The ledger verifies; no experiment appears twice.
 	ar-ledger verify -C camp
 	[ "$(experiments | sort | uniq -d | wc -l)" -eq 0 ]
