@@ -151,6 +151,17 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(subs | wc -l)" = 0 ]
 }
 
+@test "ar-agent: an agent that rewrites the worktree's .git file: git still works on the campaign's repository" {
+	id=$(idea gitfile)
+	AR_AGENT=$FIX/gitfile run --separate-stderr -1 ar-agent "${NOSB[@]}" -C camp --once
+	# Its own repository, in the worktree, is what fails the idea.
+	[ "$(state "$id")" = failed ]
+	[[ "$(why "$id")" == *"fake/"* ]]
+	[ "$(subs | wc -l)" = 0 ]
+	[ ! -e "camp/work/$id" ]
+	git -C camp/methods worktree list --porcelain | grep -vq "work/$id"
+}
+
 @test "ar-agent: a slow agent keeps its lease (renewed), and its method is submitted" {
 	id=$(idea slow)
 	SLOW=5 AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once -l 3 -H slowpoke > out 2> err &
