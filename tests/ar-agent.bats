@@ -175,6 +175,25 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(subs | wc -l)" = 1 ]
 }
 
+@test "ar-agent: SIGTERM stops the agent at once and gives the idea back" {
+	id=$(idea stopped)
+	SLOW=37 AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once 2> err &
+	pid=$!
+	for _ in $(seq 50); do [ -d "camp/work/$id" ] && break; sleep 0.1; done
+	sleep 0.5
+	SECONDS=0
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ "$SECONDS" -lt 10 ]
+	grep -q "stopped by SIGTERM; the idea is given back" err
+	[ "$(state "$id")" = new ]
+	[ ! -e "camp/work/$id" ]
+	sleep 0.5
+	! pgrep -fx "sleep 37" > /dev/null
+}
+
 @test "ar-agent: an idea submitted already (an agent killed before done) is done, not made again" {
 	id=$(idea again)
 	ar-queue init camp/submitted

@@ -171,6 +171,29 @@ experiments() {
 	[ -e camp/loop/lock ]
 }
 
+@test "ar-loop: SIGTERM: the loop stops at once, passes it on to its agents, leaves no lock" {
+	AR_AGENT=$FIX/slow SLOW=41 ar-loop "${L[@]}" "${B[@]}" 2> err &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(ar-queue ls -s cur camp/ideas 2>/dev/null | tail -n +2 | wc -l)" -gt 0 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	SECONDS=0
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ "$SECONDS" -lt 10 ]
+	[ ! -e camp/loop/lock ]
+	for _ in $(seq 50); do
+		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ] && break
+		sleep 0.1
+	done
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
+	! pgrep -fx "sleep 41" > /dev/null
+}
+
 @test "ar-loop: kill -9 of the whole loop at random instants, then a restart: nothing lost, nothing run twice" {
 	groups=()
 	for i in 1 2 3 4 5; do
