@@ -196,6 +196,20 @@ EOF
 	[ "$(ideas | wc -l)" = 0 ]
 }
 
+@test "ar-plan: SIGTERM stops a planner at once" {
+	AR_PLANNER="sleep 43" ar-plan -C camp -t 100 2> err &
+	pid=$!
+	sleep 1
+	SECONDS=0
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	[ "$SECONDS" -lt 5 ]
+	sleep 0.5
+	! pgrep -fx "sleep 43" > /dev/null
+}
+
 @test "ar-plan: the scripted example planner: prepared ideas with sources and variants, then no repeats" {
 	AR_PLANNER=$TOP/examples/agent/planner run --separate-stderr -0 ar-plan -C camp -n 3
 	[ "${#lines[@]}" -eq 3 ]
