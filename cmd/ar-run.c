@@ -1592,8 +1592,9 @@ claim_fitting(void)
 					continue;
 				memset(&rc, 0, sizeof rc);
 				rc.k = sh->k;
-				memcpy(rc.gpus, sh->gpus, sh->ngpus *
-				    sizeof *sh->gpus);
+				if (sh->ngpus)
+					memcpy(rc.gpus, sh->gpus, sh->ngpus *
+					    sizeof *sh->gpus);
 				rc.ngpus = sh->ngpus;
 				if (pick_slots(&rc, used, slot) < 0)
 					continue;
