@@ -321,7 +321,7 @@ create(const char *problem, const char *dir, const char *keydir,
 	    "budget.experiments = 0\n"
 	    "budget.gpu_hours = 0\n"
 	    "budget.wall_hours = 0\n"
-	    "policy = autoreduce\n",
+	    "policy = ours\n",
 	    id, pname, now, ar_build_id(), keypath);
 	p = ar_path(tmp, "campaign.conf");
 	if (ar_write_atomic(p, conf, strlen(conf), 0644) < 0)

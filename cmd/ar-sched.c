@@ -1285,8 +1285,14 @@ cmd_next(int argc, char **argv)
 
 	/* The policy's picks, placed in its order. */
 	cfg.policy = AR_POL_OURS;
-	if ((v = ar_conf_get(&camp.conf, "policy")) && ar_pol_parse(v) >= 0)
+	/* Campaigns made before the policies had names say "autoreduce". */
+	if ((v = ar_conf_get(&camp.conf, "policy")) &&
+	    strcmp(v, "autoreduce") != 0) {
+		if (ar_pol_parse(v) < 0)
+			ar_die(AR_EX_DATA, "%s/campaign.conf: policy: %s: not "
+			    "ours, flat1, grid or sha", camp.dir, v);
 		cfg.policy = ar_pol_parse(v);
+	}
 	{
 		const char *sc = ar_conf_get(&camp.conf, "scales");
 		int maxk = 0;

@@ -204,7 +204,7 @@ scales = 1 2 4 8
 budget.experiments = 0
 budget.gpu_hours = 0
 budget.wall_hours = 0
-policy = autoreduce" ]
+policy = ours" ]
 }
 
 @test "ar-init writes a matching Ed25519 key pair: bench.pub and bench.key" {
