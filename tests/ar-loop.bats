@@ -62,7 +62,7 @@ gpuh() {
 # busy N: steps until the results took some time (timestamps are whole
 # seconds, and a tiny measurement may start and finish within one).
 busy() {
-	for _ in 1 2 3 4 5 6; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		[ "$(gpuh)" = 0 ] || return 0
 		ar-loop "${L[@]}" --once "${B[@]}" 2> /dev/null
 	done
@@ -139,6 +139,9 @@ experiments() {
 }
 
 @test "ar-loop: GPU-hours are shape.k times (finished - started) of this campaign's results" {
+	# Longer measurements, so that their whole-second times differ even
+	# on a fast or a loaded machine.
+	B=(-- -p 30 -P 30 -T 5 -q "${BNOSB[@]}")
 	run -0 ar-loop "${L[@]}" --experiments 3 "${B[@]}"
 	busy
 	n=$(rows)
