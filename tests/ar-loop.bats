@@ -117,6 +117,8 @@ experiments() {
 }
 
 @test "ar-loop: budgets: wall hours, GPU-hours, campaign.conf's budget.experiments, --steps" {
+	# Longer measurements: busy needs results with non-zero GPU-hours.
+	B=(-- -p 30 -P 30 -T 5 -q "${BNOSB[@]}")
 	# 0.0002 h is 0.72 s: spent after the first step.
 	run --separate-stderr -0 ar-loop "${L[@]}" --wall-hours 0.0002 "${B[@]}"
 	[[ $stderr == *"budget spent: wall hours "* ]]
