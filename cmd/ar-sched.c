@@ -1096,6 +1096,7 @@ cmd_next(int argc, char **argv)
 	static const char *const subs[] = { "new", "cur", "done", NULL };
 	static const char *const qsubs[] = { "new", "cur", NULL };
 	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
+	int policy = AR_POL_OURS;
 	struct nx x = {0};
 	struct src s = {0};
 	struct ar_campaign camp;
@@ -1142,6 +1143,15 @@ cmd_next(int argc, char **argv)
 		    "only");
 	ar_campaign_open(&camp, ar_campaign_default(copt));
 	x.camp = camp.dir;
+	/* The policy is checked before anything is printed or queued.
+	 * Campaigns made before the policies had names say "autoreduce". */
+	if ((v = ar_conf_get(&camp.conf, "policy")) &&
+	    strcmp(v, "autoreduce") != 0) {
+		if (ar_pol_parse(v) < 0)
+			ar_die(AR_EX_DATA, "%s/campaign.conf: policy: %s: not "
+			    "ours, flat1, grid or sha", camp.dir, v);
+		policy = ar_pol_parse(v);
+	}
 	/* Before anything is read: what is busy must not change under us. */
 	if (put)
 		take_lock(camp.dir);
@@ -1284,15 +1294,7 @@ cmd_next(int argc, char **argv)
 	}
 
 	/* The policy's picks, placed in its order. */
-	cfg.policy = AR_POL_OURS;
-	/* Campaigns made before the policies had names say "autoreduce". */
-	if ((v = ar_conf_get(&camp.conf, "policy")) &&
-	    strcmp(v, "autoreduce") != 0) {
-		if (ar_pol_parse(v) < 0)
-			ar_die(AR_EX_DATA, "%s/campaign.conf: policy: %s: not "
-			    "ours, flat1, grid or sha", camp.dir, v);
-		cfg.policy = ar_pol_parse(v);
-	}
+	cfg.policy = policy;
 	{
 		const char *sc = ar_conf_get(&camp.conf, "scales");
 		int maxk = 0;

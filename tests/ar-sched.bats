@@ -319,6 +319,24 @@ ar-sched: node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1; it runs
 	same "$(cols node gpus | awk '{ n = split($2, g, ","); for (i = 1; i <= n; i++) print $1, g[i] }' | sort | uniq -d)" ""
 }
 
+@test "ar-sched next: campaign.conf's policy: an unknown one exits 65; the old name autoreduce is ours" {
+	camp
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	ours=$output
+	sed -i 's/^policy = .*/policy = autoreduce/' camp/campaign.conf
+	grep -qx 'policy = autoreduce' camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	same "$(printf '%s\n' "$output" | cut -f 2-)" "$(printf '%s\n' "$ours" | cut -f 2-)"
+	sed -i 's/^policy = .*/policy = best/' camp/campaign.conf
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-sched: $PWD/camp/campaign.conf: policy: best: not ours, flat1, grid or sha" ] ||
+	    [ "$stderr" = "ar-sched: camp/campaign.conf: policy: best: not ours, flat1, grid or sha" ]
+}
+
 @test "ar-sched next: a newer quiet A/A clears the node; --noise-max moves the bar" {
 	camp
 	cp "$FIX/ledger.tsv" l.tsv
