@@ -23,6 +23,9 @@
 #include <sodium.h>
 
 #include "ar.h"
+#include "dev.h"
+#include "ranks.h"
+#include "roofline.h"
 
 extern char **environ;
 
@@ -30,7 +33,9 @@ static const char usage[] =
 	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
 	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
 	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
-	"[--aa] [--no-sandbox]";
+	"[--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
+	"--roofline [--aa] [-q] [-C campaign] [-k cpus] "
+	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]";
 
 enum { R_BASE, R_METH, R_JUDGE };
 static const char *const role_name[] = { "baseline", "method", "judge" };
@@ -113,6 +118,11 @@ static struct {
 	char outside[400];
 	char conflict[300];      /* a method that does not fit the baseline */
 	int invalid_tree;
+	const char *device;      /* "cuda" or "cpu": what measures */
+	json_t *profile;         /* the machine's roofline, when the workload
+	                          * declares bytes or flops and one exists */
+	char *profile_path;
+	double profile_scale;    /* a k=1 profile read for a k bundle: k */
 } B;
 
 static volatile sig_atomic_t interrupted;
@@ -122,6 +132,7 @@ on_signal(int sig)
 {
 	interrupted = sig;
 	ar_runner_interrupted = 1;
+	ar_roofline_abort();
 }
 
 static void
@@ -129,6 +140,7 @@ cleanup(void)
 {
 	int i;
 
+	ar_roofline_abort();
 	for (i = 0; i < 3; i++)
 		ar_runner_stop(&B.role[i].run);
 	ar_runner_stop(&B.score);
@@ -1146,6 +1158,14 @@ run_one(int ri, long pair, unsigned long long seed, struct sample **out)
 		if (res.timed_out)
 			return end_run(ri, END_TIMEOUT, "run timed out after %g "
 			    "s (pair %ld)", B.m.run.timeout_s, pair);
+		/* The error text (a CUDA error, an assertion) is the most
+		 * useful part of a crash: its last stderr line goes in why. */
+		if (ri == R_METH && !B.aa && B.fail.tail && B.fail.tail[0]) {
+			const char *nl = strrchr(B.fail.tail, '\n');
+
+			return end_run(ri, END_CRASH, "run %s (pair %ld); stderr "
+			    "ends: %.200s", d, pair, nl ? nl + 1 : B.fail.tail);
+		}
 		return end_run(ri, END_CRASH, "run %s (pair %ld)", d, pair);
 	}
 	*out = s = new_sample(ri);
@@ -1553,6 +1573,138 @@ slow_first(int ri)
 	return slow;
 }
 
+
+/* ---- the roofline of a result ---- */
+
+/* Above this many times the measured limit a result is impossible: the
+ * limit is measured, not the datasheet's, so a method may beat it a
+ * little, never by this much. */
+#define ROOF_IMPOSSIBLE 1.2
+
+/* The machine profile for this node, device and bundle: the bundle's own,
+ * else the k=1 one times k. A profile that does not verify under the
+ * campaign's key stops the measurement (exit 1), like a broken seal. */
+static void
+load_profile(void)
+{
+	char host[256], err[512];
+	unsigned char pk[AR_PK_BYTES];
+	long k = B.ngpu ? (long)B.ngpu : B.k;
+	struct ar_buf b = {0};
+	json_error_t je;
+	json_t *o;
+	int pass;
+
+	if (isnan(B.w->bytes) && isnan(B.w->flops))
+		return;
+	if (gethostname(host, sizeof host) < 0)
+		return;
+	host[sizeof host - 1] = 0;
+	crypto_sign_ed25519_sk_to_pk(pk, B.sk);
+	for (pass = 0; pass < 2; pass++) {
+		char *path = ar_profile_path(B.camp.dir, host, B.device,
+		    pass ? 1 : k);
+
+		if (pass && k == 1) {
+			free(path);
+			break;
+		}
+		if (ar_readfile(path, &b, 1 << 20) < 0) {
+			if (errno != ENOENT)
+				ar_die(ar_errno_exit(errno), "%s:", path);
+			free(path);
+			continue;
+		}
+		o = json_loadb(b.p, b.len, JSON_REJECT_DUPLICATES, &je);
+		if (!json_is_object(o) || !json_is_object(json_object_get(o,
+		    "roofline")))
+			ar_die(AR_EX_DATA, "%s: not a machine profile: %s", path,
+			    o ? "no roofline" : je.text);
+		if (ar_json_verify(o, pk, err, sizeof err) < 0)
+			ar_die(AR_EX_NO, "%s: %s; a machine profile must be signed "
+			    "by this campaign's key (run ar-bench --roofline "
+			    "again)", path, err);
+		B.profile = o;
+		B.profile_path = path;
+		B.profile_scale = pass ? (double)k : 1;
+		break;
+	}
+	ar_buf_free(&b);
+	if (!B.profile)
+		ar_warn("no machine profile for %s %s k=%ld in %s/machine (ar-bench "
+		    "--roofline makes one); no roofline fields", host, B.device,
+		    k, B.camp.dir);
+}
+
+/* The rate each role reached against the machine's limits, from the
+ * median wall time of its runs. The wall time holds the process's start
+ * and more, so the rate is a lower bound: above the limit is impossible. */
+static void
+roofline_fields(json_t *o, size_t from_b, size_t from_m)
+{
+	json_t *rf = json_object(), *f[2] = { NULL, NULL };
+	const char *slash = strrchr(B.profile_path, '/');
+	const char *v = json_string_value(json_object_get(o, "verdict"));
+	int ri;
+
+	json_object_set_new(rf, "profile", json_string(slash ? slash + 1 :
+	    B.profile_path));
+	if (B.profile_scale != 1)
+		json_object_set_new(rf, "scaled_from_k1", json_real(
+		    B.profile_scale));
+	for (ri = R_BASE; ri <= R_METH; ri++) {
+		size_t from = ri == R_BASE ? from_b : from_m, n, i;
+		double *w, med;
+
+		if (B.role[ri].ns <= from)
+			continue;
+		n = B.role[ri].ns - from;
+		w = ar_xmalloc(n * sizeof *w);
+		for (i = 0; i < n; i++)
+			w[i] = B.role[ri].s[from + i].wall;
+		med = ar_median(w, n);
+		free(w);
+		f[ri] = ar_roofline_fraction(B.profile, isnan(B.w->bytes) ? 0 :
+		    B.w->bytes, isnan(B.w->flops) ? 0 : B.w->flops, B.w->dtype,
+		    med, B.profile_scale);
+		json_object_set_new(f[ri], "wall_s", json_real(med));
+		json_object_set(rf, role_name[ri], f[ri]);
+		json_decref(f[ri]);
+	}
+	json_object_set_new(o, "roofline", rf);
+	if (v && (strcmp(v, "crash") == 0 || strcmp(v, "invalid") == 0 ||
+	    strcmp(v, "timeout") == 0))
+		return;
+	for (ri = R_METH; ri >= R_BASE; ri--) {
+		double m = json_number_value(json_object_get(f[ri], "mem_frac"));
+		double c = json_number_value(json_object_get(f[ri],
+		    "compute_frac"));
+		char why[600];
+
+		if (!f[ri] || (m <= ROOF_IMPOSSIBLE && c <= ROOF_IMPOSSIBLE))
+			continue;
+		if (m > ROOF_IMPOSSIBLE)
+			snprintf(why, sizeof why, "impossible: the %s moved %.4g "
+			    "bytes/s, %.2fx the memory bandwidth measured on "
+			    "this machine (%s); a run cannot beat the hardware "
+			    "by that much, so the benchmark or the run is "
+			    "broken", role_name[ri], json_number_value(
+			    json_object_get(f[ri], "bytes_per_s")), m,
+			    json_string_value(json_object_get(rf, "profile")));
+		else
+			snprintf(why, sizeof why, "impossible: the %s computed "
+			    "%.4g flop/s, %.2fx the GEMM rate measured on this "
+			    "machine (%s); a run cannot beat the hardware by "
+			    "that much, so the benchmark or the run is broken",
+			    role_name[ri], json_number_value(json_object_get(
+			    f[ri], "flops_per_s")), c, json_string_value(
+			    json_object_get(rf, "profile")));
+		json_object_set_new(o, "verdict", json_string("invalid"));
+		json_object_set_new(o, "why", json_string(why));
+		break;
+	}
+}
+
 static json_t *
 result(json_t *method, const char *spec_idea, const char *experiment,
     struct session *dev, struct session *hold, const char *started)
@@ -1593,7 +1745,7 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	    "shape", "k", (json_int_t)(B.ngpu ? (long)B.ngpu : B.k), "cpus",
 	    cpus, "gpu_ids", gpu_ids,
 	    "node", host,
-	    "device", B.ngpu ? "cuda" : "cpu", "sandbox", B.sandbox ? "bwrap" : "none",
+	    "device", B.device, "sandbox", B.sandbox ? "bwrap" : "none",
 	    "seeds", se->seeds, "aa", B.aa, "metric", B.m.metric.name,
 	    "direction", B.m.metric.higher ? "higher" : "lower",
 	    "verdict", verdict, "why", why, "started", started,
@@ -1701,6 +1853,8 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 			json_object_set_new(f, "timed_out", json_true());
 		json_object_set_new(o, "failure", f);
 	}
+	if (B.profile)
+		roofline_fields(o, from_b, from_m);
 	{
 		json_t *raw = json_pack("{s:o, s:o, s:s}", "baseline",
 		    raw_of(R_BASE, from_b, B.role[R_BASE].ns), "method",
@@ -1867,19 +2021,217 @@ num_arg(const char *opt, const char *s, double lo, double hi)
 	return v;
 }
 
+
+/* ---- the roofline problem ---- */
+
+/* The CUDA ordinal of GPU id: its place in CUDA_VISIBLE_DEVICES when that
+ * is set (ar-run sets it to the bundle), else the id itself. */
+static int
+cuda_ordinal(long id)
+{
+	const char *v = getenv("CUDA_VISIBLE_DEVICES");
+	char *copy, *tok, *save = NULL;
+	int i = 0, found = -1;
+
+	if (!v || !*v)
+		return (int)id;
+	copy = ar_xstrdup(v);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",",
+	    &save), i++) {
+		char *end;
+		long x = strtol(tok, &end, 10);
+
+		if (*end == 0 && x == id) {
+			found = i;
+			break;
+		}
+	}
+	free(copy);
+	return found;
+}
+
+/* "cuda" or "cpu", from --device and what this machine has. */
+static const char *
+pick_device(const char *want, int gpus)
+{
+	char why[512];
+	int n;
+
+	if (strcmp(want, "cpu") == 0)
+		return "cpu";
+	if (strcmp(want, "cuda") != 0 && !gpus)
+		return "cpu";
+	n = ar_cuda_count(why, sizeof why);
+	if (n > 0) {
+		size_t i;
+
+		for (i = 0; i < B.ngpu; i++)
+			if (cuda_ordinal(B.gpu[i]) < 0 || cuda_ordinal(B.gpu[i]) >=
+			    n) {
+				if (strcmp(want, "cuda") == 0)
+					ar_die(AR_EX_UNAVAILABLE, "-G %s: GPU %ld is "
+					    "not one of the %d CUDA devices here",
+					    B.gpus, B.gpu[i], n);
+				ar_warn("-G %s: GPU %ld is not one of the %d CUDA "
+				    "devices here; measuring on the cpu device",
+				    B.gpus, B.gpu[i], n);
+				return "cpu";
+			}
+		return "cuda";
+	}
+	if (n == 0)
+		snprintf(why, sizeof why, "no CUDA device");
+	if (strcmp(want, "cuda") == 0)
+		ar_die(AR_EX_UNAVAILABLE, "cuda: %s", why);
+	ar_warn("-G %s: %s; measuring on the cpu device", B.gpus ? B.gpus : "",
+	    why);
+	return "cpu";
+}
+
+static int
+roofline_main(const char *dir, long k, long samples, long warmup,
+    const char *want, int quiet, int verbose)
+{
+	struct ar_roofline_opts o = {0};
+	char err[1024], host[256], started[40], fin[40], *keypath, *s;
+	int ord[AR_RANKS_MAX], exe_ok;
+	char exe[PATH_MAX];
+	json_t *rec;
+	const char *dev;
+	long i, nr;
+
+	ar_time_now(started, sizeof started);
+	ar_crypto_init();
+	ar_campaign_open(&B.camp, ar_campaign_default(dir));
+	check_seal();
+	{
+		const char *kp = ar_conf_get(&B.camp.conf, "key");
+
+		if (!kp)
+			ar_die(AR_EX_DATA, "%s/campaign.conf: no key", B.camp.dir);
+		keypath = kp[0] == '/' ? ar_xstrdup(kp) : ar_path(B.camp.dir,
+		    kp);
+		if (ar_key_read_secret(keypath, B.sk, err, sizeof err) < 0)
+			ar_die(AR_EX_NOINPUT, "%s", err);
+	}
+	dev = pick_device(want, B.ngpu > 0);
+	/* The ranks: one per GPU of -G, or one per CPU; a CPU bundle larger
+	 * than the CPUs here shares them, and says so. */
+	if (strcmp(dev, "cuda") == 0) {
+		nr = (long)B.ngpu;
+		for (i = 0; i < nr; i++)
+			ord[i] = cuda_ordinal(B.gpu[i]);
+	} else {
+		cpu_set_t set;
+		int cpus[1024], nc = 0, c;
+
+		nr = B.ngpu ? (long)B.ngpu : k;
+		if (sched_getaffinity(0, sizeof set, &set) < 0)
+			ar_die(AR_EX_SOFTWARE, "sched_getaffinity:");
+		for (c = 0; c < CPU_SETSIZE && nc < 1024; c++)
+			if (CPU_ISSET(c, &set))
+				cpus[nc++] = c;
+		if (nr > nc && !quiet)
+			ar_warn("%ld ranks on %d CPUs: ranks share CPUs, so the "
+			    "figures are the CPUs', not %ld", nr, nc, nr);
+		for (i = 0; i < nr; i++)
+			ord[i] = cpus[i % nc];
+	}
+	if (nr > AR_RANKS_MAX)
+		ar_die(AR_EX_USAGE, "%ld ranks: at most %d", nr, AR_RANKS_MAX);
+	exe_ok = realpath("/proc/self/exe", exe) != NULL;
+	if (!exe_ok)
+		ar_die(AR_EX_SOFTWARE, "/proc/self/exe:");
+	{
+		const char *t = getenv("TMPDIR");
+		char *tmpl = ar_xasprintf("%s/ar-bench.XXXXXX", t && t[0] ? t :
+		    "/tmp");
+
+		if (!mkdtemp(tmpl))
+			ar_die(ar_errno_exit(errno), "%s:", tmpl);
+		B.session = tmpl;
+	}
+	ar_on_die(cleanup);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	o.exe = exe;
+	o.device = dev;
+	o.k = (int)nr;
+	o.ordinal = ord;
+	o.scratch = B.session;
+	o.aa = B.aa;
+	o.samples = (int)(samples > 0 ? samples : B.aa ? 30 : 20);
+	o.warmup = (int)(warmup >= 0 ? warmup : B.aa ? 2 : 3);
+	o.target_ms = 10;
+	o.progress = !quiet && (verbose || (isatty(2) && !getenv("NO_COLOR")));
+	rec = ar_roofline_run(&o);
+	if (!rec)
+		ar_die(AR_EX_SOFTWARE, "cannot build the roofline record");
+	check_interrupt();
+	if (gethostname(host, sizeof host) < 0)
+		snprintf(host, sizeof host, "unknown");
+	host[sizeof host - 1] = 0;
+	ar_time_now(fin, sizeof fin);
+	{
+		char id[AR_IDLEN];
+
+		ar_id_new(id);
+		json_object_set_new(rec, "id", json_string(id));
+	}
+	json_object_set_new(rec, "campaign", json_string(B.camp.id));
+	json_object_set_new(rec, "node", json_string(host));
+	json_object_set_new(rec, "build", json_string(ar_build_id()));
+	json_object_set_new(rec, "started", json_string(started));
+	json_object_set_new(rec, "finished", json_string(fin));
+	ar_json_sign(rec, B.sk);
+	s = ar_json_canon(rec);
+	/* Only a whole profile replaces the last one; an A/A is no profile. */
+	if (!B.aa && strcmp(json_string_value(json_object_get(rec,
+	    "verdict")), "ok") == 0) {
+		char *dir = ar_path(B.camp.dir, "machine");
+		char *path = ar_profile_path(B.camp.dir, host, dev, nr);
+		char *line = ar_xasprintf("%s\n", s);
+
+		if (ar_mkdirs(dir, 0755) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", dir);
+		if (ar_write_atomic(path, line, strlen(line), 0644) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", path);
+		if (!quiet)
+			ar_warn("machine profile: %s", path);
+		free(line);
+		free(path);
+		free(dir);
+	}
+	cleanup();
+	free(B.session);
+	B.session = NULL;
+	puts(s);
+	ar_fshut(stdout, "<stdout>");
+	free(s);
+	free(keypath);
+	json_decref(rec);
+	return AR_EX_OK;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "aa", no_argument, NULL, 'A' },
 		{ "no-sandbox", no_argument, NULL, 'N' },
+		{ "roofline", no_argument, NULL, 'R' },
+		{ "device", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *spec = NULL, *wname = NULL, *seeds = "dev";
 	const char *experiment = NULL, *idea = NULL;
 	double T = -1, e = -1, rt = -1;
 	long pmin = -1, pmax = -1, warm = -1, k = 1;
-	int c, append = 0, quiet = 0, verbose = 0;
+	int c, append = 0, quiet = 0, verbose = 0, roofline = 0, kset = 0;
+	int exec_only = 0;
+	const char *device = "auto";
 	char err[1024], started[40], eid[AR_IDLEN], *keypath, *s;
 	struct session dev = {0}, hold = {0};
 	json_t *method, *res;
@@ -1887,36 +2239,62 @@ main(int argc, char **argv)
 
 	if (argc >= 3 && strcmp(argv[1], "--runner") == 0)
 		return ar_runner_main(strcmp(argv[2], "sandbox") == 0);
+	if (argc == 2 && strcmp(argv[1], "--rank") == 0) {
+		ar_setprog(argv[0]);
+		return ar_rank_main();
+	}
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
 	while ((c = getopt_long(argc, argv, "aC:e:G:i:k:Km:p:P:qS:t:T:vw:W:x:",
 	    longopts, NULL)) != -1) {
 		switch (c) {
-		case 'a': append = 1; break;
+		case 'a': append = 1; exec_only = exec_only ? exec_only : 'a'; break;
 		case 'A': B.aa = 1; break;
 		case 'C': dir = optarg; break;
-		case 'e': e = num_arg("e", optarg, 0, 0.99); break;
+		case 'e': e = num_arg("e", optarg, 0, 0.99); exec_only = exec_only ? exec_only : 'e'; break;
 		case 'G': B.gpus = optarg; break;
-		case 'i': idea = optarg; break;
-		case 'k': k = int_arg("k", optarg, 1, 1024); break;
-		case 'K': B.keep = 1; break;
-		case 'm': spec = optarg; break;
-		case 'N': B.sandbox = -1; break;
-		case 'p': pmin = int_arg("p", optarg, 1, 1000000); break;
+		case 'i': idea = optarg; exec_only = exec_only ? exec_only : 'i'; break;
+		case 'k': k = int_arg("k", optarg, 1, 1024); kset = 1; break;
+		case 'R': roofline = 1; break;
+		case 'D': device = optarg; break;
+		case 'K': B.keep = 1; exec_only = exec_only ? exec_only : 'K'; break;
+		case 'm': spec = optarg; exec_only = exec_only ? exec_only : 'm'; break;
+		case 'N': B.sandbox = -1; exec_only = exec_only ? exec_only : 'N'; break;
+		case 'p': pmin = int_arg("p", optarg, 1, 1000000); exec_only = exec_only ? exec_only : 'p'; break;
 		case 'P': pmax = int_arg("P", optarg, 1, 1000000); break;
 		case 'q': quiet = 1; break;
-		case 'S': seeds = optarg; break;
-		case 't': rt = num_arg("t", optarg, 0.001, 1e9); break;
-		case 'T': T = num_arg("T", optarg, 0.001, 1e9); break;
+		case 'S': seeds = optarg; exec_only = exec_only ? exec_only : 'S'; break;
+		case 't': rt = num_arg("t", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 't'; break;
+		case 'T': T = num_arg("T", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 'T'; break;
 		case 'v': verbose = 1; break;
-		case 'w': wname = optarg; break;
+		case 'w': wname = optarg; exec_only = exec_only ? exec_only : 'w'; break;
 		case 'W': warm = int_arg("W", optarg, 0, 1000000); break;
-		case 'x': experiment = optarg; break;
+		case 'x': experiment = optarg; exec_only = exec_only ? exec_only : 'x'; break;
 		default: ar_usage(usage);
 		}
 	}
 	if (optind != argc)
 		ar_usage(usage);
+	if (strcmp(device, "auto") && strcmp(device, "cuda") &&
+	    strcmp(device, "cpu"))
+		ar_die(AR_EX_USAGE, "--device %s: auto, cuda or cpu", device);
+	if (roofline) {
+		if (exec_only == 'N')
+			ar_die(AR_EX_USAGE, "--roofline: --no-sandbox is for exec "
+			    "problems; the roofline runs no method");
+		if (exec_only)
+			ar_die(AR_EX_USAGE, "--roofline: -%c is for exec problems",
+			    exec_only);
+		if (B.gpus)
+			parse_gpus(B.gpus);
+		if (B.gpus && kset)
+			ar_die(AR_EX_USAGE, "--roofline: -k and -G: a bundle is "
+			    "CPUs or GPUs, not both");
+		if (!B.gpus && strcmp(device, "cuda") == 0)
+			ar_die(AR_EX_USAGE, "--device cuda: give the GPUs with -G");
+		return roofline_main(dir, k, pmax, warm, device, quiet,
+		    verbose);
+	}
 	if (!spec && !B.aa)
 		ar_die(AR_EX_USAGE, "no method: give -m commit-or-directory, "
 		    "or --aa to measure the baseline against itself");
@@ -1936,6 +2314,8 @@ main(int argc, char **argv)
 	B.sandbox = B.sandbox < 0 ? 0 : 1;
 	if (B.gpus)
 		parse_gpus(B.gpus);
+	if (!B.gpus && strcmp(device, "cuda") == 0)
+		ar_die(AR_EX_USAGE, "--device cuda: give the GPUs with -G");
 	B.k = k;
 	B.progress = !quiet && (verbose || (isatty(2) && !getenv("NO_COLOR")));
 	ar_time_now(started, sizeof started);
@@ -1986,6 +2366,8 @@ main(int argc, char **argv)
 		B.w = &B.m.workload[i];
 	}
 	pick_cpus(k);
+	B.device = pick_device(device, B.ngpu > 0);
+	load_profile();
 	B.vo.alpha = 0.05;
 	B.vo.min_effect = e >= 0 ? e : B.m.min_effect >= 0 ? B.m.min_effect :
 	    0.01;

@@ -472,6 +472,9 @@ struct ar_workload {
 	size_t nenv;
 	const char **envk, **envv;
 	double work;         /* what the work metric must equal */
+	double bytes, flops; /* moved and computed per run, for the
+	                      * roofline; NAN when not declared */
+	const char *dtype;   /* the compute roof: "bf16" (default), "fp8" */
 	size_t nseed;
 	unsigned long long *seed;
 };

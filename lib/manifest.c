@@ -302,7 +302,7 @@ workload(struct ctx *c, const json_t *o, const char *path,
     struct ar_workload *w, int need_work)
 {
 	static const char *const allowed[] = { "name", "env", "work",
-	    "dev_seeds", NULL };
+	    "dev_seeds", "bytes", "flops", "dtype", NULL };
 	json_t *env, *seeds, *v;
 	const char *k;
 	char p[200], q[240];
@@ -310,8 +310,17 @@ workload(struct ctx *c, const json_t *o, const char *path,
 
 	if (keys(c, o, path, allowed) < 0 ||
 	    get_str(c, o, path, "name", 1, &w->name) < 0 ||
-	    get_num(c, o, path, "work", need_work, &w->work) < 0)
+	    get_num(c, o, path, "work", need_work, &w->work) < 0 ||
+	    get_pos(c, o, path, "bytes", 0, &w->bytes) < 0 ||
+	    get_pos(c, o, path, "flops", 0, &w->flops) < 0 ||
+	    get_str(c, o, path, "dtype", 0, &w->dtype) < 0)
 		return -1;
+	sub(p, sizeof p, path, "dtype");
+	if (w->dtype && strcmp(w->dtype, "bf16") && strcmp(w->dtype, "fp8"))
+		return fail(c, p, "must be \"bf16\" or \"fp8\"");
+	if (w->dtype && isnan(w->flops))
+		return fail(c, p, "given, but the workload declares no "
+		    "\"flops\"");
 	sub(p, sizeof p, path, "work");
 	if (!need_work && !isnan(w->work))
 		return fail(c, p, "given, but the manifest names no \"work\" "

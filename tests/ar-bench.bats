@@ -36,7 +36,8 @@ setup() {
 	TOY=$FIX/toy
 	M=$FIX/toy-methods
 	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
-	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--aa] [--no-sandbox]"
+	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
+       ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]"
 	if [ -n "$SANDBOX" ]; then
 		NOSB=() SBNAME=bwrap
 	else
@@ -570,7 +571,7 @@ EOF
 	bench -m "$M/crash"
 	[ "$status" -eq 0 ]
 	[ "$(j .verdict)" = crash ]
-	[ "$(j .why)" = "run was killed by SIGSEGV (pair 0)" ]
+	[ "$(j .why)" = "run was killed by SIGSEGV (pair 0); stderr ends: crash: about to crash" ]
 	[ "$(j -c .failure)" = '{"pair":0,"role":"method","signal":"SIGSEGV","stage":"run","stderr":"crash: line 1\ncrash: line 2\ncrash: about to crash"}' ]
 	no_scratch
 }
@@ -580,7 +581,7 @@ EOF
 	bench -m "$M/exit3"
 	[ "$status" -eq 0 ]
 	[ "$(j .verdict)" = crash ]
-	[ "$(j .why)" = "run exited with status 3 (pair 0)" ]
+	[ "$(j .why)" = "run exited with status 3 (pair 0); stderr ends: exit3: line 15" ]
 	[ "$(j .failure.exit)" = 3 ]
 	[ "$(j '.failure.signal // "none"')" = none ]
 	[ "$(j .failure.stderr)" = "$(seq -f 'exit3: line %g' 6 15)" ]
@@ -1491,7 +1492,7 @@ stage_alive() {
 	bench -m "$E8/crash" -w tiny
 	[ "$status" -eq 0 ]
 	[ "$(j .verdict)" = crash ]
-	[ "$(j .why)" = "run was killed by SIGSEGV (pair 0)" ]
+	[ "$(j .why)" = "run was killed by SIGSEGV (pair 0); stderr ends: crash: about to dereference NULL" ]
 	[ "$(j .failure.signal)" = SIGSEGV ]
 	[[ "$(j .failure.stderr)" == *"crash: about to dereference NULL"* ]]
 }

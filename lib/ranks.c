@@ -1,0 +1,416 @@
+/* The ranks of a bundle. The parent side starts, drives and stops rank
+ * processes; the rank side (ar_rank_main) runs one device's ops on
+ * command. The protocol is one line each way:
+ *   open KIND ORDINAL RANK NRANKS COMM   ok NAME-AND-FACTS-AS-JSON
+ *   prepare OP SIZE REPS                 ok | skip WHY
+ *   flush OP                             ok
+ *   run OP                               ok DEV_S CPU_S
+ *   post OP                              ok CLOCK_MHZ ERR CHECKED OK
+ *   release | close                      ok
+ * and any command may answer "err WHY". */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+
+#include "ar.h"
+#include "dev.h"
+#include "ranks.h"
+
+extern char **environ;
+
+static void rank_gone(struct ar_ranks *g, int r, char *why, size_t n);
+
+static double
+mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int
+ar_ranks_start(struct ar_ranks *g, const char *exe, int k, const char *errlog,
+    char *why, size_t n)
+{
+	int r;
+
+	memset(g, 0, sizeof *g);
+	for (r = 0; r < AR_RANKS_MAX; r++)
+		g->to[r] = g->from[r] = -1;
+	if (k < 1 || k > AR_RANKS_MAX) {
+		snprintf(why, n, "%d ranks: from 1 to %d", k, AR_RANKS_MAX);
+		return -1;
+	}
+	for (r = 0; r < k; r++) {
+		int to[2], from[2], e;
+		posix_spawn_file_actions_t fa;
+		posix_spawnattr_t at;
+		char *argv[] = { (char *)exe, (char *)"--rank", NULL };
+
+		if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0) {
+			snprintf(why, n, "pipe: %s", strerror(errno));
+			ar_ranks_stop(g);
+			return -1;
+		}
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_adddup2(&fa, to[0], 0);
+		posix_spawn_file_actions_adddup2(&fa, from[1], 1);
+		posix_spawn_file_actions_addopen(&fa, 2, errlog, O_WRONLY |
+		    O_CREAT | O_APPEND, 0644);
+		posix_spawnattr_init(&at);
+		/* One group for all ranks: one kill reaches all they start. */
+		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+		posix_spawnattr_setpgroup(&at, g->pgid);
+		e = posix_spawn(&g->pid[r], exe, &fa, &at, argv, environ);
+		posix_spawn_file_actions_destroy(&fa);
+		posix_spawnattr_destroy(&at);
+		close(to[0]);
+		close(from[1]);
+		if (e) {
+			close(to[1]);
+			close(from[0]);
+			snprintf(why, n, "%s --rank: %s", exe, strerror(e));
+			ar_ranks_stop(g);
+			return -1;
+		}
+		if (!g->pgid)
+			g->pgid = g->pid[r];
+		g->to[r] = to[1];
+		g->from[r] = from[0];
+		g->k = r + 1;
+	}
+	return 0;
+}
+
+int
+ar_ranks_send(struct ar_ranks *g, int r, const char *line, char *why,
+    size_t n)
+{
+	int lo = r < 0 ? 0 : r, hi = r < 0 ? g->k : r + 1, i;
+	size_t len = strlen(line);
+
+	for (i = lo; i < hi; i++) {
+		const char *p = line;
+		size_t left = len;
+
+		while (left) {
+			ssize_t w = write(g->to[i], p, left);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0 && errno == EPIPE) {
+				rank_gone(g, i, why, n);
+				return -1;
+			}
+			if (w < 0) {
+				snprintf(why, n, "rank %d (pid %ld): cannot send: "
+				    "%s", i, (long)g->pid[i], strerror(errno));
+				return -1;
+			}
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* Why rank r is gone: its exit status, reaped. */
+static void
+rank_gone(struct ar_ranks *g, int r, char *why, size_t n)
+{
+	int st;
+	pid_t p;
+	double t0 = mono();
+
+	/* Its pipe closed: it is dead or dying; give it a moment. */
+	while ((p = waitpid(g->pid[r], &st, WNOHANG)) == 0 &&
+	    mono() - t0 < 2)
+		usleep(2000);
+	if (p == g->pid[r]) {
+		g->pid[r] = 0;
+		if (WIFSIGNALED(st)) {
+			const char *s = sigabbrev_np(WTERMSIG(st));
+
+			snprintf(why, n, "rank %d (pid %ld) was killed by SIG%s", r,
+			    (long)p, s ? s : "?");
+		} else
+			snprintf(why, n, "rank %d (pid %ld) exited with status "
+			    "%d", r, (long)p, WEXITSTATUS(st));
+	} else
+		snprintf(why, n, "rank %d (pid %ld) closed its pipe", r,
+		    (long)g->pid[r]);
+}
+
+int
+ar_ranks_wait(struct ar_ranks *g, double timeout, char *why, size_t n)
+{
+	int done[AR_RANKS_MAX] = {0}, left = g->k, r, rc = 0;
+	double end = mono() + timeout;
+
+	while (left > 0) {
+		struct pollfd pf[AR_RANKS_MAX];
+		int map[AR_RANKS_MAX], np = 0, ms;
+		double now = mono();
+
+		if (now >= end) {
+			for (r = 0; r < g->k && done[r]; r++)
+				;
+			snprintf(why, n, "rank %d (pid %ld) did not answer in "
+			    "%.0f s", r, (long)g->pid[r], timeout);
+			return -1;
+		}
+		for (r = 0; r < g->k; r++)
+			if (!done[r]) {
+				pf[np].fd = g->from[r];
+				pf[np].events = POLLIN;
+				map[np++] = r;
+			}
+		ms = (int)((end - now) * 1000) + 1;
+		if (poll(pf, (nfds_t)np, ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(why, n, "poll: %s", strerror(errno));
+			return -1;
+		}
+		for (int i = 0; i < np; i++) {
+			char *nl;
+			ssize_t got;
+
+			r = map[i];
+			if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (g->inlen[r] >= AR_RANK_LINE - 1) {
+				snprintf(why, n, "rank %d: an answer longer than "
+				    "%d bytes", r, AR_RANK_LINE - 1);
+				return -1;
+			}
+			got = read(g->from[r], g->in[r] + g->inlen[r],
+			    AR_RANK_LINE - 1 - g->inlen[r]);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				rank_gone(g, r, why, n);
+				return -1;
+			}
+			g->inlen[r] += (size_t)got;
+			g->in[r][g->inlen[r]] = 0;
+			if (!(nl = memchr(g->in[r], '\n', g->inlen[r])))
+				continue;
+			*nl = 0;
+			if (strncmp(g->in[r], "ok", 2) == 0 && (!g->in[r][2] ||
+			    g->in[r][2] == ' '))
+				snprintf(g->reply[r], AR_RANK_LINE, "%s",
+				    g->in[r][2] ? g->in[r] + 3 : "");
+			else if (strncmp(g->in[r], "skip ", 5) == 0) {
+				snprintf(why, n, "%s", g->in[r] + 5);
+				rc = rc < 0 ? rc : 1;
+			} else if (rc >= 0) {
+				snprintf(why, n, "rank %d: %s", r,
+				    strncmp(g->in[r], "err ", 4) == 0 ?
+				    g->in[r] + 4 : g->in[r]);
+				rc = -1;
+			}
+			/* One answer per command: what follows is the next. */
+			g->inlen[r] -= (size_t)(nl + 1 - g->in[r]);
+			memmove(g->in[r], nl + 1, g->inlen[r] + 1);
+			done[r] = 1;
+			left--;
+		}
+	}
+	return rc;
+}
+
+int
+ar_ranks_call(struct ar_ranks *g, const char *line, double timeout, char *why,
+    size_t n)
+{
+	if (ar_ranks_send(g, -1, line, why, n) < 0)
+		return -1;
+	return ar_ranks_wait(g, timeout, why, n);
+}
+
+void
+ar_ranks_stop(struct ar_ranks *g)
+{
+	int r, st;
+
+	if (g->pgid > 0)
+		kill(-g->pgid, SIGKILL);
+	for (r = 0; r < g->k; r++) {
+		if (g->pid[r] > 0) {
+			kill(g->pid[r], SIGKILL);
+			while (waitpid(g->pid[r], &st, 0) < 0 && errno == EINTR)
+				;
+			g->pid[r] = 0;
+		}
+		if (g->to[r] >= 0)
+			close(g->to[r]);
+		if (g->from[r] >= 0)
+			close(g->from[r]);
+		g->to[r] = g->from[r] = -1;
+	}
+	g->pgid = 0;
+	g->k = 0;
+}
+
+void
+ar_ranks_close(struct ar_ranks *g)
+{
+	char why[256];
+
+	if (g->k > 0)
+		(void)ar_ranks_call(g, "close\n", 30, why, sizeof why);
+	ar_ranks_stop(g);
+}
+
+/* ---- the rank side ---- */
+
+static void
+answer(const char *fmt, ...)
+{
+	char line[AR_RANK_LINE];
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line - 1, fmt, ap);
+	va_end(ap);
+	/* One line per answer, whatever the error text holds. */
+	for (i = 0; line[i]; i++)
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	fputs(line, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+static int
+op_of(const char *s)
+{
+	int i;
+
+	for (i = 0; i < AR_OP_N; i++)
+		if (strcmp(s, ar_dev_op_name[i]) == 0)
+			return i;
+	return -1;
+}
+
+int
+ar_rank_main(void)
+{
+	const struct ar_dev_ops *d = NULL;
+	char line[AR_RANK_LINE], why[700];
+	pid_t parent = getppid();
+
+	/* A rank outlives nothing: not ar-bench, not a kill -9 of it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		return 1;
+	signal(SIGPIPE, SIG_DFL);
+	while (fgets(line, sizeof line, stdin)) {
+		char cmd[32] = "", a[300] = "", b[64] = "", c[64] = "",
+		    e[64] = "", f[600] = "";
+		int na, op = -1, rc;
+
+		line[strcspn(line, "\n")] = 0;
+		why[0] = 0;
+		na = sscanf(line, "%31s %299s %63s %63s %63s %599s", cmd, a, b,
+		    c, e, f);
+		if (na >= 2)
+			op = op_of(a);
+		if (strcmp(cmd, "open") == 0 && na >= 5) {
+			struct ar_dev_info info;
+			json_t *o;
+			char *s;
+
+			d = strcmp(a, "cuda") == 0 ? &ar_cuda_ops :
+			    strcmp(a, "cpu") == 0 ? &ar_cpu_ops : NULL;
+			if (!d) {
+				answer("err %s: no such device", a);
+				continue;
+			}
+			memset(&info, 0, sizeof info);
+			if (d->open(atoi(b), atoi(c), atoi(e), na >= 6 &&
+			    strcmp(f, "-") ? f : "", &info, why, sizeof why) < 0) {
+				answer("err %s", why);
+				d = NULL;
+				continue;
+			}
+			o = json_pack("{s:s, s:i, s:i, s:f, s:I, s:I, s:b}",
+			    "name", info.name, "ordinal", info.ordinal, "cc",
+			    info.cc, "clock_mhz", info.clock_mhz, "cache_bytes",
+			    (json_int_t)info.cache_bytes, "mem_bytes",
+			    (json_int_t)info.mem_bytes, "fp8", info.fp8);
+			s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+			answer("ok %s", s ? s : "{}");
+			free(s);
+			json_decref(o);
+			continue;
+		}
+		if (strcmp(cmd, "close") == 0) {
+			if (d)
+				d->close();
+			answer("ok");
+			return 0;
+		}
+		if (!d) {
+			answer("err %s: no device open", cmd);
+			continue;
+		}
+		if (strcmp(cmd, "release") == 0) {
+			d->release();
+			answer("ok");
+			continue;
+		}
+		if (op < 0) {
+			answer("err %s: bad command", line);
+			continue;
+		}
+		if (strcmp(cmd, "prepare") == 0 && na >= 4) {
+			rc = d->prepare((enum ar_op)op, strtoull(b, NULL, 10),
+			    atoi(c), why, sizeof why);
+			if (rc == 1)
+				answer("skip %s", why);
+			else if (rc < 0)
+				answer("err %s", why);
+			else
+				answer("ok");
+		} else if (strcmp(cmd, "flush") == 0) {
+			if (d->flush((enum ar_op)op, why, sizeof why) < 0)
+				answer("err %s", why);
+			else
+				answer("ok");
+		} else if (strcmp(cmd, "run") == 0) {
+			struct ar_dev_timing t = {0};
+
+			if (d->run((enum ar_op)op, &t, why, sizeof why) < 0)
+				answer("err %s", why);
+			else
+				answer("ok %.9g %.9g", t.dev_s, t.cpu_s);
+		} else if (strcmp(cmd, "post") == 0) {
+			struct ar_dev_post p = {0};
+
+			if (d->post((enum ar_op)op, &p, why, sizeof why) < 0)
+				answer("err %s", why);
+			else
+				answer("ok %.6g %.6g %ld %d", p.clock_mhz, p.err,
+				    p.checked, p.ok);
+		} else
+			answer("err %s: bad command", line);
+	}
+	if (d)
+		d->close();
+	return 0;
+}
