@@ -33,6 +33,8 @@ static const char *const vname[V_N] = { "keep", "discard", "equivalent",
 
 struct item {            /* one remembered result */
 	double r, lo, hi;
+	double rf, rfb;      /* share of the roofline: method, baseline */
+	char bound[8];       /* "memory" or "compute"; "" when unknown */
 	long k;
 	int v;
 	char id[AR_ID_MAX + 1], label[TXT], why[TXT];
@@ -270,6 +272,7 @@ read_ledger(FILE *f, const char *name)
 	int c_id, c_signed, c_ver, c_verdict, c_why, c_wl, c_dev, c_k, c_hash;
 	int c_commit, c_dir, c_r, c_lo, c_hi, c_metric, c_aa, c_rsd, c_stage;
 	int c_sig, c_exit, c_started, c_finished, c_idea, c_base;
+	int c_rf, c_rfb, c_rb;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -297,6 +300,9 @@ read_ledger(FILE *f, const char *name)
 	c_finished = col(&t, "finished", 0);
 	c_base = GL.on ? col(&t, GL.col, 0) : -1;
 	c_idea = col(&t, "idea", 0);
+	c_rf = col(&t, "roofline.method.frac", 0);
+	c_rfb = col(&t, "roofline.baseline.frac", 0);
+	c_rb = col(&t, "roofline.method.bound", 0);
 	for (;;) {
 		int st = ar_tsv_next(&t), has_r = 0;
 		struct item it;
@@ -426,6 +432,15 @@ read_ledger(FILE *f, const char *name)
 			    fld(&t, c_exit) : "-");
 		else
 			it.why[0] = 0;
+		/* The roofline share, where the workload declared its bytes or
+		 * flops and a machine profile existed. */
+		it.rf = it.rfb = NAN;
+		if (ar_parse_double(fld(&t, c_rf), &it.rf) < 0 || !(it.rf >= 0))
+			it.rf = NAN;
+		if (ar_parse_double(fld(&t, c_rfb), &it.rfb) < 0 ||
+		    !(it.rfb >= 0))
+			it.rfb = NAN;
+		cpy(it.bound, sizeof it.bound, fld(&t, c_rb));
 		m = method_get(t.field[c_hash], it.label);
 		m->n++;
 		m->nv[it.v]++;
@@ -731,6 +746,31 @@ build(const char *curves)
 		    fi(nk, ms[i]->nv[V_KEEP]));
 	}
 	s->more = nl > LB_MAX ? nl - LB_MAX : 0;
+
+	/* How close the leaders came to what the machine can do: a method at
+	 * 90% of the memory roof gains nothing from compute tricks. Only
+	 * where results carry roofline fields (ar-bench(1), Roofline). */
+	for (i = 0; i < nl && i < LB_MAX && isnan(ms[i]->best.rf); i++)
+		;
+	if (i < nl && i < LB_MAX) {
+		s = sect("roofline", "Roofline (share of the machine's measured "
+		    "limit)", "sisnns", "label", "k", "bound", "frac",
+		    "baseline_frac", "id", NULL);
+		for (i = 0; i < nl && i < LB_MAX; i++) {
+			struct item *it = &ms[i]->best;
+
+			if (isnan(it->rf))
+				continue;
+			snprintf(d, sizeof d, "%ld", it->k);
+			row(s, ms[i]->label, d, it->bound, f3(a, it->rf),
+			    isnan(it->rfb) ? "" : f3(b, it->rfb), it->id);
+		}
+		s->note = "frac is the rate reached over the roof the "
+		    "workload's intensity allows (memory bandwidth times "
+		    "flops per byte, or the GEMM rate, whichever is lower), "
+		    "from ar-bench --roofline's profile; the run's whole wall "
+		    "time counts, so it is a lower bound.";
+	}
 
 	if (curves) {
 		s = sect("curves", "Scale curves", "sssiins", "label", "workload",

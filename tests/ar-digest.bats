@@ -298,3 +298,22 @@ EOF2
 	run --separate-stderr -64 ar-digest -F pi "$FIX/pi.jsonl" -l "$FIX/export.tsv"
 	[ "$stderr" = "ar-digest: -F: a log is digested alone, without -l or -c" ]
 }
+
+@test "ar-digest: results with roofline fields get a Roofline section; the fixture without them gets none" {
+	run -0 ar-digest -l "$FIX/export.tsv"
+	[[ "$output" != *"## Roofline"* ]]
+	# The fixture's rows, with a roofline share added to every one.
+	awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "roofline.method.frac", "roofline.method.bound", "roofline.baseline.frac"; next }
+	    { print $0, 0.5 + NR / 100, (NR % 2 ? "memory" : "compute"), 0.25 }' "$FIX/export.tsv" > r.tsv
+	run --separate-stderr -0 ar-digest -f json -l r.tsv
+	printf '%s\n' "$output" | jq -e '
+	    (.roofline | length) == (.leaderboard | length) and
+	    (.roofline | map(.label)) == (.leaderboard | map(.label)) and
+	    (.roofline | all(.frac > 0.5 and .baseline_frac == 0.25 and (.bound == "memory" or .bound == "compute")))' > /dev/null
+	run -0 ar-digest -l r.tsv
+	[[ "$output" == *"## Roofline (share of the machine's measured limit)"* ]]
+	# A share that is not a number is no share.
+	awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "roofline.method.frac"; next } { print $0, "much" }' "$FIX/export.tsv" > bad.tsv
+	run -0 ar-digest -l bad.tsv
+	[[ "$output" != *"## Roofline"* ]]
+}
