@@ -10,13 +10,32 @@ SCRIPTS = ar-loop ar-plan ar-agent
 MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
 MAN5 = ar-formats.5 ar-problem.5
 MAN7 = autoreduce.7
-TESTBIN = ar-sign-test unit http-stub
+TESTBIN = ar-sign-test unit http-stub cuda-test
 
-LIBSRC = $(wildcard lib/*.c)
+# lib/cuda-none.c stands in for the CUDA objects, so it is never in
+# libar.a: the device library below holds one or the other.
+LIBSRC = $(filter-out lib/cuda-none.c,$(wildcard lib/*.c))
 LIBOBJ = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
 HDR = $(wildcard lib/*.h)
 KERNELS = $(wildcard kernels/*.cu)
 KOBJ = $(KERNELS:kernels/%.cu=$(O)/kernels/%.o)
+
+# The device objects (ar_cuda_*): the kernels where nvcc exists, with the
+# CUDA runtime linked statically (cuBLAS, cuBLASLt and NCCL are loaded at
+# run time), else lib/cuda-none.c. Every program links them, after
+# libar.a and before it again, since libar.a's roofline and rank code
+# call ar_cuda_* and the kernels call back into libar.a.
+HAVE_NVCC := $(if $(KERNELS),$(shell command -v $(NVCC) >/dev/null 2>&1 && echo yes))
+ifeq ($(HAVE_NVCC),yes)
+DEVKIND = cuda
+DEVOBJ = $(KOBJ)
+DEVLIBS = $(CUDART_A) -ldl -lrt -lpthread
+else
+DEVKIND = none
+DEVOBJ = $(O)/lib/cuda-none.o
+DEVLIBS =
+endif
+LINKLIBS = $(O)/libar.a $(O)/libardev.a $(O)/libar.a
 
 all: $(BIN:%=$(O)/bin/%) $(TESTBIN:%=$(O)/tests/%) cuda
 
@@ -24,39 +43,70 @@ $(O)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# Made afresh: ar would keep members whose sources are gone or excluded.
 $(O)/libar.a: $(LIBOBJ)
+	rm -f $@
 	$(AR) rcs $@ $(LIBOBJ)
 
-$(O)/bin/%: cmd/%.c $(O)/libar.a $(HDR)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+# Records which device objects $(O) was built with, so that switching
+# between a build with nvcc and one without relinks everything.
+FORCE:
 
-$(O)/bench/%: bench/%.c $(O)/libar.a $(HDR)
+$(O)/dev.kind: FORCE
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+	@echo '$(DEVKIND)' | cmp -s - $@ || echo '$(DEVKIND)' > $@
+
+$(O)/libardev.a: $(DEVOBJ) $(O)/dev.kind
+	rm -f $@
+	$(AR) rcs $@ $(DEVOBJ)
+
+$(O)/bin/%: cmd/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
+
+$(O)/bench/%: bench/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
 
 # Benchmarks are run by hand, not by make check.
 bench: $(O)/bench/verdict-sim
 
-$(O)/tests/%: tests/%.c $(O)/libar.a $(HDR)
+$(O)/tests/%: tests/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
 
-# CUDA kernels: built where nvcc exists, skipped (and said so) elsewhere.
+# CUDA kernels: built where nvcc exists (into libardev.a), skipped, and
+# said so, elsewhere.
+ifeq ($(HAVE_NVCC),yes)
+cuda: $(KOBJ)
+else
 cuda:
 	@if [ -z "$(KERNELS)" ]; then \
 		echo "cuda: no kernels/*.cu in this tree; nothing to build"; \
-	elif [ -x "$(NVCC)" ] || command -v "$(NVCC)" >/dev/null 2>&1; then \
-		$(MAKE) --no-print-directory cuda-build; \
 	else \
-		echo "cuda: $(NVCC) not found; skipping the CUDA kernels"; \
+		echo "cuda: $(NVCC) not found; skipping the CUDA kernels (the cuda device says: built without CUDA)"; \
 	fi
+endif
 
 cuda-build: $(KOBJ)
 
-$(O)/kernels/%.o: kernels/%.cu $(HDR)
+$(O)/kernels/%.o: kernels/%.cu $(HDR) config.mk
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_GENCODE) -O2 -Ilib -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -Ilib -c -o $@ $<
+
+# The GPU checks. gpu-build, here: everything, with the kernels, so that
+# build/ can be carried to a GPU machine. gpu-check, there: runs the
+# checks on the carried build/ and builds nothing (that machine lacks the
+# static libraries the programs link).
+gpu-build:
+	@if [ "$(HAVE_NVCC)" != yes ]; then \
+		echo "gpu-build: $(NVCC) not found: a GPU build needs nvcc" >&2; \
+		exit 69; \
+	fi
+	$(MAKE) --no-print-directory all
+
+gpu-check:
+	tests/gpu-check
 
 check: all lint-man
 	tests/run $(O)
@@ -100,5 +150,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: all bench cuda cuda-build check check-asan check-valgrind lint lint-man demo tour install uninstall clean
+.PHONY: FORCE all bench cuda cuda-build gpu-build gpu-check check check-asan check-valgrind lint lint-man demo tour install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

@@ -20,3 +20,11 @@ LDLIBS = $(SODIUM_A) $(GSL_A) -ljansson -lm
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 NVCC_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+# -lineinfo: compute-sanitizer and ncu name source lines. No exceptions
+# and no thread-safe statics: nvcc's launch stubs then need nothing of the
+# C++ runtime, and the C link needs no libstdc++.
+NVCCFLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -lineinfo \
+	-Xcompiler -Wall,-Wextra,-fno-exceptions,-fno-threadsafe-statics \
+	-Werror all-warnings
+# The CUDA runtime, linked statically: nothing of CUDA is needed to start.
+CUDART_A = $(CUDA_HOME)/lib64/libcudart_static.a
