@@ -311,21 +311,57 @@ truly_feasible(const struct lmeth *m, int ki)
 	return !m->guarded[ki] || m->guard[ki] <= m->gmax[ki];
 }
 
-/* Measures (i, ki) once more and folds it into what the policy knows:
- * the estimate is the geometric mean of the measurements so far, its
- * interval from the noise over the square root of their count. */
-static void
-measure(const struct land *L, uint64_t base, size_t i, int ki,
-    struct ar_pol_method *pm, double *logsum)
+/* Measures (i, ki) once more as the pick asks and folds it into what the
+ * policy knows: the estimate is the mean log of every run of the pair so
+ * far, each measurement weighted by its size, its interval from the noise
+ * over the square root of their total size. A standard measurement (size
+ * 1, no early stop) is one draw; a sequential one draws quarters of a
+ * measurement (a quarter has twice the noise) and stops at the first look
+ * whose interval leaves out stop_at. Returns the size measured. */
+static double
+measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
+    struct ar_pol_method *pm, double *logsum, double *wsum, long *chunks)
 {
+	size_t i = pk->method, at = pk->method * NK + (size_t)pk->ki;
+	int ki = pk->ki;
 	const struct lmeth *m = &L->m[i];
 	struct ar_pol_obs *o = &pm[i].at[ki];
-	double z = gauss(key_of(base, i, ki, o->n)), s, mean;
+	double s, mean, used = 0, smin = pk->size_min, smax = pk->size_max;
 
-	logsum[i * NK + ki] += log(m->score[ki]) + m->noise[ki] * z;
+	if (!(smax > 0))
+		smin = smax = 1;
+	if (!(smin > 0) || smin > smax)
+		smin = smax;
+	if (smin == 1 && smax == 1 && isnan(pk->stop_at)) {
+		logsum[at] += log(m->score[ki]) + m->noise[ki] *
+		    gauss(key_of(base, i, ki, o->n));
+		wsum[at] += 1;
+		used = 1;
+	} else
+		for (;;) {
+			/* Quarters draw from keys of their own, past the
+			 * standard draws' and the profile's. */
+			double z = gauss(key_of(base, i, 2 * NK + ki,
+			    chunks[at]++));
+
+			logsum[at] += 0.25 * (log(m->score[ki]) +
+			    2 * m->noise[ki] * z);
+			wsum[at] += 0.25;
+			used += 0.25;
+			if (used < smin - 1e-9)
+				continue;
+			if (used >= smax - 1e-9)
+				break;
+			mean = logsum[at] / wsum[at];
+			s = m->noise[ki] / sqrt(wsum[at]);
+			if (pk->stop_at > 0 && (mean - Z95 * s >
+			    log(pk->stop_at) || mean + Z95 * s <
+			    log(pk->stop_at)))
+				break;
+		}
 	o->n++;
-	mean = logsum[i * NK + ki] / o->n;
-	s = m->noise[ki] / sqrt((double)o->n);
+	mean = logsum[at] / wsum[at];
+	s = m->noise[ki] / sqrt(wsum[at]);
 	o->est = exp(mean);
 	o->lo = exp(mean - Z95 * s);
 	o->hi = exp(mean + Z95 * s);
@@ -338,6 +374,7 @@ measure(const struct land *L, uint64_t base, size_t i, int ki,
 		pm[i].pfrac = p < 0 ? 0 : p > 1 ? 1 : p;
 		pm[i].pfrac_sd = PFRAC_SD;
 	}
+	return used;
 }
 
 static int trace;
@@ -348,6 +385,9 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 {
 	struct ar_pol_method *pm = ar_xcalloc(L->n, sizeof *pm);
 	double *logsum = ar_xcalloc(L->n * NK, sizeof *logsum);
+	double *wsum = ar_xcalloc(L->n * NK, sizeof *wsum);
+	long *chunks = ar_xcalloc(L->n * NK, sizeof *chunks);
+	double size;
 	struct ar_pol_cfg c;
 	struct ar_pol_pick pick;
 	uint64_t base = mix64(seed ^ mix64(hash_str(L->name) ^
@@ -390,15 +430,15 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
-		measure(L, base, pick.method, pick.ki, pm, logsum);
+		size = measure(L, base, &pick, pm, logsum, wsum, chunks);
 		if (trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
-			    "%.4f\t%s\n", L->name, ar_pol_name(policy),
+			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
 			    rep, L->m[pick.method].id, ar_pol_k(pick.ki),
 			    ar_pol_purpose_name(pick.purpose),
 			    pm[pick.method].at[pick.ki].est,
-			    L->m[pick.method].score[pick.ki], pick.why);
-		r->hours += L->cost[pick.ki];
+			    L->m[pick.method].score[pick.ki], pick.why, size);
+		r->hours += L->cost[pick.ki] * size;
 		r->measurements++;
 	}
 	if (ar_policy_best(pm, L->n, &c, &bm, &bk) == 0) {
@@ -416,6 +456,8 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 	}
 	free(pm);
 	free(logsum);
+	free(wsum);
+	free(chunks);
 }
 
 /* ---- ar-sched simulate ---- */

@@ -12,8 +12,11 @@
  *          fitted to two scales or more, else the parallel fraction or
  *          the planner's hint with a wide interval) can beat the
  *          incumbent, and re-measurements where the incumbent and a
- *          rival are within each other's noise; nothing when no
- *          measurement is expected to gain enough. Its best weighs each
+ *          rival are within each other's noise (worth the chance that
+ *          the rival beats it by the minimum effect: a miss); nothing
+ *          when no measurement is expected to gain enough. Its
+ *          measurements are sequential (policy.h): they stop once the
+ *          question they were made for is clear. Its best weighs each
  *          estimate against the method's curve and takes one standard
  *          error off, so that one lucky draw does not win.
  * The constants below may be set at build time (-DEI_MIN=...), which is
@@ -29,19 +32,25 @@
 #include "policy.h"
 
 #define Z95 1.959964
-/* A measurement is worth making when it is expected to gain at least this
- * fraction of the incumbent's score (an expected improvement). */
+/* A re-measurement is worth making when its value reaches this fraction
+ * of the incumbent's score. */
 #ifndef EI_MIN
 #define EI_MIN 0.001
+#endif
+/* A scale probe is worth making when its expected gain reaches this
+ * fraction of the incumbent's score per k=1 measurement it costs, so an
+ * 8-GPU probe must promise eight times what a 1-GPU one must. */
+#ifndef SCALE_EI
+#define SCALE_EI 0.0002
 #endif
 /* Uncertainty of an extrapolation, per doubling of k past the measured
  * scales, that no fit sees: contention, guardrails, a changed regime. */
 #ifndef EXTRAP_SD
-#define EXTRAP_SD 0.025
+#define EXTRAP_SD 0.04
 #endif
 /* No pair is re-measured more often than this. */
 #ifndef N_MAX
-#define N_MAX 4
+#define N_MAX 3
 #endif
 #ifndef CAUTION
 #define CAUTION 1.0
@@ -54,7 +63,36 @@
 #endif
 /* What a scale probe's view of the scales above it is worth. */
 #ifndef LOOKAHEAD
-#define LOOKAHEAD 0.5
+#define LOOKAHEAD 0.35
+#endif
+/* A campaign misses when its pick is more than the minimum effect below
+ * the best; a rival's chance of that, times this share of the
+ * incumbent's score, is what re-measuring the two is worth. */
+#ifndef MISS_W
+#define MISS_W 0.02
+#endif
+/* Sizes, in standard measurements, of ours' sequential measurements: at
+ * least half of one, since fewer pairs give a poor interval; k=1 probes
+ * stop early only below this fraction of the incumbent (a dud: its
+ * parallel fraction is what is left to learn); scale probes stop once
+ * they clearly beat the incumbent by the minimum effect or clearly do
+ * not; re-measurements stop once the rival is clearly above or below the
+ * other, and close calls run to two measurements. */
+/* A lone incumbent is looked at again, for half a measurement, when its
+ * sd exceeds this many minimum effects. */
+#ifndef LONE_SD
+#define LONE_SD 2.2
+#endif
+#define LONE_MAX 0.5
+#define PROBE_MIN 0.5
+#ifndef PROBE_BAR
+#define PROBE_BAR 0.85
+#endif
+#define SCALE_MIN 0.5
+#define SCALE_MAX 1.0
+#define VAL_MIN 0.5
+#ifndef VAL_MAX
+#define VAL_MAX 2.0
 #endif
 
 int
@@ -101,6 +139,13 @@ cost_of(const struct ar_pol_cfg *c, int ki)
 {
 	/* Without a figure, a measurement's GPU-hours grow with its GPUs. */
 	return c->cost_h[ki] > 0 ? c->cost_h[ki] : (double)ar_pol_k(ki);
+}
+
+/* A measurement's cost in k=1 measurements. */
+static double
+units(const struct ar_pol_cfg *c, int ki)
+{
+	return cost_of(c, ki) / cost_of(c, 0);
 }
 
 static int
@@ -532,6 +577,8 @@ put(struct state *s, struct ar_pol_pick *out, size_t i, int ki, int purpose,
 	out->ki = ki;
 	out->purpose = purpose;
 	out->value = value;
+	out->size_min = out->size_max = 1;
+	out->stop_at = NAN;
 	snprintf(out->why, sizeof out->why, "%s", why);
 	s->taken[i * AR_POL_NK + ki] = 1;
 	s->spent += cost_of(s->c, ki);
@@ -603,17 +650,39 @@ next_sha(struct state *s, struct ar_pol_pick *out, size_t max)
 	return got;
 }
 
+static void
+sized(struct ar_pol_pick *p, double lo, double hi, double at)
+{
+	p->size_min = lo;
+	p->size_max = hi;
+	p->stop_at = at;
+}
+
 /* One pick of ours: the candidate of the highest value, if any. */
 static int
 next_ours(struct state *s, struct ar_pol_pick *out)
 {
 	const struct ar_pol_method *m = s->m;
 	size_t i, bm = 0, best_i = 0;
-	int ki, kj, bk = 0, best_k = -1, best_pur = 0;
+	int ki, kj, bk = 0, best_k = -1, best_pur = 0, have;
 	struct view *vw;
-	double inc, best_v = 0, thr;
+	double inc, best_v = 0, thr, best_at = NAN, second = 0;
+	int lone = 0;
 	char why[160] = "";
 
+	vw = views(m, s->n, s->c);
+	have = best_view(vw, s->n, CAUTION, &bm, &bk) == 0;
+	inc = have ? vw[bm * AR_POL_NK + bk].e : 1;
+	thr = inc * (1 + s->c->min_effect);
+	/* The runner-up's belief: a lone incumbent's second look stops once
+	 * it clearly leads it. */
+	for (i = 0; have && i < s->n; i++)
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct view *w = &vw[i * AR_POL_NK + ki];
+
+			if (w->ok && !(i == bm && ki == bk) && w->e > second)
+				second = w->e;
+		}
 	/* New methods first: a k=1 probe is the cheapest evidence there
 	 * is, and without it no prediction at any scale. */
 	for (i = 0; i < s->n; i++) {
@@ -621,12 +690,10 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 			continue;
 		put(s, out, i, 0, AR_PUR_PROBE, 0, "ours: a new method, "
 		    "probed at k=1 first");
+		sized(out, PROBE_MIN, 1, have ? inc * PROBE_BAR : NAN);
+		free(vw);
 		return 1;
 	}
-	vw = views(m, s->n, s->c);
-	inc = best_view(vw, s->n, CAUTION, &bm, &bk) == 0 ?
-	    vw[bm * AR_POL_NK + bk].e : 1;
-	thr = inc * (1 + s->c->min_effect);
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
 		double pmu[AR_POL_NK], psd[AR_POL_NK];
@@ -651,10 +718,12 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				if (!o->feasible || o->n >= N_MAX)
 					continue;
 				if (i == bm && ki == bk) {
-					/* The best on one measurement is
-					 * measured once more: a lucky draw
+					/* The best on one measurement too
+					 * noisy to tell the minimum effect
+					 * is measured once more: a lucky draw
 					 * is likelier at the top. */
-					if (o->n >= 2)
+					if (o->n >= 2 || obs_sd(o) <= LONE_SD *
+					    s->c->min_effect * inc)
 						continue;
 					v = exp_gain(0, obs_sd(o), 0) /
 					    cost_of(s->c, ki);
@@ -663,9 +732,13 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 						best_i = i;
 						best_k = ki;
 						best_pur = AR_PUR_VALIDATE;
+						lone = 1;
+						best_at = second > 0 ? second *
+						    (1 + s->c->min_effect) : NAN;
 						snprintf(why, sizeof why, "ours: "
 						    "the best so far rests on one "
-						    "measurement; measured again");
+						    "noisy measurement; measured "
+						    "again");
 					}
 					continue;
 				}
@@ -673,11 +746,19 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				sb = vb->sd;
 				ss = hypot(sa, sb);
 				d = va->e - vb->e;
-				loss = exp_gain(-d, ss, s->c->min_effect * inc);
+				/* The chance that the rival beats the
+				 * incumbent by more than the minimum effect:
+				 * a miss, whatever the size of the gap. */
+				loss = MISS_W * inc * ncdf((-d -
+				    s->c->min_effect * inc) / ss);
 				if (loss < EI_MIN * inc)
 					continue;
-				/* Measure the noisier of the two. */
-				if (sa > sb && a->n < N_MAX &&
+				/* Measure the one whose next measurement
+				 * narrows the gap's variance most per
+				 * GPU-hour. */
+				if (sa * sa / (a->n + 1) / cost_of(s->c, bk) >
+				    sb * sb / (o->n + 1) / cost_of(s->c, ki) &&
+				    a->n < N_MAX &&
 				    free_pair(s, bm, bk)) {
 					v = loss / cost_of(s->c, bk);
 					if (v > best_v) {
@@ -685,6 +766,8 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 						best_i = bm;
 						best_k = bk;
 						best_pur = AR_PUR_VALIDATE;
+						best_at = vb->e;
+						lone = 0;
 						snprintf(why, sizeof why, "ours: "
 						    "the best so far, again: a "
 						    "rival at k=%ld is within "
@@ -697,6 +780,8 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 						best_i = i;
 						best_k = ki;
 						best_pur = AR_PUR_VALIDATE;
+						best_at = va->e;
+						lone = 0;
 						snprintf(why, sizeof why, "ours: "
 						    "within the noise of the best "
 						    "so far; measured again");
@@ -721,7 +806,7 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				if (LOOKAHEAD * exp_gain(mj, sj, thr) > v)
 					v = LOOKAHEAD * exp_gain(mj, sj, thr);
 			}
-			if (v < EI_MIN * inc)
+			if (v < SCALE_EI * inc * units(s->c, ki))
 				continue;
 			v /= cost_of(s->c, ki);
 			if (v > best_v) {
@@ -729,6 +814,8 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				best_i = i;
 				best_k = ki;
 				best_pur = AR_PUR_SCALE;
+				best_at = thr;
+				lone = 0;
 				snprintf(why, sizeof why, "ours: %s predicts "
 				    "%.3f +- %.3f at k=%ld against %.3f",
 				    how, mu, Z95 * sd, ar_pol_k(ki), inc);
@@ -739,6 +826,12 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 	if (best_k < 0)
 		return 0;
 	put(s, out, best_i, best_k, best_pur, best_v, why);
+	if (best_pur == AR_PUR_SCALE)
+		sized(out, SCALE_MIN, SCALE_MAX, best_at);
+	else if (lone)
+		sized(out, VAL_MIN, LONE_MAX, best_at);
+	else
+		sized(out, VAL_MIN, VAL_MAX, best_at);
 	return 1;
 }
 

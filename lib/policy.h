@@ -40,6 +40,13 @@ struct ar_pol_pick {
 	int ki;              /* index of k: 0..3 for 1, 2, 4, 8 */
 	int purpose;         /* AR_PUR_ */
 	double value;        /* expected gain per GPU-hour */
+	/* Sequential stopping, as ar-bench does: the measurement runs in
+	 * quarters of a standard one (the landscape's noise and cost_h)
+	 * from size_min to size_max standard measurements, and stops at the
+	 * first look where the 95% interval of all the pair's runs so far
+	 * leaves out stop_at. NAN: no early stop. A default pick is one
+	 * standard measurement. */
+	double size_min, size_max, stop_at;
 	char why[160];
 };
 

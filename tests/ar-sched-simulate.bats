@@ -37,17 +37,17 @@ meth() {
 scalewin	flat1	0	no	no	a	1	1.0300	b	8	1.3769	0.750	0.0667	3
 scalewin	grid	0	yes	yes	b	8	1.3769	b	8	1.3769	11.250	1.0000	12
 scalewin	sha	0	yes	yes	b	8	1.3769	b	8	1.3769	4.750	0.4222	7
-scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	6.250	0.5556	7
+scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	2.000	0.1778	5
 guarded	flat1	0	no	no	e	1	1.0400	d	2	1.0676	0.750	0.0667	3
 guarded	grid	0	yes	yes	d	2	1.0676	d	2	1.0676	11.250	1.0000	12
 guarded	sha	0	no	no	e	1	1.0400	d	2	1.0676	4.750	0.4222	7
-guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	5.750	0.5111	10" ]
+guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	3.875	0.3444	9" ]
 }
 
 @test "simulate -S: one summary row per policy, in the order of -p" {
 	run -0 ar-sched simulate -S -p ours,flat1 "$FIX/tiny.tsv"
 	[ "$output" = "policy	runs	found	found_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements
-ours	2	2	1.0000	1.0000	6.000	0.5333	0.5556	0.5333	8.5
+ours	2	2	1.0000	1.0000	2.938	0.2611	0.3444	0.2611	7.0
 flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 }
 
@@ -63,16 +63,21 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	[ "$output" != "$b" ]
 }
 
-@test "simulate -v: every measurement on stderr, with its purpose and why" {
+@test "simulate -v: every measurement on stderr, with its purpose, why and size" {
 	run --separate-stderr -0 ar-sched simulate -v -p ours "$FIX/tiny.tsv"
-	[ "$(printf '%s\n' "$stderr" | grep -c '^scalewin	ours	0	')" -eq 7 ]
-	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	'
-	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	validate	'
+	[ "$(printf '%s\n' "$stderr" | grep -c '^scalewin	ours	0	')" -eq 5 ]
+	# The k=8 probe clearly beats the incumbent after half a measurement.
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.50$'
+	# The first probe has no incumbent to stop against: a whole one.
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	a	1	probe	.*	1\.00$'
+	# grid makes standard measurements only.
+	run --separate-stderr -0 ar-sched simulate -v -p grid "$FIX/tiny.tsv"
+	[ "$(printf '%s\n' "$stderr" | grep -vc '	1\.00$')" -eq 0 ]
 }
 
 @test "simulate -f jsonl: one object per campaign" {
 	run -0 ar-sched simulate -f jsonl -p ours -s 7 "$FIX/tiny.tsv"
-	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":6.25,"grid_frac":0.55555555555555558,"measurements":7}' ]
+	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":2.0,"grid_frac":0.17777777777777778,"measurements":5}' ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 ar-sched simulate -S -f jsonl -p grid "$FIX/tiny.tsv"
 	[ "$output" = '{"policy":"grid","runs":2,"found":2,"found_rate":1.0,"exact_rate":1.0,"gpu_hours":11.25,"grid_frac":1.0,"grid_frac_max":1.0,"hours_frac":1.0,"measurements":12.0}' ]
