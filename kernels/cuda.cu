@@ -536,6 +536,8 @@ static struct {
 	size_t dim;
 	void *ws;
 	float *scales;               /* FP8: A and B scales, 1.0 */
+	int small;                   /* AR_CUDA_SMALL: small buffers, no
+	                              * searches */
 	cublasLtMatmulDesc_t desc;
 	cublasLtMatrixLayout_t la, lb, ld;
 	cublasLtMatmulAlgo_t algo;
@@ -815,9 +817,12 @@ open_(int ordinal, int rank, int nranks, const char *comm,
 	CK(cudaMalloc(&S.dcount, 4 * sizeof *S.dcount));
 	CK(cudaMalloc(&S.dsink, sizeof *S.dsink));
 	CK(cudaMalloc(&S.dcheck, 3 * CHECKPTS * sizeof *S.dcheck));
-	/* At least twice L2, so one pass evicts all of it. */
-	S.flushbytes = 2 * S.l2 > ((size_t)64 << 20) ? 2 * S.l2 :
-	    ((size_t)64 << 20);
+	/* At least twice L2, so one pass evicts all of it; AR_CUDA_SMALL
+	 * (compute-sanitizer's runs, where every access is checked) keeps
+	 * every buffer and search small: the same code, less of it. */
+	S.small = getenv("AR_CUDA_SMALL") && getenv("AR_CUDA_SMALL")[0];
+	S.flushbytes = S.small ? ((size_t)4 << 20) : 2 * S.l2 >
+	    ((size_t)64 << 20) ? 2 * S.l2 : ((size_t)64 << 20);
 	CK(cudaMalloc(&S.flushbuf, S.flushbytes));
 	/* No L2 set aside for persisting lines: nothing stays across the
 	 * flush. */
@@ -908,7 +913,7 @@ choose_sets(size_t setbytes, size_t fixed, int maxsets, int adapt, char *why,
 	int k;
 
 	CK(cudaMemGetInfo(&fr, &tot));
-	k = (int)((2 * S.l2 + setbytes - 1) / setbytes);
+	k = S.small ? 2 : (int)((2 * S.l2 + setbytes - 1) / setbytes);
 	if (k < 2)
 		k = 2;
 	if (k > maxsets)
@@ -994,7 +999,8 @@ static int
 tune_copy(char *why, size_t n)
 {
 	double best = 0;
-	int ncand = (int)(sizeof copy_cands / sizeof copy_cands[0]);
+	int ncand = S.small ? 1 : (int)(sizeof copy_cands /
+	    sizeof copy_cands[0]);
 
 	for (int c = 0; c < ncand; c++) {
 		int per = 0;
@@ -1062,7 +1068,7 @@ prep_copy(char *why, size_t n)
 }
 
 static int
-lt_layouts(cudaDataType in, char *why, size_t n)
+lt_layouts(cudaDataType in, int scales, char *why, size_t n)
 {
 	cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
 	uint64_t d = S.dim;
@@ -1073,8 +1079,9 @@ lt_layouts(cudaDataType in, char *why, size_t n)
 	    CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
 	CKB(p_cublasLtMatmulDescSetAttribute(S.desc,
 	    CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-	if (in == CUDA_R_8F_E4M3) {
-		const float *as = S.scales, *bs = S.scales + 1;
+	if (in == CUDA_R_8F_E4M3 && scales) {
+		/* Each scale in a 16-byte slot of its own. */
+		const float *as = S.scales, *bs = S.scales + 4;
 
 		CKB(p_cublasLtMatmulDescSetAttribute(S.desc,
 		    CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &as, sizeof as));
@@ -1100,14 +1107,14 @@ lt_choose(char *why, size_t n)
 	const float one = 1.0f, zero = 0.0f;
 	int got = 0, pick = -1;
 	double best = 0;
-	cublasStatus_t s;
+	cublasStatus_t s, last = CUBLAS_STATUS_SUCCESS;
 
 	CKB(p_cublasLtMatmulPreferenceCreate(&pref));
 	s = p_cublasLtMatmulPreferenceSetAttribute(pref,
 	    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &wsb, sizeof wsb);
 	if (s == CUBLAS_STATUS_SUCCESS)
 		s = p_cublasLtMatmulAlgoGetHeuristic(S.lt, S.desc, S.la, S.lb,
-		    S.ld, S.ld, pref, LTALGOS, res, &got);
+		    S.ld, S.ld, pref, S.small ? 1 : LTALGOS, res, &got);
 	p_cublasLtMatmulPreferenceDestroy(pref);
 	CKB(s);
 	for (int i = 0; i < got; i++) {
@@ -1118,9 +1125,9 @@ lt_choose(char *why, size_t n)
 		S.algo = res[i].algo;
 		/* An algorithm that will not run here is skipped; a fault
 		 * is sticky, and the timing's sync below reports it. */
-		if (p_cublasLtMatmul(S.lt, S.desc, &one, S.in0[0], S.la,
+		if ((last = p_cublasLtMatmul(S.lt, S.desc, &one, S.in0[0], S.la,
 		    S.in1[0], S.lb, &zero, S.out, S.ld, S.out, S.ld, &S.algo,
-		    S.ws, WSBYTES, S.st) != CUBLAS_STATUS_SUCCESS)
+		    S.ws, WSBYTES, S.st)) != CUBLAS_STATUS_SUCCESS)
 			continue;
 		TRY(time_ops(2, &t, why, n));
 		if (pick < 0 || t < best) {
@@ -1130,7 +1137,9 @@ lt_choose(char *why, size_t n)
 	}
 	if (pick < 0) {
 		say(why, n, "cuBLASLt has no algorithm for this %s GEMM "
-		    "(%d tried)", opname[S.op], got);
+		    "(%d tried%s%s)", opname[S.op], got, last !=
+		    CUBLAS_STATUS_SUCCESS ? "; the last said " : "", last !=
+		    CUBLAS_STATUS_SUCCESS ? blas_text(last) : "");
 		return 1;
 	}
 	S.algo = res[pick].algo;
@@ -1213,12 +1222,37 @@ prep_gemm(char *why, size_t n)
 	}
 	CK(cudaMalloc(&S.ws, WSBYTES));
 	if (fp8) {
-		CK(cudaMalloc(&S.scales, 2 * sizeof *S.scales));
-		k_fill_f32<<<1, 32, 0, S.st>>>(S.scales, 2, 1.0f);
+		CK(cudaMalloc(&S.scales, 8 * sizeof *S.scales));
+		k_fill_f32<<<1, 32, 0, S.st>>>(S.scales, 8, 1.0f);
 		LAUNCHED();
 	}
-	TRY(lt_layouts(fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF, why, n));
-	return lt_choose(why, n);
+	TRY(lt_layouts(fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF, 1, why, n));
+	{
+		int r = lt_choose(why, n);
+		char first[400];
+
+		if (r != 1 || !fp8)
+			return r;
+		/* Unit scales may also be left unset: try that before
+		 * giving up, and say both reasons if it fails too. */
+		snprintf(first, sizeof first, "%s", why);
+		p_cublasLtMatmulDescDestroy(S.desc);
+		p_cublasLtMatrixLayoutDestroy(S.la);
+		p_cublasLtMatrixLayoutDestroy(S.lb);
+		p_cublasLtMatrixLayoutDestroy(S.ld);
+		S.desc = NULL;
+		S.la = S.lb = S.ld = NULL;
+		TRY(lt_layouts(CUDA_R_8F_E4M3, 0, why, n));
+		r = lt_choose(why, n);
+		if (r == 1) {
+			char second[400];
+
+			snprintf(second, sizeof second, "%s", why);
+			say(why, n, "with scales: %s; without: %s", first,
+			    second);
+		}
+		return r;
+	}
 }
 
 static int
