@@ -2117,15 +2117,16 @@ roofline_main(const char *dir, long k, long samples, long warmup,
 	dev = pick_device(want, B.ngpu > 0);
 	/* The ranks: one per GPU of -G, or one per CPU; a CPU bundle larger
 	 * than the CPUs here shares them, and says so. */
+	nr = B.ngpu ? (long)B.ngpu : k;
+	if (nr > AR_RANKS_MAX)
+		ar_die(AR_EX_USAGE, "%ld ranks: at most %d", nr, AR_RANKS_MAX);
 	if (strcmp(dev, "cuda") == 0) {
-		nr = (long)B.ngpu;
 		for (i = 0; i < nr; i++)
 			ord[i] = cuda_ordinal(B.gpu[i]);
 	} else {
 		cpu_set_t set;
-		int cpus[1024], nc = 0, c;
+		int cpus[1024] = {0}, nc = 0, c;
 
-		nr = B.ngpu ? (long)B.ngpu : k;
 		if (sched_getaffinity(0, sizeof set, &set) < 0)
 			ar_die(AR_EX_SOFTWARE, "sched_getaffinity:");
 		for (c = 0; c < CPU_SETSIZE && nc < 1024; c++)
@@ -2135,10 +2136,8 @@ roofline_main(const char *dir, long k, long samples, long warmup,
 			ar_warn("%ld ranks on %d CPUs: ranks share CPUs, so the "
 			    "figures are the CPUs', not %ld", nr, nc, nr);
 		for (i = 0; i < nr; i++)
-			ord[i] = cpus[i % nc];
+			ord[i] = nc ? cpus[i % nc] : 0;
 	}
-	if (nr > AR_RANKS_MAX)
-		ar_die(AR_EX_USAGE, "%ld ranks: at most %d", nr, AR_RANKS_MAX);
 	exe_ok = realpath("/proc/self/exe", exe) != NULL;
 	if (!exe_ok)
 		ar_die(AR_EX_SOFTWARE, "/proc/self/exe:");

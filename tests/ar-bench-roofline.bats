@@ -194,6 +194,8 @@ same_tests() {
 	run --separate-stderr -64 ar-bench --roofline -C camp --device cuda
 	[ "$stderr" = "ar-bench: --device cuda: give the GPUs with -G" ]
 	run --separate-stderr -64 ar-bench --roofline -C camp -P 0
+	run --separate-stderr -64 ar-bench --roofline -C camp -k 100
+	[ "$stderr" = "ar-bench: 100 ranks: at most 64" ]
 	run -66 ar-bench --roofline -C nowhere
 	[ ! -e camp/machine ]
 }

@@ -139,11 +139,20 @@ main(int argc, char **argv)
 		return 71;
 	log = fopen(logname, "a");
 	f = fopen(tmp, "w");
-	if (!log || !f)
-		return perror("http-stub: portfile"), 73;
+	if (!log || !f) {
+		perror("http-stub: portfile");
+		if (log)
+			fclose(log);
+		if (f)
+			fclose(f);
+		return 73;
+	}
 	fprintf(f, "%d\n", ntohs(a.sin_port));
-	if (fclose(f) != 0 || rename(tmp, argv[2]) != 0)
-		return perror("http-stub: portfile"), 73;
+	if (fclose(f) != 0 || rename(tmp, argv[2]) != 0) {
+		perror("http-stub: portfile");
+		fclose(log);
+		return 73;
+	}
 
 	for (;;) {
 		char head[256];
