@@ -148,14 +148,6 @@ cleanup(void)
 		ar_rm_rf(B.session, 0);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void
 check_interrupt(void)
@@ -1359,7 +1351,7 @@ progress(const struct session *se, int force)
 {
 	static double last;
 	struct ar_interval ci;
-	double t = now_s(), conf;
+	double t = ar_mono(), conf;
 
 	if (!B.progress || (!force && t - last < 1))
 		return;
@@ -1393,7 +1385,7 @@ seed_of(const char *kind, size_t pair)
 static int
 session_run(struct session *se)
 {
-	double t0 = now_s(), el;
+	double t0 = ar_mono(), el;
 	int first = 0, end = END_NONE;
 	size_t p;
 
@@ -1447,7 +1439,7 @@ session_run(struct session *se)
 		se->order[se->n++] = first ? 'm' : 'b';
 		se->order[se->n] = 0;
 		se->npairs = p + 1;
-		el = now_s() - t0;
+		el = ar_mono() - t0;
 		/* The time limit ends the session at the pair that would
 		 * cross it. */
 		last = se->n >= B.vo.max_pairs ||
@@ -1460,7 +1452,7 @@ session_run(struct session *se)
 			break;
 	}
 	se->npairs = p + (end == END_NONE ? 1 : 0);
-	se->secs = now_s() - t0;
+	se->secs = ar_mono() - t0;
 	se->end = end;
 	if (end == END_NONE)
 		progress(se, 1);
@@ -2022,6 +2014,24 @@ num_arg(const char *opt, const char *s, double lo, double hi)
 }
 
 
+/* The scratch session, removed at the end and on any error or signal. */
+static void
+start_session(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *tmpl = ar_xasprintf("%s/ar-bench.XXXXXX", t && t[0] ? t :
+	    "/tmp");
+
+	if (!mkdtemp(tmpl))
+		ar_die(ar_errno_exit(errno), "%s:", tmpl);
+	B.session = tmpl;
+	ar_on_die(cleanup);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+}
+
 /* ---- the roofline problem ---- */
 
 /* The CUDA ordinal of GPU id: its place in CUDA_VISIBLE_DEVICES when that
@@ -2141,20 +2151,7 @@ roofline_main(const char *dir, long k, long samples, long warmup,
 	exe_ok = realpath("/proc/self/exe", exe) != NULL;
 	if (!exe_ok)
 		ar_die(AR_EX_SOFTWARE, "/proc/self/exe:");
-	{
-		const char *t = getenv("TMPDIR");
-		char *tmpl = ar_xasprintf("%s/ar-bench.XXXXXX", t && t[0] ? t :
-		    "/tmp");
-
-		if (!mkdtemp(tmpl))
-			ar_die(ar_errno_exit(errno), "%s:", tmpl);
-		B.session = tmpl;
-	}
-	ar_on_die(cleanup);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	start_session();
 	o.exe = exe;
 	o.device = dev;
 	o.k = (int)nr;
@@ -2397,21 +2394,7 @@ main(int argc, char **argv)
 			    "bubblewrap, or measure without one: "
 			    "--no-sandbox)", B.bwrap);
 	}
-	/* The scratch session, removed at the end and on any error. */
-	{
-		const char *t = getenv("TMPDIR");
-		char *tmpl = ar_xasprintf("%s/ar-bench.XXXXXX", t && t[0] ? t :
-		    "/tmp");
-
-		if (!mkdtemp(tmpl))
-			ar_die(ar_errno_exit(errno), "%s:", tmpl);
-		B.session = tmpl;
-	}
-	ar_on_die(cleanup);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	start_session();
 	for (i = 0; i < 3; i++)
 		role_init((int)i);
 	s = ar_path(B.session, "in");

@@ -57,14 +57,6 @@ static struct {
 	float *send[NSETS], *recv;
 } C;
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A number from a sysfs or procfs file; -1 when absent. */
 static double
@@ -480,7 +472,7 @@ cpu_run(enum ar_op op, struct ar_dev_timing *t, char *why, size_t n)
 
 	(void)why;
 	(void)n;
-	t0 = mono();
+	t0 = ar_mono();
 	for (r = 0; r < C.reps; r++) {
 		switch (op) {
 		case AR_OP_COPY:
@@ -506,7 +498,7 @@ cpu_run(enum ar_op op, struct ar_dev_timing *t, char *why, size_t n)
 		}
 		__asm__ __volatile__("" : : : "memory");
 	}
-	t1 = mono();
+	t1 = ar_mono();
 	t->cpu_s = t1 - t0;
 	t->dev_s = t->cpu_s;
 	return 0;

@@ -31,14 +31,6 @@ extern char **environ;
 
 static void rank_gone(struct ar_ranks *g, int r, char *why, size_t n);
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int
 ar_ranks_start(struct ar_ranks *g, const char *exe, int k, const char *errlog,
@@ -132,11 +124,11 @@ rank_gone(struct ar_ranks *g, int r, char *why, size_t n)
 {
 	int st;
 	pid_t p;
-	double t0 = mono();
+	double t0 = ar_mono();
 
 	/* Its pipe closed: it is dead or dying; give it a moment. */
 	while ((p = waitpid(g->pid[r], &st, WNOHANG)) == 0 &&
-	    mono() - t0 < 2)
+	    ar_mono() - t0 < 2)
 		usleep(2000);
 	if (p == g->pid[r]) {
 		g->pid[r] = 0;
@@ -157,12 +149,12 @@ int
 ar_ranks_wait(struct ar_ranks *g, double timeout, char *why, size_t n)
 {
 	int done[AR_RANKS_MAX] = {0}, left = g->k, r, rc = 0;
-	double end = mono() + timeout;
+	double end = ar_mono() + timeout;
 
 	while (left > 0) {
 		struct pollfd pf[AR_RANKS_MAX];
 		int map[AR_RANKS_MAX], np = 0, ms;
-		double now = mono();
+		double now = ar_mono();
 
 		if (now >= end) {
 			for (r = 0; r < g->k && done[r]; r++)

@@ -53,14 +53,6 @@ static const struct opspec cpu_spec[] = {
 
 static struct ar_ranks G;
 
-static double
-mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Only kill(2): it is called from signal handlers. */
 void
@@ -118,9 +110,9 @@ one_sample(enum ar_op op, struct sample *s, char *why, size_t n)
 	if ((rc = ar_ranks_call(&G, line, 120, why, n)) != 0)
 		return -1;
 	snprintf(line, sizeof line, "run %s\n", ar_dev_op_name[op]);
-	t0 = mono();
+	t0 = ar_mono();
 	rc = ar_ranks_call(&G, line, 600, why, n);
-	t1 = mono();
+	t1 = ar_mono();
 	if (rc != 0)
 		return -1;
 	s->bundle_s = t1 - t0;

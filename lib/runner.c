@@ -32,14 +32,6 @@
 
 extern char **environ;
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- the server, inside the sandbox ---- */
 
@@ -318,7 +310,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, SIGTERM);
-	t0 = now_s();
+	t0 = ar_mono();
 	pid = fork();
 	if (pid < 0) {
 		fprintf(reply, "fail\tfork: %s\n", strerror(errno));
@@ -335,7 +327,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 		w = wait4(pid, &status, WNOHANG, &ru);
 		if (w == pid)
 			break;
-		left = t0 + j->timeout - now_s();
+		left = t0 + j->timeout - ar_mono();
 		if (left <= 0) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -354,7 +346,7 @@ run_job(struct job *j, int sandboxed, FILE *reply)
 			_exit(1);
 		}
 	}
-	t1 = now_s();
+	t1 = ar_mono();
 	extra = 0;
 	leftovers = kill_leftovers(pid, &extra);
 	guard_tell(0);
@@ -629,8 +621,8 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 	r->sandbox = sb->on;
 	/* Wait for "ready": a sandbox that cannot be made says so on its
 	 * stderr and exits instead. */
-	deadline = now_s() + 30;
-	while (got < 6 && now_s() < deadline) {
+	deadline = ar_mono() + 30;
+	while (got < 6 && ar_mono() < deadline) {
 		pfd.fd = r->rfd;
 		pfd.events = POLLIN;
 		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
@@ -672,7 +664,7 @@ read_answer(struct ar_runner *r, struct ar_buf *b, double deadline)
 	ar_buf_clear(b);
 	for (;;) {
 		struct pollfd pfd = { r->rfd, POLLIN, 0 };
-		double left = deadline - now_s();
+		double left = deadline - ar_mono();
 		ssize_t m;
 
 		if (left <= 0 || ar_runner_interrupted)
@@ -724,7 +716,7 @@ ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
 	snprintf(num, sizeof num, "%.3f", j->timeout_s);
 	put(&b, "timeout", num);
 	ar_buf_adds(&b, "go\n");
-	t0 = now_s();
+	t0 = ar_mono();
 	r->busy = 1;
 	if (ar_write_all(r->wfd, b.p, b.len) < 0) {
 		res->lost = 1;
@@ -744,7 +736,7 @@ ar_runner_exec(struct ar_runner *r, const struct ar_job *j,
 		ar_runner_stop(r);
 		return -1;
 	}
-	t1 = now_s();
+	t1 = ar_mono();
 	r->busy = 0;
 	if (sscanf(b.p, "done\t%d\t%d\t%lf\t%lf\t%lf\t%ld\t%d", &st,
 	    &res->timed_out, &res->wall, &res->user, &res->sys,
@@ -790,9 +782,9 @@ ar_runner_stop(struct ar_runner *r)
 	if (r->rfd >= 0)
 		close(r->rfd);
 	r->wfd = r->rfd = -1;
-	deadline = now_s() + 2;
+	deadline = ar_mono() + 2;
 	while (waitpid(r->pid, &st, WNOHANG) == 0) {
-		if (now_s() > deadline) {
+		if (ar_mono() > deadline) {
 			kill(r->pid, SIGKILL);
 			waitpid(r->pid, &st, 0);
 			break;

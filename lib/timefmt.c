@@ -26,6 +26,15 @@ ar_time_fmt(char *out, size_t n, struct timespec ts, int digits)
 	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
 }
 
+double
+ar_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 void
 ar_time_now(char *out, size_t n)
 {

@@ -36,6 +36,16 @@ ranks() {
 	true
 }
 
+# wait_ranks N: until N ranks run, then a moment into their samples.
+wait_ranks() {
+	for _ in $(seq 100); do
+		[ "$(ranks | wc -l)" -eq "$1" ] && break
+		sleep 0.05
+	done
+	[ "$(ranks | wc -l)" -eq "$1" ]
+	sleep 0.3
+}
+
 # roof ARGS: a short roofline; the record in r.json.
 roof() {
 	run --separate-stderr ar-bench --roofline -C camp -q -P 3 -W 1 "$@"
@@ -102,12 +112,7 @@ same_tests() {
 	cp "camp/machine/$HOST.cpu.k4.json" before.json 2>/dev/null || true
 	ar-bench --roofline -C camp -q -k 4 -P 100000 -W 0 > r.json 2> err &
 	pid=$!
-	for _ in $(seq 100); do
-		[ "$(ranks | wc -l)" -eq 4 ] && break
-		sleep 0.05
-	done
-	[ "$(ranks | wc -l)" -eq 4 ]
-	sleep 0.3
+	wait_ranks 4
 	victim=$(ranks | sed -n 3p)
 	kill -KILL "$victim"
 	wait "$pid"
@@ -124,11 +129,7 @@ same_tests() {
 	cp "camp/machine/$HOST.cpu.k2.json" before.json
 	ar-bench --roofline -C camp -q -k 2 -P 100000 -W 0 > /dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		[ "$(ranks | wc -l)" -eq 2 ] && break
-		sleep 0.05
-	done
-	sleep 0.3
+	wait_ranks 2
 	kill -KILL "$pid"
 	wait "$pid" || true
 	for _ in $(seq 100); do
@@ -142,11 +143,7 @@ same_tests() {
 @test "ar-bench --roofline: SIGTERM stops the ranks and leaves no scratch" {
 	ar-bench --roofline -C camp -q -k 2 -P 100000 -W 0 > r.json 2> err &
 	pid=$!
-	for _ in $(seq 100); do
-		[ "$(ranks | wc -l)" -eq 2 ] && break
-		sleep 0.05
-	done
-	sleep 0.3
+	wait_ranks 2
 	kill -TERM "$pid"
 	st=0
 	wait "$pid" || st=$?
