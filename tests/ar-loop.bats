@@ -8,7 +8,10 @@
 # campaign.conf); the lock (a second loop exits 75, a dead loop's lock is
 # broken, another host's is kept); kill -9 of the whole loop at random
 # instants, then a restart: no idea lost, no experiment run twice, no
-# idea submitted twice, the ledger verifies; the command line.
+# idea submitted twice, the ledger verifies; the command line. Then
+# --backend slurm on a real single-node Slurm (tests/slurm-up): a whole
+# campaign as Slurm jobs; the loop killed -9 while a job measures, then
+# restarted after its lease expired: the job is adopted, not run again.
 
 bats_require_minimum_version 1.5.0
 
@@ -20,6 +23,23 @@ setup_file() {
 		SANDBOX=bwrap
 	fi
 	export SANDBOX
+	# One private Slurm for the file (tests/slurm-up), for the
+	# --backend slurm tests; they skip, saying why, where it cannot run
+	# (not root, no slurm-wlm or munge), and fail when it should have.
+	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
+	SLURM_SKIP= SLURM_WHY=
+	rc=0
+	out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1) || rc=$?
+	case $rc in
+	0) SLURM_CONF=$SLURM_DIR/slurm.conf; export SLURM_CONF ;;
+	69) SLURM_SKIP="no Slurm test cluster here: $out" ;;
+	*) SLURM_WHY="tests/slurm-up failed ($rc): $out" ;;
+	esac
+	export SLURM_DIR SLURM_SKIP SLURM_WHY
+}
+
+teardown_file() {
+	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
 }
 
 setup() {
@@ -250,6 +270,130 @@ experiments() {
 	# The queue holds nothing claimed by the dead.
 	[ "$(ar-queue ls -s cur camp/queue | tail -n +2 | wc -l)" -eq 0 ]
 	[ "$(rows)" -le 9 ]
+}
+
+# ---- --backend slurm, on a real single-node cluster (tests/slurm-up) ----
+
+# slurm_ready: skips without a cluster to start, fails when one did not
+# come up.
+slurm_ready() {
+	[ -z "$SLURM_SKIP" ] || skip "$SLURM_SKIP"
+	if [ -n "$SLURM_WHY" ]; then
+		echo "$SLURM_WHY" >&2
+		return 1
+	fi
+	export AR_RUN_POLL=0.2
+	HOST=$(hostname -s)
+	# Jobs are told apart by the directory they were submitted from.
+	TP=$(pwd -P)
+}
+# slurm_jobs: "NAME|STATE|NODE" of this test's Slurm jobs, sorted.
+slurm_jobs() {
+	squeue -h -t all -o '%j|%T|%N|%Z' |
+	    awk -F '|' -v d="$TP" '$4 == d { print $1 "|" $2 "|" $3 }' | sort
+}
+
+@test "ar-loop --backend slurm: a whole campaign as Slurm jobs, to the experiment budget" {
+	slurm_ready
+	# Methods are measured even on a loaded machine, whose A/A noise
+	# would otherwise quarantine the node (A/A only).
+	echo 'sched.noise_max = 10' >> camp/campaign.conf
+	# No inventory: ar-sched asks Slurm (sinfo), ar-run submits jobs.
+	S=(-C camp -w tiny -l 4 "${NOSB[@]}" --backend slurm)
+	run --separate-stderr -0 ar-loop "${S[@]}" -a 2 --experiments 6 "${B[@]}"
+	echo "$stderr"
+	[ "$output" = "" ]
+	[[ $stderr == *"step 1: agents: 2 at work"* ]]
+	[[ $stderr == *"step 1: run: "*" to run (slurm)"* ]]
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	# The budget, exactly; the ledger verifies; no experiment twice; the
+	# A/A and methods both measured.
+	[ "$(rows)" -eq 6 ]
+	ar-ledger verify -C camp
+	[ "$(experiments | sort | uniq -d | wc -l)" -eq 0 ]
+	ar-ledger export -C camp -f jsonl > rows.jsonl
+	[ "$(jq -s 'map(select(.aa)) | length' rows.jsonl)" -ge 1 ]
+	[ "$(jq -s 'map(select(.aa | not)) | length' rows.jsonl)" -ge 1 ]
+	# The experiments ran as Slurm jobs, which completed on this node:
+	# one job (or one task of an array, which ar-run may submit for
+	# runs of one k) per experiment, no more. A lone job is named
+	# ar-EXP, after an experiment of the ledger, once; an array ar-@MAP.
+	slurm_jobs
+	[ "$(slurm_jobs | wc -l)" -eq 6 ]
+	[ "$(slurm_jobs | cut -d '|' -f 2- | sort -u)" = "COMPLETED|$HOST" ]
+	[ "$(slurm_jobs | cut -d '|' -f 1 | grep -v '^ar-@' | sort | uniq -d)" = "" ]
+	for j in $(slurm_jobs | cut -d '|' -f 1 | grep -v '^ar-@'); do
+		experiments | grep -qx "${j#ar-}"
+	done
+	# Each experiment's ar-bench wrote its result to the job's log.
+	for e in $(experiments); do
+		grep -q "\"experiment\":\"$e\"" "camp/log/$e.out"
+	done
+	# Each measured on the k GPUs that Slurm gave its job (gres IDX, 0-7).
+	[ "$(jq -c 'select((.shape.gpu_ids | length) != .shape.k
+	    or any(.shape.gpu_ids[]; . < 0 or . > 7)
+	    or .shape.node != $h)' --arg h "$HOST" rows.jsonl)" = "" ]
+	# ar-run's records: every experiment done, none pending or failed,
+	# no job left to track.
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
+	for st in new cur failed; do
+		[ "$(ar-queue ls -s $st camp/queue | tail -n +2 | wc -l)" -eq 0 ]
+	done
+	[ -z "$(ls camp/run/jobs)" ]
+	for f in digest.md curves.jsonl curves.svg progress.svg digest.html state wall; do
+		[ -s "camp/loop/$f" ]
+	done
+	grep -q '^# Campaign digest' camp/loop/digest.md
+	[ ! -e camp/loop/lock ]
+	# Run again: the budget is spent; no job is submitted.
+	before=$(slurm_jobs)
+	run --separate-stderr -0 ar-loop "${S[@]}" --experiments 6 "${B[@]}"
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	[ "$(rows)" -eq 6 ]
+	[ "$(slurm_jobs)" = "$before" ]
+}
+
+@test "ar-loop --backend slurm: killed -9 while a job measures, restarted after its lease expired: the job is adopted, not run again" {
+	slurm_ready
+	unset AR_AGENT AR_PLANNER
+	# One experiment, the node's first A/A, measuring for about 8 s
+	# under a 3 s lease (the least ar-run takes).
+	S=(-C camp -w tiny -l 3 "${NOSB[@]}" --backend slurm --experiments 1)
+	LB=(-- -p 100000 -P 100000 -T 8 -q "${BNOSB[@]}")
+	setsid ar-loop "${S[@]}" "${LB[@]}" 2> loop1.err &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -n "$(ls camp/run/jobs 2>/dev/null | grep -v -e '^@' -e '\.rc$')" ] && break
+		sleep 0.1
+	done
+	# Its job file (not an array's map, nor the .rc of an ended job).
+	e=$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$')
+	[ -n "$e" ]
+	for _ in $(seq 100); do
+		[ "$(slurm_jobs)" = "ar-$e|RUNNING|$HOST" ] && break
+		sleep 0.1
+	done
+	# The whole loop dies, ar-run with it; the job runs on.
+	kill -KILL -- "-$pid"
+	wait "$pid" || true
+	[ "$(slurm_jobs)" = "ar-$e|RUNNING|$HOST" ]
+	# Its runner's lease expires.
+	sleep 4
+	[ "$(rows)" -eq 0 ]
+	run --separate-stderr -0 ar-loop "${S[@]}" "${LB[@]}"
+	echo "$stderr"
+	[[ $stderr == *"$e: adopted job "* ]]
+	[[ $stderr == *"budget spent: experiments 1 of 1"* ]]
+	# One job, one result.
+	[ "$(slurm_jobs)" = "ar-$e|COMPLETED|$HOST" ]
+	[ "$(experiments)" = "$e" ]
+	ar-ledger verify -C camp
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 1 ]
+	for st in new cur failed; do
+		[ "$(ar-queue ls -s $st camp/queue | tail -n +2 | wc -l)" -eq 0 ]
+	done
+	[ -z "$(ls camp/run/jobs)" ]
+	[ -s camp/loop/digest.md ]
 }
 
 @test "ar-loop: command line" {
