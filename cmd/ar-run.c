@@ -29,8 +29,9 @@ static const char usage[] =
 	"[-- ar-bench-args ...]\n"
 	"slurm [-qv] [-C campaign] [-H holder] [-i assignments] [-j max-jobs] "
 	"[-l lease-seconds] [-p partition] [-r requeue-limit] [-t time-limit] "
-	"[--drain | --once] [-- ar-bench-args ...]\n"
-	"job [-C campaign] experiment [-- ar-bench-args ...]\n"
+	"[--drain | --once] [--no-array | --array-max n] "
+	"[-- ar-bench-args ...]\n"
+	"job [-C campaign] experiment | @map [-- ar-bench-args ...]\n"
 	"status [-C campaign]";
 
 extern char **environ;
@@ -53,6 +54,8 @@ static long long lease_s = 120;
 static double tlimit = -1;
 static long maxpar = -1;
 static long requeue_max = 2;
+/* The most tasks of one Slurm array; 1 submits one job per experiment. */
+static long array_max = 1000;
 static const char *partition;
 static char **bargs;          /* ar-bench's extra arguments */
 static int nbargs;
@@ -679,7 +682,8 @@ struct run {
 	double t0, deadline, killat;
 	long long renewed;
 	int timed_out, stopped, lost;
-	long long job;        /* slurm */
+	char jid[64];         /* slurm: JOBID, or ARRAYID_TASK */
+	char map[AR_ID_MAX + 2]; /* its array's map in run/jobs, or "" */
 	char jnode[256];
 	int jsubmitted;
 };
@@ -1444,7 +1448,7 @@ exp_running(const char *exp)
 }
 
 static void kill_wait(long pid, unsigned long long start);
-static int start_slurm(struct run *r);
+static size_t submit_pending(struct run **pend, size_t n);
 
 /* A record claimed again after an earlier attempt that left run/pid: the
  * earlier ar-bench may have finished its result. */
@@ -1558,7 +1562,8 @@ static size_t
 claim_fitting(void)
 {
 	char **names, *used;
-	size_t n, i, j, started = 0, nfree = 0;
+	size_t n, i, j, started = 0, nfree = 0, npend = 0;
+	struct run **pend = NULL;
 
 	if (nruns >= (size_t)maxpar || mono() < sbatch_retry)
 		return 0;
@@ -1633,16 +1638,11 @@ claim_fitting(void)
 			continue;
 		}
 		if (backend == B_SLURM) {
+			/* Submitted after the round, so that records of one
+			 * k can go out as one array. */
 			run_save(r);
-			if (start_slurm(r) < 0) {
-				conclude(r, "requeue", "sbatch failed", NULL,
-				    NULL, -1);
-				run_free(r);
-				/* Slurm may be down for a while: try again in
-				 * 10 s, not at every poll. */
-				sbatch_retry = mono() + 10;
-				break;
-			}
+			pend = ar_xrealloc(pend, (npend + 1) * sizeof *pend);
+			pend[npend++] = r;
 			started++;
 			continue;
 		}
@@ -1673,6 +1673,9 @@ claim_fitting(void)
 		}
 		started++;
 	}
+	if (npend)
+		started -= submit_pending(pend, npend);
+	free(pend);
 	free(used);
 	return started;
 }
@@ -2269,31 +2272,63 @@ shell_quote(struct ar_buf *b, const char *s)
 	ar_buf_addc(b, '\'');
 }
 
+/* run/jobs/EXP: the job id, and for an array task its map. */
 static void
-job_save(const char *exp, long long job)
+job_save(const char *exp, const char *jid, const char *map)
 {
-	char *p = ar_path(jobdir, exp), s[32];
+	char *p = ar_path(jobdir, exp);
+	char *s = map && *map ? ar_xasprintf("%s\t%s\n", jid, map) :
+	    ar_xasprintf("%s\n", jid);
 
-	snprintf(s, sizeof s, "%lld\n", job);
 	if (ar_write_atomic(p, s, strlen(s), 0644) < 0) {
 		ar_warn("%s:", p);
 		io_errors++;
 	}
+	free(s);
 	free(p);
 }
 
-static long long
-job_load(const char *exp)
+/* Whether a job id is a number or NUMBER_NUMBER. */
+static int
+jid_valid(const char *s)
+{
+	const char *p = s;
+
+	if (*p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (*p == '_' && p[1] >= '0' && p[1] <= '9')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	return *p == '\0' && p - s < 40;
+}
+
+/* Reads run/jobs/EXP; 0 when it names a job. */
+static int
+job_load(const char *exp, char *jid, size_t nj, char *map, size_t nm)
 {
 	struct ar_buf b = {0};
-	char *p = ar_path(jobdir, exp);
-	long long v = 0;
+	char *p = ar_path(jobdir, exp), *t;
+	int r = -1;
 
-	if (ar_readfile(p, &b, 64) == 0)
-		v = strtoll(b.p, NULL, 10);
+	jid[0] = '\0';
+	if (map)
+		map[0] = '\0';
+	if (ar_readfile(p, &b, 512) == 0) {
+		b.p[strcspn(b.p, "\n")] = '\0';
+		if ((t = strchr(b.p, '\t')))
+			*t++ = '\0';
+		if (jid_valid(b.p)) {
+			snprintf(jid, nj, "%s", b.p);
+			if (map && t && t[0] == '@' && ar_id_valid(t + 1))
+				snprintf(map, nm, "%s", t);
+			r = 0;
+		}
+	}
 	ar_buf_free(&b);
 	free(p);
-	return v;
+	return r;
 }
 
 static void
@@ -2308,102 +2343,243 @@ job_forget(const char *exp)
 	free(q);
 }
 
-/* The newest job named ar-EXP that Slurm still knows; 0 if none. */
+/* The newest job named ar-NAME that Slurm still knows (an array's id for
+ * an array); 0 if none, -1 when squeue failed. */
 static long long
-job_by_name(const char *exp)
+job_by_name(const char *nm)
 {
-	char *name = ar_xasprintf("ar-%s", exp);
+	char *name = ar_xasprintf("ar-%s", nm);
 	char *av[] = { (char *)prog_env("SQUEUE", "squeue"), "-h", "-t", "all",
 	    "-n", name, "-o", "%i", NULL };
 	struct ar_buf out = {0};
 	long long best = 0;
 
 	if (capture(av, &out) == 0) {
-		char *s = out.p, *e;
+		char *s;
 
-		while (*s) {
-			long long v = strtoll(s, &e, 10);
+		/* One id a line: 123, 123_4 or 123_[5-7]. */
+		for (s = out.p; s && *s; ) {
+			long long v = strtoll(s, NULL, 10);
 
-			if (e == s)
-				break;
 			if (v > best)
 				best = v;
-			s = e;
-			while (*s == '\n' || *s == ' ')
+			if ((s = strchr(s, '\n')))
 				s++;
 		}
-	}
+	} else
+		best = -1;
 	ar_buf_free(&out);
 	free(name);
 	return best;
 }
 
+/* Whether an squeue id field (123, 123_4, 123_[1,3-5%2]) names jid. */
 static int
-start_slurm(struct run *r)
+jid_match(const char *field, const char *jid)
 {
-	struct ar_buf w = {0}, out = {0};
-	char *av[32], *name, *o, *e, *g, *tm = NULL, *pp = NULL;
-	char *rc = ar_xasprintf("%s/%s.rc", jobdir, r->r.exp);
-	size_t n = 0;
-	int i, st;
-	long long job;
+	const char *us = strchr(jid, '_'), *p;
+	size_t nb;
+	long t;
 
-	unlink(rc);
-	free(rc);
+	if (!us)
+		return strcmp(field, jid) == 0;
+	nb = (size_t)(us - jid) + 1;
+	if (strncmp(field, jid, nb) != 0)
+		return 0;
+	p = field + nb;
+	t = strtol(us + 1, NULL, 10);
+	if (*p != '[')
+		return strcmp(p, us + 1) == 0;
+	/* A list of pending tasks, maybe with a %limit at its end. */
+	for (p++; *p && *p != ']' && *p != '%'; ) {
+		char *e;
+		long a = strtol(p, &e, 10), z = a;
+
+		if (e == p)
+			return 0;
+		if (*e == '-')
+			z = strtol(e + 1, &e, 10);
+		if (t >= a && t <= z)
+			return 1;
+		p = *e == ',' ? e + 1 : e;
+		if (*e != ',' && *e != ']' && *e != '%')
+			return 0;
+	}
+	return 0;
+}
+
+/* Removes an array's map once no run/jobs file names it: its tasks all
+ * ended (or never existed), so no ar-run job will read it again. */
+static void
+map_release(const char *map)
+{
+	char **names, *p;
+	size_t n, i;
+	int used = 0;
+
+	if (ar_spool_list(camp, "run/jobs", &names, &n) < 0)
+		return;
+	for (i = 0; i < n && !used; i++) {
+		char jid[64], m[AR_ID_MAX + 2];
+		size_t l = strlen(names[i]);
+
+		if (names[i][0] == '@' || (l > 3 && strcmp(names[i] + l - 3,
+		    ".rc") == 0))
+			continue;
+		if (job_load(names[i], jid, sizeof jid, m, sizeof m) == 0 &&
+		    strcmp(m, map) == 0)
+			used = 1;
+	}
+	ar_spool_free_list(names, n);
+	if (used)
+		return;
+	p = ar_path(jobdir, map);
+	unlink(p);
+	free(p);
+	{
+		/* Its own log, where only a task that could not start
+		 * wrote; kept when it says something. */
+		struct stat st;
+
+		p = ar_xasprintf("%s/%s.out", logdir, map);
+		if (stat(p, &st) == 0 && st.st_size == 0)
+			unlink(p);
+		free(p);
+	}
+}
+
+/* Reads a map: its experiments, one a line, task 0 first. */
+static char **
+map_read(const char *map, size_t *n)
+{
+	struct ar_buf b = {0};
+	char *p = ar_path(jobdir, map), **v = NULL, *s, *e;
+
+	*n = 0;
+	if (ar_readfile(p, &b, 4 << 20) == 0)
+		for (s = b.p; *s; s = *e ? e + 1 : e) {
+			e = s + strcspn(s, "\n");
+			v = ar_xrealloc(v, (*n + 1) * sizeof *v);
+			v[(*n)++] = ar_xasprintf("%.*s", (int)(e - s), s);
+		}
+	ar_buf_free(&b);
+	free(p);
+	return v;
+}
+
+static unsigned map_seq;
+
+/* Submits runs of one k: one job for a lone run, else one array whose
+ * task i runs rs[i]. 0 when sbatch took it; the ids are saved before
+ * anything else can lose them. */
+static int
+submit(struct run **rs, size_t n)
+{
+	struct ar_buf w = {0}, out = {0}, mt = {0};
+	char *av[32], *name, *o, *e, *g, *tm = NULL, *pp = NULL, *arr = NULL;
+	char map[AR_ID_MAX + 2] = "", *mp = NULL;
+	const char *tgt;
+	size_t i, na = 0;
+	int j, st;
+	long long job = 0;
+
+	for (i = 0; i < n; i++) {
+		char *rc = ar_xasprintf("%s/%s.rc", jobdir, rs[i]->r.exp);
+
+		unlink(rc);
+		free(rc);
+	}
+	if (n > 1) {
+		snprintf(map, sizeof map, "@%s.%ld.%lld.%u", host_short,
+		    (long)self_pid, now_s(), map_seq++);
+		for (i = 0; i < n; i++)
+			ar_buf_printf(&mt, "%s\n", rs[i]->r.exp);
+		mp = ar_path(jobdir, map);
+		/* Written whole before sbatch: a task may start at once. */
+		if (ar_write_atomic(mp, mt.p, mt.len, 0644) < 0) {
+			ar_warn("%s:", mp);
+			io_errors++;
+			ar_buf_free(&mt);
+			free(mp);
+			return -1;
+		}
+		ar_buf_free(&mt);
+	}
+	tgt = n > 1 ? map : rs[0]->r.exp;
 	ar_buf_adds(&w, "exec ");
 	shell_quote(&w, self_exe);
 	ar_buf_adds(&w, " job -C ");
 	shell_quote(&w, camp);
 	ar_buf_addc(&w, ' ');
-	shell_quote(&w, r->r.exp);
+	shell_quote(&w, tgt);
 	if (nbargs) {
 		ar_buf_adds(&w, " --");
-		for (i = 0; i < nbargs; i++) {
+		for (j = 0; j < nbargs; j++) {
 			ar_buf_addc(&w, ' ');
-			shell_quote(&w, bargs[i]);
+			shell_quote(&w, bargs[j]);
 		}
 	}
-	name = ar_xasprintf("ar-%s", r->r.exp);
-	o = ar_xasprintf("%s/%s.out", logdir, r->r.exp);
-	e = ar_xasprintf("%s/%s.err", logdir, r->r.exp);
-	g = ar_xasprintf("--gpus=%ld", r->r.k);
-	av[n++] = (char *)prog_env("SBATCH", "sbatch");
-	av[n++] = "--parsable";
-	av[n++] = g;
-	av[n++] = "-J";
-	av[n++] = name;
-	av[n++] = "-o";
-	av[n++] = o;
-	av[n++] = "-e";
-	av[n++] = e;
-	av[n++] = "--open-mode=append";
+	name = ar_xasprintf("ar-%s", tgt);
+	o = ar_xasprintf("%s/%s.out", logdir, tgt);
+	/* An array's tasks write their experiment's logs themselves; its
+	 * own log gets only what a task says before it knows which. */
+	e = ar_xasprintf("%s/%s.%s", logdir, tgt, n > 1 ? "out" : "err");
+	g = ar_xasprintf("--gpus=%ld", rs[0]->r.k);
+	av[na++] = (char *)prog_env("SBATCH", "sbatch");
+	av[na++] = "--parsable";
+	if (n > 1) {
+		arr = ar_xasprintf("--array=0-%zu%%%ld", n - 1, maxpar);
+		av[na++] = arr;
+	}
+	av[na++] = g;
+	av[na++] = "-J";
+	av[na++] = name;
+	av[na++] = "-o";
+	av[na++] = o;
+	av[na++] = "-e";
+	av[na++] = e;
+	av[na++] = "--open-mode=append";
 	if (partition) {
 		pp = ar_xasprintf("--partition=%s", partition);
-		av[n++] = pp;
+		av[na++] = pp;
 	}
 	if (tlimit > 0) {
 		long long s = (long long)tlimit;
 
 		tm = ar_xasprintf("--time=%lld:%02lld", s / 60, s % 60);
-		av[n++] = tm;
+		av[na++] = tm;
 	}
-	av[n++] = "--wrap";
-	av[n++] = w.p;
-	av[n] = NULL;
+	av[na++] = "--wrap";
+	av[na++] = w.p;
+	av[na] = NULL;
 	st = capture(av, &out);
 	job = st == 0 ? strtoll(out.p, NULL, 10) : 0;
 	if (job > 0) {
-		/* Before anything else can lose it. */
-		job_save(r->r.exp, job);
-		r->job = job;
-		r->jsubmitted = 1;
-		r->started = now_s();
-		r->t0 = mono();
-		run_save(r);
-		progress("%s: submitted as job %lld", r->r.exp, job);
-	} else
-		ar_warn("%s: sbatch failed (status %d): %.200s", r->r.exp, st,
+		for (i = 0; i < n; i++) {
+			struct run *r = rs[i];
+
+			if (n > 1)
+				snprintf(r->jid, sizeof r->jid, "%lld_%zu", job,
+				    i);
+			else
+				snprintf(r->jid, sizeof r->jid, "%lld", job);
+			snprintf(r->map, sizeof r->map, "%s", map);
+			job_save(r->r.exp, r->jid, map);
+			r->jsubmitted = 1;
+			r->started = now_s();
+			r->t0 = mono();
+		}
+		for (i = 0; i < n; i++) {
+			run_save(rs[i]);
+			progress("%s: submitted as job %s", rs[i]->r.exp,
+			    rs[i]->jid);
+		}
+	} else {
+		ar_warn("%s: sbatch failed (status %d): %.200s", tgt, st,
 		    out.p ? out.p : "");
+		if (mp)
+			unlink(mp);
+	}
 	ar_buf_free(&w);
 	ar_buf_free(&out);
 	free(name);
@@ -2412,33 +2588,130 @@ start_slurm(struct run *r)
 	free(g);
 	free(tm);
 	free(pp);
+	free(arr);
+	free(mp);
 	return job > 0 ? 0 : -1;
 }
 
-/* A record of a dead ar-run slurm: its job, by the jobs file or by name,
- * is adopted; without one the record goes back to the queue. */
+/* Submits the runs claimed in one round: those of one k together as an
+ * array of at most array_max tasks, a lone one as a job. Returns how many
+ * went back to the queue because sbatch failed. */
+static size_t
+submit_pending(struct run **pend, size_t n)
+{
+	struct run **grp = ar_xcalloc(n ? n : 1, sizeof *grp);
+	char *taken = ar_xcalloc(n ? n : 1, 1);
+	size_t i, j, m, back = 0;
+
+	for (i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		for (m = 0, j = i; j < n && m < (size_t)array_max; j++)
+			if (!taken[j] && pend[j]->r.k == pend[i]->r.k) {
+				grp[m++] = pend[j];
+				taken[j] = 1;
+			}
+		/* Slurm may be down for a while: the rest wait too, and
+		 * the next try is in 10 s, not at every poll. */
+		if (back || submit(grp, m) < 0) {
+			for (j = 0; j < m; j++) {
+				conclude(grp[j], "requeue", "sbatch failed",
+				    NULL, NULL, -1);
+				run_free(grp[j]);
+			}
+			back += m;
+			sbatch_retry = mono() + 10;
+		}
+	}
+	free(grp);
+	free(taken);
+	return back;
+}
+
+/* A record of a dead ar-run slurm: its job, by the jobs file, else by
+ * name (its own, or its array's through the maps that list it), is
+ * adopted; without one the record goes back to the queue. */
 static void
 adopt_slurm(struct run *r, const struct pinfo *pi, int have_pi)
 {
-	long long job = job_load(r->r.exp);
+	char jid[64], map[AR_ID_MAX + 2];
+	char **dead = NULL;
+	size_t ndead = 0, i;
+	int sq_ok = 1;
 
 	(void)pi;
 	(void)have_pi;
-	if (!job && (job = job_by_name(r->r.exp)) > 0)
-		job_save(r->r.exp, job);
+	if (job_load(r->r.exp, jid, sizeof jid, map, sizeof map) < 0) {
+		long long best = job_by_name(r->r.exp), v;
+		char **names;
+		size_t n;
+
+		if (best < 0) {
+			sq_ok = 0;
+			best = 0;
+		}
+		if (best > 0)
+			snprintf(jid, sizeof jid, "%lld", best);
+		/* The newest wins: Slurm's ids grow. */
+		if (ar_spool_list(camp, "run/jobs", &names, &n) == 0) {
+			for (i = 0; i < n; i++) {
+				size_t nm, t, at = 0;
+				char **m;
+				int in = 0;
+
+				if (names[i][0] != '@')
+					continue;
+				m = map_read(names[i], &nm);
+				for (t = 0; t < nm; t++) {
+					if (!in && strcmp(m[t], r->r.exp) == 0) {
+						in = 1;
+						at = t;
+					}
+					free(m[t]);
+				}
+				free(m);
+				if (!in)
+					continue;
+				if ((v = job_by_name(names[i])) < 0)
+					sq_ok = 0;
+				else if (v == 0) {
+					dead = ar_xrealloc(dead, (ndead + 1) *
+					    sizeof *dead);
+					dead[ndead++] = ar_xstrdup(names[i]);
+				} else if (v > best) {
+					best = v;
+					snprintf(jid, sizeof jid, "%lld_%zu", v,
+					    at);
+					snprintf(map, sizeof map, "%s",
+					    names[i]);
+				}
+			}
+			ar_spool_free_list(names, n);
+		}
+		if (jid[0])
+			job_save(r->r.exp, jid, map);
+	}
 	r->t0 = mono() - (r->started ? (double)(now_s() - r->started) : 0);
-	if (job > 0) {
-		r->job = job;
+	if (jid[0]) {
+		snprintf(r->jid, sizeof r->jid, "%s", jid);
+		snprintf(r->map, sizeof r->map, "%s", map);
 		r->jsubmitted = 1;
 		run_save(r);
-		ar_warn("%s: adopted job %lld", r->r.exp, job);
-		return;
+		ar_warn("%s: adopted job %s", r->r.exp, jid);
+	} else {
+		run_save(r);
+		if (!earlier_result(r))
+			conclude(r, "requeue", "its runner died before sbatch",
+			    NULL, NULL, -1);
+		run_free(r);
 	}
-	run_save(r);
-	if (!earlier_result(r))
-		conclude(r, "requeue", "its runner died before sbatch", NULL,
-		    NULL, -1);
-	run_free(r);
+	/* Maps whose array was never submitted: its writer died first. */
+	for (i = 0; i < ndead; i++) {
+		if (sq_ok)
+			map_release(dead[i]);
+		free(dead[i]);
+	}
+	free(dead);
 }
 
 /* The rc file ar-run job wrote: "exit N" or "signal N", then "gpus
@@ -2496,7 +2769,7 @@ job_ended(struct run *r, const char *state)
 	}
 	if (strcmp(state, "TIMEOUT") == 0 || strcmp(state, "DEADLINE") == 0) {
 		job_forget(r->r.exp);
-		snprintf(why, sizeof why, "job %lld: %s", r->job, state);
+		snprintf(why, sizeof why, "job %s: %s", r->jid, state);
 		conclude(r, "timeout", why, NULL, NULL, secs);
 		return;
 	}
@@ -2507,12 +2780,12 @@ job_ended(struct run *r, const char *state)
 		tries_set(r->r.exp, t);
 		job_forget(r->r.exp);
 		if (t > requeue_max) {
-			snprintf(why, sizeof why, "job %lld: %s, %ld time%s",
-			    r->job, state, t, t == 1 ? "" : "s");
+			snprintf(why, sizeof why, "job %s: %s, %ld time%s",
+			    r->jid, state, t, t == 1 ? "" : "s");
 			conclude(r, "failed", why, NULL, NULL, secs);
 		} else {
-			snprintf(why, sizeof why, "job %lld: %s (attempt %ld "
-			    "of %ld)", r->job, state, t, requeue_max + 1);
+			snprintf(why, sizeof why, "job %s: %s (attempt %ld "
+			    "of %ld)", r->jid, state, t, requeue_max + 1);
 			conclude(r, "requeue", why, NULL, NULL, secs);
 		}
 		return;
@@ -2524,18 +2797,32 @@ job_ended(struct run *r, const char *state)
 		return;
 	}
 	if (have_rc && WIFSIGNALED(st)) {
-		snprintf(why, sizeof why, "job %lld: %s: ar-bench killed by "
-		    "signal %d (%s)", r->job, state, WTERMSIG(st),
+		snprintf(why, sizeof why, "job %s: %s: ar-bench killed by "
+		    "signal %d (%s)", r->jid, state, WTERMSIG(st),
 		    strsignal(WTERMSIG(st)));
 		conclude(r, "crash", why, NULL, NULL, secs);
 		return;
 	}
-	snprintf(why, sizeof why, "job %lld: %s%s", r->job, state,
+	snprintf(why, sizeof why, "job %s: %s%s", r->jid, state,
 	    have_rc ? "" : " before ar-bench ended");
 	conclude(r, "crash", why, NULL, NULL, secs);
 }
 
-/* One squeue for every job of ours; each job that ended is decided. */
+/* Whether ids, a comma-separated list, holds id. */
+static int
+in_list(const char *ids, const char *id)
+{
+	size_t n = strlen(id);
+	const char *p;
+
+	for (p = ids; (p = strstr(p, id)); p += n)
+		if ((p == ids || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* One squeue for every job of ours (an array by its id, which lists all
+ * its tasks); each job or task that ended is decided. */
 static void
 poll_jobs(void)
 {
@@ -2544,9 +2831,15 @@ poll_jobs(void)
 	int st;
 
 	for (i = 0; i < nruns; i++)
-		if (runs[i]->jsubmitted)
-			ar_buf_printf(&ids, "%s%lld", ids.len ? "," : "",
-			    runs[i]->job);
+		if (runs[i]->jsubmitted) {
+			char base[64];
+
+			snprintf(base, sizeof base, "%.*s",
+			    (int)strcspn(runs[i]->jid, "_"), runs[i]->jid);
+			if (!ids.len || !in_list(ids.p, base))
+				ar_buf_printf(&ids, "%s%s", ids.len ? "," : "",
+				    base);
+		}
 	if (!ids.len) {
 		ar_buf_free(&ids);
 		return;
@@ -2559,19 +2852,18 @@ poll_jobs(void)
 	}
 	if (st != 0) {
 		/* squeue refuses a list naming a job it forgot; ask one by
-		 * one through scontrol instead. */
+		 * one through scontrol instead (it knows 123_4 too). */
 		ar_buf_clear(&out);
 		for (i = 0; i < nruns; i++) {
 			struct ar_buf one = {0};
-			char jid[32], *s;
+			char *s;
 
 			if (!runs[i]->jsubmitted)
 				continue;
-			snprintf(jid, sizeof jid, "%lld", runs[i]->job);
 			{
 				char *av[] = { (char *)prog_env("SCONTROL",
-				    "scontrol"), "-o", "show", "job", jid,
-				    NULL };
+				    "scontrol"), "-o", "show", "job",
+				    runs[i]->jid, NULL };
 
 				if (capture(av, &one) == 0 &&
 				    (s = strstr(one.p, "JobState="))) {
@@ -2581,31 +2873,37 @@ poll_jobs(void)
 					sscanf(s + 9, "%63[A-Z_]", state);
 					if (nl)
 						sscanf(nl + 10, "%255s", node);
-					ar_buf_printf(&out, "%s|%s|%s\n", jid,
-					    state, strcmp(node, "(null)") ?
-					    node : "");
+					ar_buf_printf(&out, "%s|%s|%s\n",
+					    runs[i]->jid, state,
+					    strcmp(node, "(null)") ? node : "");
 				} else
-					ar_buf_printf(&out, "%s|GONE|\n", jid);
+					ar_buf_printf(&out, "%s|GONE|\n",
+					    runs[i]->jid);
 			}
 			ar_buf_free(&one);
 		}
 	}
 	for (i = 0; i < nruns; ) {
 		struct run *r = runs[i];
-		char key[40], *s, state[64] = "", node[256] = "";
+		char *s, state[64] = "", node[256] = "", map[AR_ID_MAX + 2];
 		int ended = 0, found = 0;
 
 		if (!r->jsubmitted) {
 			i++;
 			continue;
 		}
-		snprintf(key, sizeof key, "%lld|", r->job);
-		for (s = out.p; s && *s; ) {
-			if (strncmp(s, key, strlen(key)) == 0) {
-				sscanf(s + strlen(key), "%63[A-Z_]|%255[^\n]",
-				    state, node);
-				found = 1;
-				break;
+		for (s = out.p; s && *s && !found; ) {
+			size_t fl = strcspn(s, "|\n");
+			char field[128];
+
+			if (s[fl] == '|' && fl < sizeof field) {
+				memcpy(field, s, fl);
+				field[fl] = '\0';
+				if (jid_match(field, r->jid)) {
+					sscanf(s + fl + 1, "%63[A-Z_]|%255[^\n]",
+					    state, node);
+					found = 1;
+				}
 			}
 			s = strchr(s, '\n');
 			if (s)
@@ -2622,9 +2920,12 @@ poll_jobs(void)
 		    strcmp(state, "RESIZING") && strcmp(state, "SIGNALING") &&
 		    strcmp(state, "STAGE_OUT") && strcmp(state, "STOPPED");
 		if (ended) {
-			progress("%s: job %lld %s", r->r.exp, r->job, state);
+			progress("%s: job %s %s", r->r.exp, r->jid, state);
+			snprintf(map, sizeof map, "%s", r->map);
 			job_ended(r, strcmp(state, "GONE") ? state : "LOST");
 			run_free(r);
+			if (map[0])
+				map_release(map);
 			continue;
 		}
 		i++;
@@ -2825,9 +3126,54 @@ on_job_sig(int s)
 	job_sig = s;
 }
 
+/* An array task's experiment: line SLURM_ARRAY_TASK_ID of the map. Its
+ * output then goes to the experiment's logs, as a lone job's does. */
+static const char *
+map_task(const char *map, char *exp, size_t n)
+{
+	const char *tid = getenv("SLURM_ARRAY_TASK_ID");
+	long long t;
+	size_t nm, i;
+	char **m;
+
+	if (!ar_id_valid(map + 1))
+		ar_die(AR_EX_USAGE, "%s: not a map name", map);
+	if (!tid || ar_parse_long(tid, &t) < 0 || t < 0)
+		ar_die(AR_EX_USAGE, "%s: no SLURM_ARRAY_TASK_ID (not an array "
+		    "task)", map);
+	m = map_read(map, &nm);
+	if (!m)
+		ar_die(AR_EX_NOINPUT, "%s/%s: missing or empty", jobdir, map);
+	if ((size_t)t >= nm)
+		ar_die(AR_EX_DATA, "%s/%s: no task %lld", jobdir, map, t);
+	snprintf(exp, n, "%s", m[t]);
+	for (i = 0; i < nm; i++)
+		free(m[i]);
+	free(m);
+	if (!ar_id_valid(exp))
+		ar_die(AR_EX_DATA, "%s/%s: task %lld: not an experiment id",
+		    jobdir, map, t);
+	for (i = 0; i < 2; i++) {
+		char *p = ar_xasprintf("%s/%s.%s", logdir, exp, i ? "err" :
+		    "out");
+		int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+		    0644);
+
+		if (fd < 0)
+			ar_die(ar_errno_exit(errno), "%s:", p);
+		fflush(i ? stderr : stdout);
+		if (dup2(fd, (int)i + 1) < 0)
+			ar_die(AR_EX_IO, "dup2:");
+		close(fd);
+		free(p);
+	}
+	return exp;
+}
+
 static int
 cmd_job(const char *exp)
 {
+	char mexp[AR_ID_MAX + 1];
 	struct ar_lease l;
 	struct run r;
 	char *p, gpus[4096], *rcp, line[64];
@@ -2836,6 +3182,8 @@ cmd_job(const char *exp)
 	pid_t pid;
 	int st;
 
+	if (exp[0] == '@')
+		exp = map_task(exp, mexp, sizeof mexp);
 	if (!ar_id_valid(exp))
 		ar_die(AR_EX_USAGE, "%s: not an experiment id", exp);
 	memset(&r, 0, sizeof r);
@@ -2964,7 +3312,8 @@ cmd_status(void)
 		ar_die(AR_EX_NOINPUT, "%s:", piddir);
 	for (i = 0; i < n; i++) {
 		struct pinfo pi;
-		long long job = job_load(names[i]);
+		char jid[64];
+		int job = job_load(names[i], jid, sizeof jid, NULL, 0) == 0;
 		char started[32] = "", expires[32] = "";
 		const char *state;
 		struct timespec ts = { 0, 0 };
@@ -3003,7 +3352,7 @@ cmd_status(void)
 			printf("%ld", pi.child);
 		putchar('\t');
 		if (job)
-			printf("%lld", job);
+			printf("%s", jid);
 		printf("\t%s\t%s\t%s\n", started, expires, state);
 	}
 	ar_spool_free_list(names, n);
@@ -3154,6 +3503,8 @@ main(int argc, char **argv)
 		{ "cpus", no_argument, NULL, 'U' },
 		{ "drain", no_argument, NULL, 'D' },
 		{ "once", no_argument, NULL, 'O' },
+		{ "no-array", no_argument, NULL, 'A' },
+		{ "array-max", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cmd, *copt = NULL, *topo = NULL, *input = NULL;
@@ -3183,7 +3534,8 @@ main(int argc, char **argv)
 		if (strcmp(cmd, "slurm") == 0 && (c == 'g' || c == 'N' ||
 		    c == 'U'))
 			ok = 0;
-		if (strcmp(cmd, "local") == 0 && c == 'p')
+		if (strcmp(cmd, "local") == 0 && (c == 'p' || c == 'A' ||
+		    c == 'M'))
 			ok = 0;
 		if (!ok)
 			ar_usage(usage);
@@ -3199,6 +3551,9 @@ main(int argc, char **argv)
 		case 'l': lease_s = parse_num("-l", optarg, 3, 365LL * 86400);
 			break;
 		case 'p': partition = optarg; break;
+		case 'A': array_max = 1; break;
+		case 'M': array_max = (long)parse_num("--array-max", optarg, 1,
+		    100000); break;
 		case 'q': verbose = 0; break;
 		case 'v': verbose = 1; break;
 		case 'r': requeue_max = (long)parse_num("-r", optarg, 0, 1000);

@@ -8,7 +8,8 @@
 # mid-run and mid-result then a restart, with every experiment ending
 # exactly once; bad input; the real ar-bench on int8-matvec's tiny
 # workload. Then a real single-node Slurm (tests/slurm-up): submit, run,
-# collect; a job killed or cancelled mid-run; ar-run killed -9 mid-flight.
+# collect; a job killed or cancelled mid-run; ar-run killed -9 mid-flight;
+# the same for job arrays, and squeue's array task ids with a fake Slurm.
 
 bats_require_minimum_version 1.5.0
 
@@ -57,6 +58,11 @@ teardown() {
 	local p
 	for p in $(pgrep -f "ar-run (local|slurm) .*-C $T" 2>/dev/null); do
 		kill -KILL "$p" 2>/dev/null || true
+	done
+	# Those started with a relative -C, by their directory.
+	for p in $(pgrep -f "ar-run (local|slurm) " 2>/dev/null); do
+		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$T" ] &&
+		    kill -KILL "$p" 2>/dev/null || true
 	done
 	for p in $(pgrep -f "fake-bench .*-C $T" 2>/dev/null); do
 		kill -KILL "$p" 2>/dev/null || true
@@ -537,7 +543,7 @@ jobs_named() {
 	# A record whose spool id is not its experiment, as ar-queue put
 	# makes it.
 	one q1 ok 2 | ar-queue put camp/queue > /dev/null
-	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
+	run -0 --separate-stderr ar-run slurm -C camp --no-array --drain -i a.tsv
 	echo "$output"
 	[ "${lines[0]}" = "$OUTHDR" ]
 	[ "${#lines[@]}" -eq 9 ]
@@ -564,7 +570,7 @@ jobs_named() {
 	slurm_ready
 	mkcamp
 	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; } > a.tsv
-	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
+	ar-run slurm -C camp --no-array -r 1 --drain -i a.tsv > out 2> err &
 	pid=$!
 	for i in $(seq 200); do
 		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 2 ] && break
@@ -598,7 +604,7 @@ jobs_named() {
 	slurm_ready
 	mkcamp
 	assign 6 "1 2 4" > a.tsv
-	FAKE_SLEEP=1 ar-run slurm -C camp --drain -i a.tsv > out1 2> err1 &
+	FAKE_SLEEP=1 ar-run slurm -C camp --no-array --drain -i a.tsv > out1 2> err1 &
 	pid=$!
 	for i in $(seq 200); do
 		[ "$(ls camp/run/jobs | wc -l)" -ge 6 ] && break
@@ -656,7 +662,7 @@ done
 SH
 	chmod +x squeue-override
 	{ echo "$HDR"; row t1 hang 1; row n1 hang 1; row p1 hang 1; } > a.tsv
-	SQUEUE=$T/squeue-override ar-run slurm -C camp -r 0 --drain -i a.tsv > out 2> err &
+	SQUEUE=$T/squeue-override ar-run slurm -C camp --no-array -r 0 --drain -i a.tsv > out 2> err &
 	pid=$!
 	for i in $(seq 200); do
 		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 3 ] && break
@@ -681,4 +687,258 @@ SH
 	[ "$(why n1)" = "crash: job $jn: NODE_FAIL before ar-bench ended" ]
 	[ "$(awk -F '\t' '$1 == "p1" { print $6 }' out)" = failed ]
 	[ "$(why p1)" = "failed: job $jp: PREEMPTED, 1 time" ]
+}
+
+# ---- Slurm job arrays ----
+
+# fake_slurm: an sbatch that logs its arguments to sbatch.log ("job ID"
+# first) and answers ids from 100 up, and an squeue that prints ./sq, or
+# when there is none every job of its -j list as pending (as a job and as
+# an array). Slurm's own answers cannot be made to order in seconds.
+fake_slurm() {
+	cat > sbatch <<SH
+#!/bin/sh
+n=\$(cat "$T/next" 2>/dev/null || echo 100)
+echo \$((n + 1)) > "$T/next"
+{ echo "job \$n"; for a; do echo "\$a"; done; } >> "$T/sbatch.log"
+echo "\$n"
+SH
+	cat > squeue <<SH
+#!/bin/sh
+[ -f "$T/sq" ] && { cat "$T/sq"; exit 0; }
+while [ \$# -gt 0 ]; do
+	[ "\$1" = -j ] && for j in \$(echo "\$2" | tr ',' ' '); do
+		printf '%s|PENDING|\n%s_[0-99]|PENDING|\n' "\$j" "\$j"
+	done
+	shift
+done
+exit 0
+SH
+	chmod +x sbatch squeue
+	export SBATCH=$T/sbatch SQUEUE=$T/squeue
+}
+
+# jobfiles N: waits until run/jobs holds N experiments' job files.
+jobfiles() {
+	local i
+	for i in $(seq 300); do
+		[ "$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$' | wc -l)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+@test "slurm arrays: task ids such as 100_0 and 100_[1-2,3-4%2] from squeue; each task decided alone (fake Slurm)" {
+	mkcamp
+	fake_slurm
+	{ assign 5 1; row x1 ok 2; } > a.tsv
+	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' > sq
+	ar-run slurm -C camp --drain -i a.tsv > out 2> err &
+	pid=$!
+	jobfiles 6
+	# One array of the five k = 1, a plain job for the lone k = 2.
+	[ "$(grep -c '^job' sbatch.log)" -eq 2 ]
+	[ "$(sed -n '/^job 100/,/^job 101/p' sbatch.log | grep -c -e '^--array=0-4%100$' -e '^--gpus=1$')" -eq 2 ]
+	[ "$(sed -n '/^job 101/,$p' sbatch.log | grep -c -e '^--array' )" -eq 0 ]
+	grep -qx -- --gpus=2 sbatch.log
+	map=$(ls camp/run/jobs | grep '^@')
+	[ "$(cat "camp/run/jobs/$map" | tr '\n' ' ')" = "e001 e002 e003 e004 e005 " ]
+	for i in 1 2 3 4 5; do
+		[ "$(cat camp/run/jobs/e00$i)" = "100_$((i - 1))	$map" ]
+	done
+	[ "$(cat camp/run/jobs/x1)" = 101 ]
+	run -0 ar-run status -C camp
+	[ "$(col job <<< "$output" | sort | tr '\n' ' ')" = "100_0 100_1 100_2 100_3 100_4 101 " ]
+	# Tasks 0 and 1 run (as Slurm would start them) and end; the rest
+	# stay pending inside a range.
+	for t in 0 1; do
+		SLURM_ARRAY_TASK_ID=$t CUDA_VISIBLE_DEVICES=$t ar-run job -C camp "$map"
+	done
+	printf '100_0|COMPLETED|n1\n100_1|COMPLETED|n2\n100_[2-3,4%%2]|PENDING|\n101|RUNNING|n1\n' > sq
+	for i in $(seq 100); do
+		[ "$(grep -c done out)" -ge 2 ] && break
+		sleep 0.05
+	done
+	sleep 0.5
+	[ "$(awk -F '\t' '$6 != "" && NR > 1 { print $1, $3, $4, $5, $6 }' out | tr '\n' ' ')" = "e001 1 0 n1 done e002 1 1 n2 done " ]
+	empty camp/run/tries
+	grep -q '^start e001 k=1 method=ok gpus=0 ' camp/fake.log
+	# e003 completes, e004 is cancelled (back to the queue, then out
+	# again as a plain job), e005 failed before its ar-bench ran.
+	SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=2 ar-run job -C camp "$map"
+	CUDA_VISIBLE_DEVICES=0,1 ar-run job -C camp x1
+	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' > sq
+	for i in $(seq 200); do
+		grep -q '^job 102' sbatch.log && break
+		sleep 0.05
+	done
+	[ "$(sed -n '/^job 102/,$p' sbatch.log | grep -c -e '^--array' )" -eq 0 ]
+	sed -n '/^job 102/,$p' sbatch.log | grep -q "job -C .* 'e004'"
+	[ "$(cat camp/run/tries/e004)" = 1 ]
+	[ ! -f "camp/run/jobs/$map" ]
+	CUDA_VISIBLE_DEVICES=3 ar-run job -C camp e004
+	printf '102|COMPLETED|n1\n' > sq
+	st=0
+	wait $pid || st=$?
+	cat out err
+	[ "$st" -eq 0 ]
+	[ "$(awk -F '\t' '$6 == "done" { print $1 }' out | sort | tr '\n' ' ')" = "e001 e002 e003 e004 x1 " ]
+	[ "$(ar-queue ls -s failed camp/queue | col why)" = "crash: job 100_4: FAILED before ar-bench ended" ]
+	for e in e001 e002 e003 e004 x1; do
+		[ "$(ledger_count $e)" -eq 1 ]
+		[ "$(grep -c "^start $e " camp/fake.log)" -eq 1 ]
+	done
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm arrays: --array-max caps an array; --no-array submits one job each (fake Slurm)" {
+	mkcamp
+	fake_slurm
+	assign 5 1 > a.tsv
+	ar-run slurm -C camp --array-max 2 -j 4 --drain -i a.tsv > out 2> err &
+	pid=$!
+	jobfiles 4
+	sleep 0.3
+	kill -TERM $pid
+	st=0
+	wait $pid || st=$?
+	[ "$st" -eq 75 ]
+	# -j 4: four in flight, as arrays of two, each task at most 4 at once.
+	[ "$(grep -c '^job' sbatch.log)" -eq 2 ]
+	[ "$(grep -c -x -- '--array=0-1%4' sbatch.log)" -eq 2 ]
+	[ "$(ls camp/run/jobs | grep -c '^@')" -eq 2 ]
+	rm -rf camp sbatch.log next
+	mkcamp
+	assign 3 1 > a.tsv
+	ar-run slurm -C camp --no-array --drain -i a.tsv > out 2> err &
+	pid=$!
+	jobfiles 3
+	kill -TERM $pid
+	wait $pid || true
+	[ "$(grep -c '^job' sbatch.log)" -eq 3 ]
+	! grep -q -- --array sbatch.log
+	[ "$(cat camp/run/jobs/e001 camp/run/jobs/e002 camp/run/jobs/e003 | tr '\n' ' ')" = "100 101 102 " ]
+	run -64 --separate-stderr ar-run local -C camp --no-array
+	run -64 --separate-stderr ar-run slurm -C camp --array-max 0
+	[ "$stderr" = "ar-run: --array-max 0: expected an integer from 1 to 100000" ]
+}
+
+# arrays_here: the Slurm arrays of this test (their ids), one a line.
+arrays_here() {
+	squeue -h -t all -o '%i|%j|%Z' | awk -F '|' -v t="$T" '$3 == t && $2 ~ /^ar-@/ { sub(/_.*/, "", $1); print $1 }' | sort -u
+}
+
+@test "slurm arrays: same-k assignments go out as one array; each task's result lands once" {
+	slurm_ready
+	mkcamp
+	{ assign 7 "1 2"; row l1 ok 4; } > a.tsv
+	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
+	echo "$output"
+	[ "${#lines[@]}" -eq 9 ]
+	[ "$(col status <<< "$output" | sort -u)" = done ]
+	[ "$(col node <<< "$output" | sort -u)" = "$(hostname -s)" ]
+	# Two arrays (k = 1 and k = 2) and one plain job for the lone k = 4.
+	[ "$(arrays_here | wc -l)" -eq 2 ]
+	[ "$(squeue -h -t all -o '%i|%j|%Z' | grep -c "|ar-@.*|$T\$")" -eq 7 ]
+	[ "$(jobs_named l1)" -eq 1 ]
+	while read -r ev e k m g G rest; do
+		[ "${g#gpus=}" = "${G#G=}" ]
+		[ "k=$(tr ',' '\n' <<< "${g#gpus=}" | wc -l)" = "$k" ]
+	done < <(grep '^start' camp/fake.log)
+	no_overlap camp/fake.log
+	for e in e001 e002 e003 e004 e005 e006 e007 l1; do
+		[ "$(ledger_count $e)" -eq 1 ]
+		[ "$(grep -c "^start $e " camp/fake.log)" -eq 1 ]
+		# Each task wrote its own experiment's log.
+		grep -q "\"experiment\":\"$e\"" camp/log/$e.out
+	done
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm arrays: a task killed mid-run is a crash, the others finish; a cancelled task is requeued, then failed past -r" {
+	slurm_ready
+	mkcamp
+	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; row o1 ok 1; row o2 ok 1; } > a.tsv
+	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
+	pid=$!
+	for i in $(seq 200); do
+		grep -q '^start k1' camp/fake.log 2>/dev/null &&
+		    grep -q '^start c1' camp/fake.log && break
+		sleep 0.05
+	done
+	[ "$(arrays_here | wc -l)" -eq 1 ]
+	pkill -KILL -f "fake-bench .*-x k1( |\$)"
+	j1=$(cut -f1 camp/run/jobs/c1)
+	[[ "$j1" == *_1 ]]
+	scancel "$j1"
+	for i in $(seq 200); do
+		[ "$(grep -c '^start c1' camp/fake.log)" -ge 2 ] && break
+		sleep 0.05
+	done
+	[ "$(cat camp/run/tries/c1)" = 1 ]
+	scancel "$(cut -f1 camp/run/jobs/c1)"
+	st=0
+	wait $pid || st=$?
+	cat out err
+	[ "$st" -eq 1 ]
+	[ "$(awk -F '\t' '$1 == "k1" { print $6 }' out)" = crash ]
+	[ "$(awk -F '\t' '$1 == "c1" { print $6 }' out)" = failed ]
+	[ "$(awk -F '\t' '$1 ~ /^o/ { print $6 }' out | tr '\n' ' ')" = "done done " ]
+	ar-queue ls -s failed camp/queue > f.tsv
+	[[ "$(awk -F '\t' '$2 == "k1" { print $6 }' f.tsv)" == "crash: job "*"_0: FAILED: ar-bench killed by signal 9 (Killed)" ]]
+	[[ "$(awk -F '\t' '$2 == "c1" { print $6 }' f.tsv)" == "failed: job "*": CANCELLED, 2 times" ]]
+	for e in o1 o2; do
+		[ "$(ledger_count $e)" -eq 1 ]
+	done
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm arrays: ar-run killed -9 mid-array, then restarted, adopts the tasks; none lost or run twice" {
+	slurm_ready
+	mkcamp
+	assign 6 "1 2" > a.tsv
+	FAKE_SLEEP=1 ar-run slurm -C camp --drain -i a.tsv > out1 2> err1 &
+	pid=$!
+	jobfiles 6
+	kill -KILL $pid
+	wait $pid || true
+	FAKE_SLEEP=1 run -0 --separate-stderr ar-run slurm -C camp --drain
+	echo "$output"
+	echo "$stderr"
+	[ "$(grep -c 'adopted job [0-9]*_[0-9]' <<< "$stderr")" -ge 1 ]
+	for i in 1 2 3 4 5 6; do
+		[ "$(ledger_count e00$i)" -eq 1 ]
+		[ "$(grep -c "^start e00$i " camp/fake.log)" -eq 1 ]
+	done
+	[ "$(arrays_here | wc -l)" -eq 2 ]
+	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
+}
+
+@test "slurm arrays: ar-run killed between sbatch and writing the task ids finds the array through its map" {
+	slurm_ready
+	mkcamp
+	cat > sbatch-die <<'SH'
+#!/bin/sh
+sbatch "$@"
+kill -KILL $PPID
+SH
+	chmod +x sbatch-die
+	{ echo "$HDR"; row n1 ok 2; row n2 ok 2; } > a.tsv
+	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
+	[ "$status" -eq 137 ]
+	[ ! -f camp/run/jobs/n1 ]
+	[ "$(ls camp/run/jobs | grep -c '^@')" -eq 1 ]
+	run -0 --separate-stderr ar-run slurm -C camp --drain
+	echo "$output"
+	echo "$stderr"
+	[[ "$stderr" == *"n1: adopted job "*"_0"* ]]
+	[[ "$stderr" == *"n2: adopted job "*"_1"* ]]
+	[ "$(col status <<< "$output" | sort -u)" = done ]
+	[ "$(arrays_here | wc -l)" -eq 1 ]
+	for e in n1 n2; do
+		[ "$(ledger_count $e)" -eq 1 ]
+		[ "$(grep -c "^start $e " camp/fake.log)" -eq 1 ]
+	done
+	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
 }
