@@ -1449,6 +1449,8 @@ exp_running(const char *exp)
 
 static void kill_wait(long pid, unsigned long long start);
 static size_t submit_pending(struct run **pend, size_t n);
+static int job_file_exists(const char *exp);
+static void adopt_slurm(struct run *r, const struct pinfo *pi, int have_pi);
 
 /* A record claimed again after an earlier attempt that left run/pid: the
  * earlier ar-bench may have finished its result. */
@@ -1635,6 +1637,13 @@ claim_fitting(void)
 		}
 		if (earlier_result(r)) {
 			run_free(r);
+			continue;
+		}
+		/* A record put back in new/ (a reap by hand) while its job
+		 * still runs: that job is adopted, never submitted twice. */
+		if (backend == B_SLURM && job_file_exists(r->r.exp)) {
+			adopt_slurm(r, NULL, 0);
+			started++;
 			continue;
 		}
 		if (backend == B_SLURM) {

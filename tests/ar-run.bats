@@ -647,6 +647,31 @@ SH
 	[ "$(ledger_count n1)" -eq 1 ]
 }
 
+@test "slurm: a record reaped back to new/ while its job runs is adopted, not submitted again" {
+	slurm_ready
+	mkcamp
+	one n1 ok 2 > a.tsv
+	FAKE_SLEEP=8 ar-run slurm -C camp --no-array --drain -l 3 -i a.tsv > out1 2> err1 &
+	pid=$!
+	for i in $(seq 200); do
+		[ -f camp/run/jobs/n1 ] && break
+		sleep 0.05
+	done
+	[ -f camp/run/jobs/n1 ]
+	kill -KILL $pid
+	wait $pid || true
+	# The lease expires; a reap by hand puts the record back in new/.
+	sleep 3.5
+	ar-queue reap camp/queue
+	[ "$(ar-queue ls -s new camp/queue | tail -n +2 | wc -l)" -eq 1 ]
+	FAKE_SLEEP=8 run -0 --separate-stderr ar-run slurm -C camp --drain
+	echo "$stderr"
+	[[ "$stderr" == *"n1: adopted job "* ]]
+	[ "$(jobs_named n1)" -eq 1 ]
+	[ "$(ledger_count n1)" -eq 1 ]
+	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' <<< "$output")" = done ]
+}
+
 @test "slurm: TIMEOUT is a timeout, NODE_FAIL a crash, PREEMPTED past -r a failure" {
 	slurm_ready
 	mkcamp
