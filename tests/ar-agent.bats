@@ -110,9 +110,10 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 @test "ar-agent: agents racing on a fresh campaign: one root commit on main, every method over it" {
 	for i in 1 2 3 4; do idea "idea $i" > /dev/null; done
 	for i in 1 2 3 4; do
-		AR_AGENT=$FIX/good ar-agent "${NOSB[@]}" -C camp --once -H "w$i" > /dev/null 2>&1 &
+		AR_AGENT=$FIX/good ar-agent "${NOSB[@]}" -C camp --once -H "w$i" > /dev/null 2>> "$T/race.err" &
 	done
 	wait
+	cat "$T/race.err" >&2
 	[ "$(subs | wc -l)" = 4 ]
 	main=$(git -C camp/methods rev-parse main)
 	for c in $(subs | jq -r .method); do
