@@ -470,6 +470,13 @@ struct nx {
 	size_t nsecs[AR_POL_NK];
 	double *all_secs[AR_POL_NK];
 	size_t left_unverified;
+	/* The baseline's primary metric per k, from every verified row of
+	 * the workload: each result measures the baseline beside its method
+	 * at the same k, so its scaling is known without runs of its own. */
+	const char *metric;
+	double *base[AR_POL_NK];
+	size_t nbase[AR_POL_NK];
+	int lower;                 /* the metric is lower-is-better */
 };
 
 static void
@@ -730,8 +737,9 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	struct ar_tsv t;
 	int c_commit, c_dir, c_wl, c_k, c_node, c_aa, c_verdict, c_y, c_lo;
 	int c_hi, c_guard, c_rsd, c_half, c_fin, c_start, c_signed, c_ver;
-	int c_exp, c_me, st;
+	int c_exp, c_me, c_base = -1, c_dirn, st;
 	size_t rows = 0;
+	const char *wl = x->workload ? x->workload : x->dflt_wl;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -754,6 +762,13 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	c_ver = ar_tsv_col(&t, "verified");
 	c_exp = ar_tsv_col(&t, "experiment");
 	c_me = ar_tsv_col(&t, "stats.min_effect");
+	c_dirn = ar_tsv_col(&t, "direction");
+	if (x->metric) {
+		char *cn = ar_xasprintf("baseline.%s.median", x->metric);
+
+		c_base = ar_tsv_col(&t, cn);
+		free(cn);
+	}
 	while ((st = ar_tsv_next(&t)) == 1) {
 		const char *aa = fld(&t, c_aa), *v = fld(&t, c_verdict);
 		long long k;
@@ -793,6 +808,19 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 		}
 		if (num(&t, c_me, &me) && me > 0)
 			x->min_effect = me;
+		{
+			double bv;
+			size_t *nb;
+
+			if (r.ki >= 0 && wl && strcmp(fld(&t, c_wl), wl) == 0 &&
+			    num(&t, c_base, &bv) && bv > 0) {
+				nb = &x->nbase[r.ki];
+				x->base[r.ki] = ar_xrealloc(x->base[r.ki], (*nb + 1) *
+				    sizeof(double));
+				x->base[r.ki][(*nb)++] = bv;
+				x->lower = strcmp(fld(&t, c_dirn), "lower") == 0;
+			}
+		}
 		if (strcmp(aa, "true") == 0 || strcmp(aa, "yes") == 0) {
 			double nv, lo, hi;
 
@@ -830,6 +858,44 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	if (st < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
 	ar_tsv_close(&t);
+}
+
+/* The baseline's parallel fraction by Amdahl's law, from its median
+ * metric at k=1 and at each larger k measured, weighted by the runs; 0
+ * when there is no such pair (unknown to the policy). how lists the larger
+ * k. */
+static double
+base_pfrac(const struct nx *x, char *how, size_t n)
+{
+	double m1, p = 0, w = 0;
+	size_t len = 0;
+	int ki;
+
+	how[0] = 0;
+	if (!x->nbase[0])
+		return 0;
+	m1 = ar_median(x->base[0], x->nbase[0]);
+	for (ki = 1; ki < AR_POL_NK; ki++) {
+		double mk, sp, k = (double)ar_pol_k(ki), pk;
+
+		if (!x->nbase[ki])
+			continue;
+		mk = ar_median(x->base[ki], x->nbase[ki]);
+		sp = x->lower ? m1 / mk : mk / m1;
+		if (!(sp > 0) || !isfinite(sp))
+			continue;
+		pk = (1 - 1 / sp) / (1 - 1 / k);
+		pk = pk < 0 ? 0 : pk > 1 ? 1 : pk;
+		p += pk * (double)x->nbase[ki];
+		w += (double)x->nbase[ki];
+		if (len < n)
+			len += (size_t)snprintf(how + len, n - len, "%s%ld",
+			    len ? ", " : "", ar_pol_k(ki));
+	}
+	if (!(w > 0))
+		return 0;
+	/* A baseline that does not scale is known, not unknown. */
+	return p / w > 1e-6 ? p / w : 1e-6;
 }
 
 /* ar-ledger export -C CAMP -V -f tsv, from ar-ledger beside this program
@@ -1030,8 +1096,10 @@ free_nx(struct nx *x)
 	for (i = 0; i < x->naa; i++)
 		free(x->aa_pending[i]);
 	free(x->aa_pending);
-	for (k = 0; k < AR_POL_NK; k++)
+	for (k = 0; k < AR_POL_NK; k++) {
 		free(x->all_secs[k]);
+		free(x->base[k]);
+	}
 }
 
 static char *lock_path;
@@ -1097,6 +1165,7 @@ cmd_next(int argc, char **argv)
 	static const char *const qsubs[] = { "new", "cur", NULL };
 	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
 	int policy = AR_POL_OURS;
+	double conf_pfrac = -1;
 	struct nx x = {0};
 	struct src s = {0};
 	struct ar_campaign camp;
@@ -1152,6 +1221,11 @@ cmd_next(int argc, char **argv)
 			    "ours, flat1, grid or sha", camp.dir, v);
 		policy = ar_pol_parse(v);
 	}
+	if ((v = ar_conf_get(&camp.conf, "sched.base_pfrac")) &&
+	    (ar_parse_double(v, &conf_pfrac) < 0 || !(conf_pfrac > 0) ||
+	    conf_pfrac > 1))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.base_pfrac: \"%s\" "
+		    "is not a number above 0 and at most 1", camp.dir, v);
 	/* Before anything is read: what is busy must not change under us. */
 	if (put)
 		take_lock(camp.dir);
@@ -1169,6 +1243,7 @@ cmd_next(int argc, char **argv)
 		free(pdir);
 	}
 	x.dflt_wl = have_man && man.nworkload ? man.workload[0].name : "";
+	x.metric = have_man ? man.metric.name : NULL;
 	if (!have_man)
 		memset(&man, 0, sizeof man);
 
@@ -1345,6 +1420,19 @@ cmd_next(int argc, char **argv)
 	}
 	cfg.min_effect = have_man && man.min_effect > 0 ? man.min_effect :
 	    x.min_effect;
+	/* What a method's Amdahl prediction is held against: the campaign's
+	 * figure, else the baseline's own scaling in the ledger. */
+	if (conf_pfrac > 0) {
+		cfg.base_pfrac = conf_pfrac;
+	} else {
+		char how[64];
+
+		cfg.base_pfrac = base_pfrac(&x, how, sizeof how);
+		if (cfg.base_pfrac > 0)
+			ar_warn("the baseline's parallel fraction: %.3f, from its "
+			    "runs at k = 1 and %s (workload %s)", cfg.base_pfrac,
+			    how, x.workload ? x.workload : x.dflt_wl);
+	}
 	cfg.budget_h = -1;
 	if ((v = ar_conf_get(&camp.conf, "budget.gpu_hours"))) {
 		double b;

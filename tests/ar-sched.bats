@@ -520,3 +520,35 @@ b aa"
 	run -0 ar-sched cluster -N 3 -G 8 -p 300 -d 20 -R 2 -W 4 --check
 	[ "$(cols placements)" -gt 10 ]
 }
+
+@test "ar-sched next: the baseline's parallel fraction from its runs beside each method at k = 1 and 2; sched.base_pfrac overrides it" {
+	camp
+	# Baseline throughput 100 at k=1 and 160 at k=2: Amdahl's
+	# p = (1 - 1/1.6) / (1 - 1/2) = 0.75.
+	{
+		printf 'experiment\tsigned\tverified\tmethod.commit\tmethod.dir\tworkload\tdevice\tshape.k\tshape.node\tverdict\taa\tratio.median\tratio.ci_lo\tratio.ci_hi\tdirection\tbaseline.tok_s.median\tstarted\tfinished\n'
+		printf 'b1\tyes\tyes\t\tbaseline\tdecode-512\tcuda\t1\ta\tequivalent\ttrue\t1.0\t0.99\t1.01\thigher\t100\t2026-11-26T10:00:00Z\t2026-11-26T10:10:00Z\n'
+		printf 'b2\tyes\tyes\tcafe000000000000000000000000000000000001\t\tdecode-512\tcuda\t1\ta\tkeep\tfalse\t1.1\t1.05\t1.15\thigher\t100\t2026-11-26T10:10:00Z\t2026-11-26T10:20:00Z\n'
+		printf 'b3\tyes\tyes\tcafe000000000000000000000000000000000001\t\tdecode-512\tcuda\t2\ta\tkeep\tfalse\t1.2\t1.15\t1.25\thigher\t160\t2026-11-26T10:20:00Z\t2026-11-26T10:30:00Z\n'
+		# Another workload's baseline does not count.
+		printf 'b4\tyes\tyes\tcafe000000000000000000000000000000000001\t\tdecode-64\tcuda\t2\ta\tkeep\tfalse\t1.2\t1.15\t1.25\thigher\t900\t2026-11-26T10:20:00Z\t2026-11-26T10:30:00Z\n'
+	} > l.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"ar-sched: the baseline's parallel fraction: 0.750, from its runs at k = 1 and 2 (workload decode-512)"* ]]
+	# A lower-is-better metric reads the other way: 100 s, then 62.5 s.
+	sed -e 's/\thigher\t160\t/\tlower\t62.5\t/' -e 's/\thigher\t/\tlower\t/' l.tsv > low.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l low.tsv -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"parallel fraction: 0.750, from its runs at k = 1 and 2"* ]]
+	# Without a run at k > 1, nothing is said.
+	grep -v '^b3' l.tsv > one.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l one.tsv -m "$FIX/subs.tsv"
+	[[ "$stderr" != *"parallel fraction"* ]]
+	# The campaign's figure wins, and a bad one exits 65 before any output.
+	echo 'sched.base_pfrac = 0.5' >> camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	[[ "$stderr" != *"parallel fraction"* ]]
+	sed -i 's/^sched.base_pfrac = .*/sched.base_pfrac = 1.5/' camp/campaign.conf
+	run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv"
+	[ "$output" = "" ]
+	[[ "$stderr" == *"campaign.conf: sched.base_pfrac: \"1.5\" is not a number above 0 and at most 1" ]]
+}
