@@ -207,44 +207,6 @@ env_base(struct env *e, const struct role *r)
 	}
 }
 
-/* The last lines of a stage's stderr, at most 2000 bytes, as valid
- * UTF-8. */
-static char *
-tail_of(const char *path)
-{
-	struct ar_buf b = {0};
-	size_t start, lines = 0, i;
-	char *s;
-
-	if (ar_readfile(path, &b, 16 * 1024 * 1024) < 0) {
-		ar_buf_free(&b);
-		return ar_xstrdup("");
-	}
-	while (b.len && b.p[b.len - 1] == '\n')
-		b.p[--b.len] = 0;
-	start = b.len > 2000 ? b.len - 2000 : 0;
-	for (i = b.len; i > start; i--)
-		if (b.p[i - 1] == '\n' && ++lines == 10)
-			break;
-	if (i > start)
-		start = i;
-	s = ar_xstrdup(b.p + start);
-	/* Bytes that are not UTF-8 (or a character cut in two) become
-	 * '?': the result must stay valid JSON. */
-	for (;;) {
-		long bad = ar_utf8_invalid(s, strlen(s));
-
-		if (bad < 0)
-			break;
-		s[bad] = '?';
-	}
-	for (i = 0; s[i]; i++)
-		if ((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t')
-			s[i] = '?';
-	ar_buf_free(&b);
-	return s;
-}
-
 static void
 set_failure(const char *stage, int role, long pair, const struct ar_jobres *res,
     const char *errpath)
@@ -259,7 +221,7 @@ set_failure(const char *stage, int role, long pair, const struct ar_jobres *res,
 		B.fail.has_status = !res->lost && !res->timed_out;
 		B.fail.timed_out = res->timed_out;
 	}
-	B.fail.tail = errpath ? tail_of(errpath) : ar_xstrdup("");
+	B.fail.tail = errpath ? ar_tail_of(errpath) : ar_xstrdup("");
 }
 
 /* "exit 3" or "killed by SIGSEGV". */
@@ -928,7 +890,7 @@ run_setup(void)
 		char *t;
 
 		eh = ar_path(j->log, "setup.err");
-		t = tail_of(eh);
+		t = ar_tail_of(eh);
 		o = strrchr(t, '\n');
 		describe(d, sizeof d, &res);
 		ar_die(AR_EX_DATA, "the problem's setup stage failed: %s%s%s", d,
@@ -1075,7 +1037,7 @@ run_prepare(unsigned long long seed)
 	job(&j->run, B.m.prepare.cmd, j->v_method, &e, out, err, clean, 0,
 	    B.m.prepare.timeout_s, &res);
 	if (!res_ok(&res)) {
-		char *eh = ar_path(j->log, "prepare.err"), *t = tail_of(eh), *o;
+		char *eh = ar_path(j->log, "prepare.err"), *t = ar_tail_of(eh), *o;
 
 		o = strrchr(t, '\n');
 		describe(d, sizeof d, &res);

@@ -42,10 +42,6 @@
 /* The spin of the clock kernel, in ns of %globaltimer. */
 #define CLOCKSPAN_NS 40000ULL
 
-static const char *const opname[AR_OP_N] = {
-	"copy", "memcpy", "gemm_bf16", "gemm_bf16_ref", "gemm_fp8", "allreduce"
-};
-
 /* A CUDA error was seen: the context may be broken, so close aborts the
  * communicator rather than waiting on its peers. */
 static int failed;
@@ -1041,7 +1037,7 @@ prep_copy(char *why, size_t n)
 	int k;
 
 	if (S.size == 0) {
-		say(why, n, "%s of 0 bytes", opname[S.op]);
+		say(why, n, "%s of 0 bytes", ar_dev_op_name[S.op]);
 		return -1;
 	}
 	if ((k = choose_sets(S.size, S.size + S.flushbytes, MAXSETS, 1,
@@ -1137,7 +1133,7 @@ lt_choose(char *why, size_t n)
 	}
 	if (pick < 0) {
 		say(why, n, "cuBLASLt has no algorithm for this %s GEMM "
-		    "(%d tried%s%s)", opname[S.op], got, last !=
+		    "(%d tried%s%s)", ar_dev_op_name[S.op], got, last !=
 		    CUBLAS_STATUS_SUCCESS ? "; the last said " : "", last !=
 		    CUBLAS_STATUS_SUCCESS ? blas_text(last) : "");
 		return 1;
@@ -1145,7 +1141,7 @@ lt_choose(char *why, size_t n)
 	S.algo = res[pick].algo;
 	snprintf(S.describe, sizeof S.describe,
 	    "%s: cuBLASLt algorithm %d of the heuristic's %d, %.1f TFLOP/s "
-	    "in prepare", opname[S.op], pick, got,
+	    "in prepare", ar_dev_op_name[S.op], pick, got,
 	    2.0 * (double)S.dim * S.dim * S.dim / (best / 2) / 1e12);
 	return 0;
 }
@@ -1363,7 +1359,7 @@ check_prepared(enum ar_op op, const char *what, char *why, size_t n)
 {
 	if (!S.open || !S.prepared || S.op != op) {
 		say(why, n, "%s %s: not prepared",
-		    what, (int)op >= 0 && op < AR_OP_N ? opname[op] : "?");
+		    what, (int)op >= 0 && op < AR_OP_N ? ar_dev_op_name[op] : "?");
 		return -1;
 	}
 	return 0;
@@ -1454,7 +1450,7 @@ cuda_post(enum ar_op op, struct ar_dev_post *p, char *why, size_t n)
 {
 	TRY(check_prepared(op, "post", why, n));
 	if (S.last < 0) {
-		say(why, n, "post %s: no window run", opname[op]);
+		say(why, n, "post %s: no window run", ar_dev_op_name[op]);
 		return -1;
 	}
 	memset(p, 0, sizeof *p);

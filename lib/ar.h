@@ -90,6 +90,9 @@ int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,
 /* Reads a whole file of at most max bytes; -1 with errno on failure
  * (EFBIG when larger). */
 int ar_readfile(const char *path, struct ar_buf *b, size_t max);
+/* The last 10 lines of a file, at most 2000 bytes, as valid UTF-8
+ * without control characters but newlines and tabs; "" if unreadable. */
+char *ar_tail_of(const char *path);
 /* Writes data to path so that a crash at any instant leaves either the old
  * file or the new one: tmp in the same directory, fsync, rename, fsync of
  * the directory. -1 with errno on failure; nothing half-written remains. */

@@ -350,3 +350,40 @@ ar_xml_put(FILE *f, const char *s)
 		}
 	}
 }
+
+/* A stage's stderr, as results keep it: see ar.h. */
+char *
+ar_tail_of(const char *path)
+{
+	struct ar_buf b = {0};
+	size_t start, lines = 0, i;
+	char *s;
+
+	if (ar_readfile(path, &b, 16 * 1024 * 1024) < 0) {
+		ar_buf_free(&b);
+		return ar_xstrdup("");
+	}
+	while (b.len && b.p[b.len - 1] == '\n')
+		b.p[--b.len] = 0;
+	start = b.len > 2000 ? b.len - 2000 : 0;
+	for (i = b.len; i > start; i--)
+		if (b.p[i - 1] == '\n' && ++lines == 10)
+			break;
+	if (i > start)
+		start = i;
+	s = ar_xstrdup(b.p + start);
+	/* Bytes that are not UTF-8 (or a character cut in two) become
+	 * '?': the result must stay valid JSON. */
+	for (;;) {
+		long bad = ar_utf8_invalid(s, strlen(s));
+
+		if (bad < 0)
+			break;
+		s[bad] = '?';
+	}
+	for (i = 0; s[i]; i++)
+		if ((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t')
+			s[i] = '?';
+	ar_buf_free(&b);
+	return s;
+}

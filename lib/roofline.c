@@ -558,23 +558,11 @@ done:
 	json_object_set_new(rec, "why", json_string(r.why));
 	/* The ranks' own words, when something went wrong. */
 	if (strcmp(r.verdict, "ok") != 0) {
-		struct ar_buf b = {0};
+		char *t = ar_tail_of(errlog);
 
-		if (ar_readfile(errlog, &b, 1 << 20) == 0 && b.len) {
-			size_t from = b.len > 2000 ? b.len - 2000 : 0;
-			char *t = ar_xstrdup(b.p + from);
-
-			for (;;) {
-				long bad = ar_utf8_invalid(t, strlen(t));
-
-				if (bad < 0)
-					break;
-				t[bad] = '?';
-			}
+		if (t[0])
 			json_object_set_new(rec, "stderr", json_string(t));
-			free(t);
-		}
-		ar_buf_free(&b);
+		free(t);
 	}
 	free(errlog);
 	return rec;

@@ -223,10 +223,6 @@ struct opcase {
 	size_t size, quick;
 };
 
-static const char *const opname[AR_OP_N] = {
-	"copy", "memcpy", "gemm_bf16", "gemm_bf16_ref", "gemm_fp8", "allreduce"
-};
-
 static int
 sample(enum ar_op op, struct ar_dev_post *p, char *why, size_t n)
 {
@@ -241,7 +237,7 @@ sample(enum ar_op op, struct ar_dev_post *p, char *why, size_t n)
 		return -1;
 	}
 	printf("# %s: dev %.6f s, cpu %.6f s, clock %.0f MHz, err %g, "
-	    "checked %ld\n", opname[op], t.dev_s, t.cpu_s, p->clock_mhz,
+	    "checked %ld\n", ar_dev_op_name[op], t.dev_s, t.cpu_s, p->clock_mhz,
 	    p->err, p->checked);
 	return 0;
 }
@@ -257,14 +253,14 @@ check_copy(enum ar_op op, size_t size, int set)
 	ar_kref_fill_src(want, size, set);
 	if (ok(ar_cuda_peek(AR_CUDA_IN0, 0, in, size, why, sizeof why) == 0 &&
 	    ar_cuda_peek(AR_CUDA_OUT, 0, out, size, why, sizeof why) == 0,
-	    "%s: read back %zu bytes%s%s", opname[op], size, *why ? ": " :
+	    "%s: read back %zu bytes%s%s", ar_dev_op_name[op], size, *why ? ": " :
 	    "", why)) {
 		ok(ar_kref_mismatches(in, want, size) == 0,
 		    "%s: the GPU's source of set %d is the CPU's fill",
-		    opname[op], set);
+		    ar_dev_op_name[op], set);
 		ok(ar_kref_mismatches(out, want, size) == 0,
 		    "%s: the destination equals the source, tail bytes "
-		    "included", opname[op]);
+		    "included", ar_dev_op_name[op]);
 	}
 	free(want);
 	free(in);
@@ -293,11 +289,11 @@ check_gemm(enum ar_op op, size_t dim, int set)
 	if (!ok(ar_cuda_peek(AR_CUDA_IN0, 0, ga, nn * el, why, sizeof why) ==
 	    0 && ar_cuda_peek(AR_CUDA_IN1, 0, gb, nn * el, why, sizeof why) ==
 	    0 && ar_cuda_peek(AR_CUDA_OUT, 0, dd, nn * 2, why, sizeof why) ==
-	    0, "%s: read back A, B and D%s%s", opname[op], *why ? ": " : "",
+	    0, "%s: read back A, B and D%s%s", ar_dev_op_name[op], *why ? ": " : "",
 	    why))
 		goto out;
 	ok(memcmp(a, ga, nn * el) == 0 && memcmp(b, gb, nn * el) == 0,
-	    "%s: the GPU's A and B of set %d are the CPU's fill", opname[op],
+	    "%s: the GPU's A and B of set %d are the CPU's fill", ar_dev_op_name[op],
 	    set);
 	/* The corners and a few hundred entries spread by the hash. */
 	for (int p = 0; p < 300; p++) {
@@ -324,7 +320,7 @@ check_gemm(enum ar_op op, size_t dim, int set)
 		pts++;
 	}
 	ok(bad == 0, "%s: %d entries of D within %g of the CPU's double "
-	    "reference (worst %.3g)", opname[op], pts, tol, worst);
+	    "reference (worst %.3g)", ar_dev_op_name[op], pts, tol, worst);
 out:
 	free(a);
 	free(b);
@@ -394,14 +390,14 @@ check_negative(enum ar_op op, size_t size, const struct ar_dev_info *info)
 		rc = ar_cuda_poke(AR_CUDA_OUT, 0, d, nn * 2, why, sizeof why);
 		free(d);
 	}
-	if (!ok(rc == 0, "%s: corrupt the output%s%s", opname[op],
+	if (!ok(rc == 0, "%s: corrupt the output%s%s", ar_dev_op_name[op],
 	    *why ? ": " : "", why))
 		return;
 	rc = ar_cuda_ops.post(op, &p, why, sizeof why);
 	ok(rc == 0 && !p.ok && p.checked > 0 &&
 	    (op >= AR_OP_GEMM_BF16 && op <= AR_OP_GEMM_FP8 ? p.err > 0.1 :
 	    p.err == 1), "%s: post reports the corrupted output (ok %d, "
-	    "err %g)%s%s", opname[op], p.ok, p.err, rc ? ": " : "",
+	    "err %g)%s%s", ar_dev_op_name[op], p.ok, p.err, rc ? ": " : "",
 	    rc ? why : "");
 }
 
@@ -416,10 +412,10 @@ test_op(const struct opcase *c, int quick, const struct ar_dev_info *info)
 
 	rc = d->prepare(c->op, size, 2, why, sizeof why);
 	if (rc == 1 && c->op == AR_OP_GEMM_FP8 && !info->fp8) {
-		ok(1, "%s: # skip %s", opname[c->op], why);
+		ok(1, "%s: # skip %s", ar_dev_op_name[c->op], why);
 		return;
 	}
-	if (!ok(rc == 0, "%s: prepare %zu%s%s", opname[c->op], size,
+	if (!ok(rc == 0, "%s: prepare %zu%s%s", ar_dev_op_name[c->op], size,
 	    rc ? ": " : "", rc ? why : "")) {
 		d->release();
 		return;
@@ -427,11 +423,11 @@ test_op(const struct opcase *c, int quick, const struct ar_dev_info *info)
 	printf("# %s\n", ar_cuda_describe());
 	rc = sample(c->op, &p, why, sizeof why);
 	ok(rc == 0 && p.ok && p.checked > 0, "%s: a sample, checked by "
-	    "post (ok %d, err %g, %ld checked)%s%s", opname[c->op], p.ok,
+	    "post (ok %d, err %g, %ld checked)%s%s", ar_dev_op_name[c->op], p.ok,
 	    p.err, p.checked, rc ? ": " : "", rc ? why : "");
 	ok(rc == 0 && p.clock_mhz > 100 && p.clock_mhz < 5000,
 	    "%s: the SM clock after the window is %.0f MHz (peak %.0f)",
-	    opname[c->op], p.clock_mhz, info->clock_mhz);
+	    ar_dev_op_name[c->op], p.clock_mhz, info->clock_mhz);
 	set = ar_cuda_last_set();
 	if (rc == 0) {
 		switch (c->op) {
@@ -452,7 +448,7 @@ test_op(const struct opcase *c, int quick, const struct ar_dev_info *info)
 		rc = sample(c->op, &p, why, sizeof why);
 		ok(rc == 0 && p.ok && ar_cuda_last_set() != set,
 		    "%s: the next sample uses another input set (%d, then %d) "
-		    "and is right%s%s", opname[c->op], set,
+		    "and is right%s%s", ar_dev_op_name[c->op], set,
 		    ar_cuda_last_set(), rc ? ": " : "", rc ? why : "");
 	}
 	d->release();
