@@ -33,7 +33,7 @@ static const char usage[] =
 	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
 	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
 	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
-	"[--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
+	"[--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
 	"--roofline [--aa] [-q] [-C campaign] [-k cpus] "
 	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]";
 
@@ -76,6 +76,7 @@ struct session {
 	char *order;         /* per pair: 'b' or 'm', whoever ran first */
 	size_t n, npairs, cap;
 	int verdict, end;
+	int stopped;         /* ended by --stop-at, before the verdict */
 	char why[512];
 	struct ar_interval ci;
 	double conf, secs;
@@ -95,6 +96,7 @@ static struct {
 	struct ar_runner score;  /* the judge's score stage, inputs read-only */
 	struct ar_sandbox base_sb;
 	int sandbox, keep, progress, aa;
+	double stop_at;          /* --stop-at's ratio, else 0 */
 	const char *bwrap;
 	int cpu[1024];
 	size_t ncpu;
@@ -1412,6 +1414,16 @@ session_run(struct session *se)
 		se->verdict = ar_verdict(se->x, se->n, &B.vo, last, &se->ci);
 		if (se->verdict != AR_V_CONTINUE)
 			break;
+		/* The scheduler's question (does the ratio clear the
+		 * incumbent?) may be answered before the baseline's: the
+		 * session ends undecided, at the same look and confidence,
+		 * so no verdict is ever made on looser terms. */
+		if (B.stop_at > 0 && isfinite(se->ci.lo) && isfinite(se->ci.hi) &&
+		    (se->ci.lo > log(B.stop_at) || se->ci.hi < log(B.stop_at))) {
+			se->verdict = ar_verdict(se->x, se->n, &B.vo, 1, &se->ci);
+			se->stopped = se->verdict == AR_V_INCONCLUSIVE;
+			break;
+		}
 	}
 	se->npairs = p + (end == END_NONE ? 1 : 0);
 	se->secs = ar_mono() - t0;
@@ -1475,7 +1487,14 @@ verdict_text(const struct session *se, char *why, size_t n)
 		    exp(se->ci.hi), se->n);
 		return "equivalent";
 	default:
-		if (!isfinite(se->ci.lo) || !isfinite(se->ci.hi))
+		if (se->stopped)
+			snprintf(why, n, "stopped by --stop-at %g after %zu pairs: "
+			    "ratio %.4f, CI %.4f to %.4f, clearly %s it; the "
+			    "minimum effect of %g%% is undecided", B.stop_at,
+			    se->n, exp(se->ci.est), exp(se->ci.lo),
+			    exp(se->ci.hi), se->ci.lo > log(B.stop_at) ?
+			    "above" : "below", m);
+		else if (!isfinite(se->ci.lo) || !isfinite(se->ci.hi))
 			snprintf(why, n, "undecided after %zu pair%s in %.0f s: "
 			    "ratio %.4f, too few pairs for an interval", se->n,
 			    se->n == 1 ? "" : "s", se->secs, se->n ?
@@ -1746,6 +1765,9 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 	    "min_effect", B.vo.min_effect, "outliers", (json_int_t)se->outliers,
 	    "alpha", B.vo.alpha, "seconds", se->secs, "time_limit_s",
 	    B.time_s, "test", "wilcoxon signed-rank, Hodges-Lehmann"));
+	if (B.stop_at > 0)
+		json_object_set_new(json_object_get(o, "stats"), "stop_at",
+		    json_real(B.stop_at));
 	if (se->n >= 2) {
 		json_object_set_new(json_object_get(o, "stats"), "rsd",
 		    real(1.4826 * ar_mad(se->x, se->n)));
@@ -1962,6 +1984,28 @@ int_arg(const char *opt, const char *s, long lo, long hi)
 		ar_die(AR_EX_USAGE, "-%s %s: not a whole number from %ld to %ld",
 		    opt, s, lo, hi);
 	return (long)v;
+}
+
+/* --sched-pairs min,max: whole numbers, 1 <= min <= max <= 1000000. */
+static void
+sched_pairs(const char *s, long *lo, long *hi)
+{
+	long long a, b;
+	const char *c = strchr(s, ',');
+	char *first;
+	int ok;
+
+	if (!c)
+		ar_die(AR_EX_USAGE, "--sched-pairs %s: expected min,max", s);
+	first = ar_xasprintf("%.*s", (int)(c - s), s);
+	ok = ar_parse_long(first, &a) == 0 && ar_parse_long(c + 1, &b) == 0 &&
+	    a >= 1 && b >= a && b <= 1000000;
+	free(first);
+	if (!ok)
+		ar_die(AR_EX_USAGE, "--sched-pairs %s: expected min,max, whole "
+		    "numbers with 1 <= min <= max <= 1000000", s);
+	*lo = (long)a;
+	*hi = (long)b;
 }
 
 static double
@@ -2181,12 +2225,14 @@ main(int argc, char **argv)
 		{ "no-sandbox", no_argument, NULL, 'N' },
 		{ "roofline", no_argument, NULL, 'R' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "stop-at", required_argument, NULL, 'Z' },
+		{ "sched-pairs", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = NULL, *spec = NULL, *wname = NULL, *seeds = "dev";
 	const char *experiment = NULL, *idea = NULL;
 	double T = -1, e = -1, rt = -1;
-	long pmin = -1, pmax = -1, warm = -1, k = 1;
+	long pmin = -1, pmax = -1, warm = -1, k = 1, spmin = -1, spmax = -1;
 	int c, append = 0, quiet = 0, verbose = 0, roofline = 0, kset = 0;
 	int exec_only = 0;
 	const char *device = "auto";
@@ -2215,6 +2261,8 @@ main(int argc, char **argv)
 		case 'k': k = int_arg("k", optarg, 1, 1024); kset = 1; break;
 		case 'R': roofline = 1; break;
 		case 'D': device = optarg; break;
+		case 'Y': sched_pairs(optarg, &spmin, &spmax); exec_only = exec_only ? exec_only : 'Y'; break;
+		case 'Z': B.stop_at = num_arg("-stop-at", optarg, 1e-6, 1e6); exec_only = exec_only ? exec_only : 'Z'; break;
 		case 'K': B.keep = 1; exec_only = exec_only ? exec_only : 'K'; break;
 		case 'm': spec = optarg; exec_only = exec_only ? exec_only : 'm'; break;
 		case 'N': B.sandbox = -1; exec_only = exec_only ? exec_only : 'N'; break;
@@ -2240,6 +2288,10 @@ main(int argc, char **argv)
 		if (exec_only == 'N')
 			ar_die(AR_EX_USAGE, "--roofline: --no-sandbox is for exec "
 			    "problems; the roofline runs no method");
+		if (exec_only == 'Z' || exec_only == 'Y')
+			ar_die(AR_EX_USAGE, "--roofline: --%s is for exec "
+			    "problems", exec_only == 'Z' ? "stop-at" :
+			    "sched-pairs");
 		if (exec_only)
 			ar_die(AR_EX_USAGE, "--roofline: -%c is for exec problems",
 			    exec_only);
@@ -2336,6 +2388,16 @@ main(int argc, char **argv)
 	/* A default gives way to a limit that was asked for. */
 	if (pmin <= 0 && B.m.min_pairs <= 0 && B.vo.min_pairs > B.vo.max_pairs)
 		B.vo.min_pairs = B.vo.max_pairs;
+	/* The scheduler's size stands in for the manifest's limits and gives
+	 * way to -p and -P, which a user may add to every run. */
+	if (spmin > 0) {
+		B.vo.max_pairs = (size_t)(pmax > 0 ? pmax : spmax);
+		B.vo.min_pairs = (size_t)(pmin > 0 ? pmin : spmin);
+		if (pmin <= 0 && B.vo.min_pairs > B.vo.max_pairs)
+			B.vo.min_pairs = B.vo.max_pairs;
+		if (pmax <= 0 && B.vo.max_pairs < B.vo.min_pairs)
+			B.vo.max_pairs = B.vo.min_pairs;
+	}
 	if (B.vo.max_pairs < B.vo.min_pairs)
 		ar_die(AR_EX_USAGE, "max pairs %zu (%s) is below min pairs %zu "
 		    "(%s)", B.vo.max_pairs, pmax > 0 ? "-P" : "problem.json",

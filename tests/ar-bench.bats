@@ -36,7 +36,7 @@ setup() {
 	TOY=$FIX/toy
 	M=$FIX/toy-methods
 	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
-	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
+	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
        ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]"
 	if [ -n "$SANDBOX" ]; then
 		NOSB=() SBNAME=bwrap
@@ -201,6 +201,18 @@ $USAGE" ]
 	[ "$stderr" = "ar-bench: -x bad/id: not an id ([A-Za-z0-9._-], at most 100)" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -i 'an idea'
 	[ "$stderr" = "ar-bench: -i an idea: not an id ([A-Za-z0-9._-], at most 100)" ]
+	run --separate-stderr -64 ar-bench -C nowhere --aa --stop-at 0
+	[ "$stderr" = "ar-bench: --stop-at 0: not a number from 1e-06 to 1e+06" ]
+	run --separate-stderr -64 ar-bench -C nowhere --aa --stop-at nan
+	[ "$stderr" = "ar-bench: --stop-at nan: not a number from 1e-06 to 1e+06" ]
+	run --separate-stderr -64 ar-bench -C nowhere --roofline --stop-at 2
+	[ "$stderr" = "ar-bench: --roofline: --stop-at is for exec problems" ]
+	for bad in 8 8, ,8 0,8 9,8 8,1000001 a,b 8,9,10; do
+		run --separate-stderr -64 ar-bench -C nowhere --aa --sched-pairs "$bad"
+		[[ "$stderr" == "ar-bench: --sched-pairs $bad: expected min,max"* ]]
+	done
+	run --separate-stderr -64 ar-bench -C nowhere --roofline --sched-pairs 8,16
+	[ "$stderr" = "ar-bench: --roofline: --sched-pairs is for exec problems" ]
 	no_scratch
 }
 
@@ -357,6 +369,56 @@ $USAGE" ]
 	    .stats.warmup == 1 and .ratio.n == 2 and .ratio.ci_lo == null and
 	    .ratio.ci_hi == null and .ratio.median > 1.5 and
 	    .gates[1].runs == 3 and .work.runs == 3' r.json
+	no_scratch
+}
+
+@test "ar-bench --stop-at: the session ends once the ratio is clearly on one side, undecided" {
+	mkcamp
+	# The baseline against itself: 0.1% is not decided in a few pairs,
+	# but that the ratio lies below 2, or above 0.5, is. An A/A is
+	# decided (a false keep or discard) at a look with a chance of at
+	# most alpha / looks, so each is tried up to three times.
+	for try in 1 2 3; do
+		bench --aa -p 8 -P 200 -W 0 -e 0.001 --stop-at 2
+		[ "$status" -eq 0 ]
+		[ "$(j .verdict)" != inconclusive ] || break
+	done
+	[ "$(j .verdict)" = inconclusive ]
+	[[ "$(j .why)" =~ ^stopped\ by\ --stop-at\ 2\ after\ [0-9]+\ pairs:\ ratio\ [0-9.]+,\ CI\ [0-9.]+\ to\ [0-9.]+,\ clearly\ below\ it\;\ the\ minimum\ effect\ of\ 0.1%\ is\ undecided$ ]]
+	jq -e '.stats.stop_at == 2 and .stats.pairs < 200 and
+	    .ratio.ci_hi < 2 and .ratio.n == .stats.pairs' r.json
+	for try in 1 2 3; do
+		bench --aa -p 8 -P 200 -W 0 -e 0.001 --stop-at 0.5
+		[ "$status" -eq 0 ]
+		[ "$(j .verdict)" != inconclusive ] || break
+	done
+	[ "$(j .verdict)" = inconclusive ]
+	[[ "$(j .why)" =~ clearly\ above\ it ]]
+	jq -e '.stats.pairs < 200 and .ratio.ci_lo > 0.5' r.json
+	# A verdict that is decided first is the verdict: the slow method
+	# is a discard, whatever the ratio it was asked about.
+	bench -m "$M/slow" -p 8 -P 16 -W 0 --stop-at 0.1
+	[ "$(j .verdict)" = discard ]
+	# Without --stop-at, the result has no stop_at.
+	bench --aa -p 8 -P 8 -W 0
+	[ "$(j '.stats | has("stop_at")')" = false ]
+	no_scratch
+}
+
+@test "ar-bench --sched-pairs: the scheduler's pair limits replace the manifest's and give way to -p and -P" {
+	variant '.limits.min_pairs = 30 | .limits.max_pairs = 40'
+	mkcamp prob
+	bench --aa -W 0 -e 0.001 --sched-pairs 4,6
+	jq -e '.stats.pairs >= 4 and .stats.pairs <= 6' r.json
+	# -P below the scheduler's min: its min gives way.
+	bench --aa -W 0 -e 0.001 --sched-pairs 8,12 -P 3
+	jq -e '.stats.pairs == 3' r.json
+	# -p above the scheduler's max: its max gives way.
+	bench --aa -W 0 -e 0.001 --sched-pairs 4,6 -p 9
+	jq -e '.stats.pairs == 9' r.json
+	# -p and -P both given: the scheduler's limits are not used.
+	bench --aa -W 0 -e 0.001 --sched-pairs 4,6 -p 2 -P 2
+	jq -e '.stats.pairs == 2' r.json
 	no_scratch
 }
 
