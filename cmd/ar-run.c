@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -557,6 +558,8 @@ struct rec {
 	long k;
 	int gpus[1024];
 	size_t ngpus;
+	long pmin, pmax;      /* ar-bench's -p and -P, or 0 */
+	double stop_at;       /* ar-bench's --stop-at, or 0 */
 	char bad[256];        /* why the record cannot run, or "" */
 };
 
@@ -593,6 +596,29 @@ parse_ids(const char *s, int *out, size_t max, size_t *n)
 		p = *end ? end + 1 : end;
 	}
 	return 0;
+}
+
+/* A number from JSON or from a TSV field (a string): -1 if neither. */
+static int
+jlong(const json_t *v, long long *out)
+{
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	return json_is_string(v) ? ar_parse_long(json_string_value(v), out) :
+	    -1;
+}
+
+static int
+jdouble(const json_t *v, double *out)
+{
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	return json_is_string(v) ? ar_parse_double(json_string_value(v), out) :
+	    -1;
 }
 
 static void
@@ -645,6 +671,36 @@ rec_parse(const json_t *o, const char *id, struct rec *r)
 		snprintf(r->bad, sizeof r->bad, "gpus: expected %ld distinct "
 		    "indices, comma-separated", r->k);
 		return;
+	}
+	/* The scheduler's size of the measurement: both pair limits or
+	 * neither, as ar-bench checks them. */
+	{
+		const json_t *a = json_object_get(o, "min_pairs");
+		const json_t *b = json_object_get(o, "max_pairs");
+		const json_t *z = json_object_get(o, "stop_at");
+
+		long long pa = -1, pb = -1;
+		double zv = NAN;
+
+		if (a || b) {
+			if (jlong(a, &pa) < 0 || jlong(b, &pb) < 0 || pa < 1 ||
+			    pb > 1000000 || pb < pa) {
+				snprintf(r->bad, sizeof r->bad, "min_pairs, "
+				    "max_pairs: expected whole numbers, 1 <= "
+				    "min_pairs <= max_pairs <= 1000000");
+				return;
+			}
+			r->pmin = (long)pa;
+			r->pmax = (long)pb;
+		}
+		if (z) {
+			if (jdouble(z, &zv) < 0 || !(zv >= 1e-6 && zv <= 1e6)) {
+				snprintf(r->bad, sizeof r->bad, "stop_at: expected "
+				    "a number from 1e-06 to 1e+06");
+				return;
+			}
+			r->stop_at = zv;
+		}
 	}
 }
 
@@ -985,7 +1041,7 @@ err_tail(const char *exp, char *out, size_t n)
 static char **
 bench_argv(const struct run *r, const char *gpulist)
 {
-	char **av = ar_xcalloc((size_t)nbargs + 24, sizeof *av);
+	char **av = ar_xcalloc((size_t)nbargs + 32, sizeof *av);
 	size_t n = 0;
 	int i;
 
@@ -1011,6 +1067,15 @@ bench_argv(const struct run *r, const char *gpulist)
 	}
 	av[n++] = ar_xstrdup("-a");
 	av[n++] = ar_xstrdup("-q");
+	/* The scheduler's size gives way to a user's -p and -P. */
+	if (r->r.pmin > 0) {
+		av[n++] = ar_xstrdup("--sched-pairs");
+		av[n++] = ar_xasprintf("%ld,%ld", r->r.pmin, r->r.pmax);
+	}
+	if (r->r.stop_at > 0) {
+		av[n++] = ar_xstrdup("--stop-at");
+		av[n++] = ar_xasprintf("%.10g", r->r.stop_at);
+	}
 	if (gpulist) {
 		av[n++] = ar_xstrdup("-G");
 		av[n++] = ar_xstrdup(gpulist);

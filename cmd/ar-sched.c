@@ -1023,12 +1023,42 @@ struct out {
 	size_t n;
 };
 
+/* How much to measure: ar-bench's pair limits and the ratio whose side
+ * ends the session early; pmin 0 leaves it all to ar-bench. */
+struct size {
+	long pmin, pmax;
+	double stop_at;
+};
+
+/* A pick's size in pairs: a standard measurement is std pairs. Only a
+ * pick that asks for something other than one standard measurement with
+ * no early stop is sized, so the other policies keep ar-bench's own
+ * sequential rule. */
+static struct size
+size_of(const struct ar_pol_pick *pk, long std)
+{
+	struct size z = { 0, 0, NAN };
+
+	if (pk->size_min == 1 && pk->size_max == 1 && isnan(pk->stop_at))
+		return z;
+	z.pmin = (long)ceil(pk->size_min * (double)std - 1e-9);
+	z.pmax = (long)ceil(pk->size_max * (double)std - 1e-9);
+	/* Fewer pairs than this give no interval at a look's confidence. */
+	if (z.pmin < 8)
+		z.pmin = 8;
+	if (z.pmax < z.pmin)
+		z.pmax = z.pmin;
+	if (pk->stop_at > 0 && isfinite(pk->stop_at))
+		z.stop_at = pk->stop_at;
+	return z;
+}
+
 /* One assignment: printed, and with --put stored in queue/ first. */
 static void
 emit(struct out *o, const char *method, const char *workload, int k,
     const char *gpus, const char *node, const char *purpose,
     const char *idea, const char *label, double value, const char *why,
-    long prio)
+    long prio, struct size z)
 {
 	char exp[AR_IDLEN], val[64], now[40];
 
@@ -1054,6 +1084,12 @@ emit(struct out *o, const char *method, const char *workload, int k,
 		json_object_set_new(r, "why", json_string(why));
 		json_object_set_new(r, "priority", json_integer(prio));
 		json_object_set_new(r, "queued", json_string(now));
+		if (z.pmin > 0) {
+			json_object_set_new(r, "min_pairs", json_integer(z.pmin));
+			json_object_set_new(r, "max_pairs", json_integer(z.pmax));
+		}
+		if (z.stop_at > 0)
+			json_object_set_new(r, "stop_at", json_real(z.stop_at));
 		s = ar_json_line(r);
 		json_decref(r);
 		st = ar_spool_put(o->queue, exp, prio, s, strlen(s));
@@ -1076,6 +1112,12 @@ emit(struct out *o, const char *method, const char *workload, int k,
 	ar_tsv_put(o->f, label);
 	fprintf(o->f, "\t%s\t", val);
 	ar_tsv_put(o->f, why);
+	if (z.pmin > 0)
+		fprintf(o->f, "\t%ld\t%ld\t", z.pmin, z.pmax);
+	else
+		fputs("\t\t\t", o->f);
+	if (z.stop_at > 0)
+		fprintf(o->f, "%.6g", z.stop_at);
 	fputc('\n', o->f);
 	o->n++;
 }
@@ -1166,6 +1208,8 @@ cmd_next(int argc, char **argv)
 	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
 	int policy = AR_POL_OURS;
 	double conf_pfrac = -1;
+	long long std_pairs = 20;
+	const struct size nosize = { 0, 0, NAN };
 	struct nx x = {0};
 	struct src s = {0};
 	struct ar_campaign camp;
@@ -1226,6 +1270,13 @@ cmd_next(int argc, char **argv)
 	    conf_pfrac > 1))
 		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.base_pfrac: \"%s\" "
 		    "is not a number above 0 and at most 1", camp.dir, v);
+	/* The pairs of one standard measurement: what the policy's sizes
+	 * (half of one, two) are multiples of. */
+	if ((v = ar_conf_get(&camp.conf, "sched.pairs")) &&
+	    (ar_parse_long(v, &std_pairs) < 0 || std_pairs < 8 ||
+	    std_pairs > 100000))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.pairs: \"%s\" is not "
+		    "a whole number from 8 to 100000", camp.dir, v);
 	/* Before anything is read: what is busy must not change under us. */
 	if (put)
 		take_lock(camp.dir);
@@ -1343,7 +1394,7 @@ cmd_next(int argc, char **argv)
 		o.queue = qdir;
 	}
 	puts("experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\tidea\t"
-	    "label\tvalue\twhy");
+	    "label\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at");
 
 	/* A/A first on nodes that need one. */
 	for (i = 0; i < inv.n && o.n < want; i++) {
@@ -1365,7 +1416,7 @@ cmd_next(int argc, char **argv)
 			snprintf(why, sizeof why, "no A/A on this node yet: "
 			    "measure its noise floor first");
 		emit(&o, "baseline", x.workload ? x.workload : x.dflt_wl, 1, ids,
-		    inv.node[i].name, "aa", "", "A/A", 0, why, 900000);
+		    inv.node[i].name, "aa", "", "A/A", 0, why, 900000, nosize);
 	}
 
 	/* The policy's picks, placed in its order. */
@@ -1487,7 +1538,7 @@ cmd_next(int argc, char **argv)
 		emit(&o, m->method, m->workload, k, ids, inv.node[p.node].name,
 		    ar_pol_purpose_name(pk->purpose), m->idea, m->label,
 		    pk->value, pk->why[0] ? pk->why : "the policy's pick",
-		    1000 - (long)i);
+		    1000 - (long)i, size_of(pk, std_pairs));
 	}
 	ar_fshut(stdout, "<stdout>");
 	unlock();

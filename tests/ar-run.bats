@@ -502,6 +502,23 @@ no_overlap() {
 	[ "$(ls camp/queue/new | wc -l)" -eq 4 ]
 }
 
+@test "the scheduler's size of a measurement reaches ar-bench as --sched-pairs and --stop-at; a bad one fails the record" {
+	mkcamp
+	{ echo "$HDR	min_pairs	max_pairs	stop_at"
+	  printf 's1\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t10\t20\t0.935\n'
+	  printf 's2\tok\ttiny\t2\t\t\tscale\t\t\t1\tw\t\t\t\n'
+	  printf 's3\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t20\t10\t\n'
+	  printf 's4\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t\t\tnan\n'; } |
+	    ar-queue put camp/queue > /dev/null
+	run -1 --separate-stderr ar-run local -C camp --gpus 4 --drain
+	grep -q '^start s1 k=1 .* sched=10,20 stop=0.935 ' camp/fake.log
+	grep -q '^start s2 k=2 .* sched= stop= ' camp/fake.log
+	! grep -q '^start s[34] ' camp/fake.log
+	[ "$(awk -F '\t' '$1 == "s3" { print $6 }' <<< "$output")" = failed ]
+	ar-queue ls -s failed camp/queue | grep -qF 'failed: min_pairs, max_pairs: expected whole numbers, 1 <= min_pairs <= max_pairs <= 1000000	s3	'
+	ar-queue ls -s failed camp/queue | grep -qF 'failed: stop_at: expected a number from 1e-06 to 1e+06	s4	'
+}
+
 @test "the real ar-bench measures int8-matvec's tiny workload" {
 	mkcamp
 	unset AR_BENCH
@@ -517,6 +534,19 @@ no_overlap() {
 	ar-ledger verify -C camp
 	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | tr '\n' ' ')" = "aa1 m1 " ]
 	[ "$(ar-ledger export -C camp -f jsonl | jq -r 'select(.experiment == "aa1") | .aa')" = true ]
+	# A sized record: ar-bench stops once the ratio is clearly below
+	# 1000, within the pairs it was given.
+	{ echo "$HDR	min_pairs	max_pairs	stop_at"
+	  printf 'm2\t%s\ttiny\t1\t\t\tscale\t\t\t1\tfast\t8\t12\t1000\n' "$TOP/examples/int8-matvec/fast"; } > b.tsv
+	run -0 --separate-stderr ar-run local -C camp --cpus --drain -i b.tsv -- "${sb[@]}" -T 5
+	ar-ledger export -C camp -f jsonl | jq -e 'select(.experiment == "m2") |
+	    .stats.stop_at == 1000 and .stats.pairs >= 8 and .stats.pairs <= 12'
+	# A user's -P, added to every run, caps the scheduler's size.
+	{ echo "$HDR	min_pairs	max_pairs	stop_at"
+	  printf 'm3\t%s\ttiny\t1\t\t\tscale\t\t\t1\tfast\t8\t12\t1000\n' "$TOP/examples/int8-matvec/fast"; } > c.tsv
+	run -0 --separate-stderr ar-run local -C camp --cpus --drain -i c.tsv -- "${sb[@]}" -T 5 -P 4
+	ar-ledger export -C camp -f jsonl | jq -e 'select(.experiment == "m3") |
+	    .stats.pairs <= 4 and .verdict != null'
 }
 
 # ---- the Slurm backend, on a real single-node cluster (tests/slurm-up) ----

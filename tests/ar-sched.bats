@@ -17,7 +17,7 @@
 bats_require_minimum_version 1.5.0
 
 FIX="$BATS_TEST_DIRNAME/fixtures/sched"
-HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why"
+HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why	min_pairs	max_pairs	stop_at"
 INV="node	gpu	model	memory_mib	nvlink"
 C1=cafe000000000000000000000000000000000001
 C2=cafe000000000000000000000000000000000002
@@ -391,6 +391,40 @@ b aa"
 	printf 'id\tmethod\n' > none.tsv
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m none.tsv --noise-max 1
 	[ "$output" = "$HDR" ]
+}
+
+@test "ar-sched next: ours sizes each measurement in pairs (sched.pairs); --put stores it" {
+	camp
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1
+	# A standard measurement is 20 pairs: a k=1 probe or a scale probe
+	# is half of one to one, and stops once its interval leaves out the
+	# ratio it was made to answer; the A/A is ar-bench's own.
+	same "$(cols method k purpose min_pairs max_pairs stop_at)" \
+	    "$C3 1 probe 10 20 0.935
+$C1 2 scale 10 20 1.111
+$C1 4 scale 10 20 1.111
+$C1 1 validate 10 10 0.9797"
+	sed -i '$a sched.pairs = 40' camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1 --put -n 1
+	same "$(cols method k min_pairs max_pairs stop_at)" "$C3 1 20 40 0.935"
+	f=$(ls camp/queue/new/*)
+	same "$(jq -c '[.method, .k, .min_pairs, .max_pairs, .stop_at]' $f)" \
+	    "[\"$C3\",1,20,40,0.935]"
+	# The other policies measure as ar-bench decides: no sizes.
+	sed -i 's/^policy = .*/policy = grid/' camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1
+	same "$(cols min_pairs max_pairs stop_at | sort -u)" "  "
+	# A bad sched.pairs exits 65 before any output.
+	for bad in 7 x 1.5 100001; do
+		sed -i "s/^sched.pairs = .*/sched.pairs = $bad/" camp/campaign.conf
+		run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" \
+		    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
+		[ "$output" = "" ]
+		[[ "$stderr" == "ar-sched: "*"camp/campaign.conf: sched.pairs: \"$bad\" is not a whole number from 8 to 100000" ]]
+	done
 }
 
 @test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
