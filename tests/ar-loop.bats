@@ -136,6 +136,16 @@ experiments() {
 	[[ $stderr == *"nothing changed in step "*": nothing left to do"* ]]
 }
 
+@test "ar-loop: steps whose every experiment fails stop the loop after 3 (exit 1), not for ever" {
+	# ar-bench refuses an argument on every run: nothing lands.
+	run --separate-stderr -1 ar-loop "${L[@]}" -a 1 --experiments 6 -- --frob "${BNOSB[@]}"
+	[[ $stderr == *"ar-loop: step 3: every experiment of the last 3 steps failed; why: ar-queue ls -s failed "*"camp/queue" ]]
+	[[ $stderr != *"step 4: "* ]]
+	[ "$(rows)" -eq 0 ]
+	ar-queue ls -s failed camp/queue | grep -q 'ar-bench exited 64'
+	[ ! -e camp/loop/lock ]
+}
+
 @test "ar-loop: budgets: wall hours, GPU-hours, campaign.conf's budget.experiments, --steps" {
 	# Longer measurements: busy needs results with non-zero GPU-hours.
 	B=(-- -p 30 -P 30 -T 5 -q "${BNOSB[@]}")
