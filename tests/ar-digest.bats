@@ -105,6 +105,17 @@ edit() {
 	done
 }
 
+@test "ar-digest: an empty ledger's bare header (id, signed) is a digest of nothing" {
+	run --separate-stderr -0 ar-digest -f json < <(printf 'id\tsigned\n')
+	[ "$stderr" = "" ]
+	[ "$(printf '%s\n' "$output" | jq -r .summary.rows)" = 0 ]
+	run --separate-stderr -0 ar-digest < <(printf 'id\tsigned\n')
+	[ "${lines[0]}" = "# Campaign digest" ]
+	# A row needs the rest.
+	run --separate-stderr -65 ar-digest < <(printf 'id\tsigned\nr1\tyes\n')
+	[ "$stderr" = "ar-digest: <stdin>: no column verdict" ]
+}
+
 @test "ar-digest: NaN, negative or garbage ratios are refused with the line" {
 	for v in nan NaN -1 -0.5 inf x; do
 		run --separate-stderr -65 ar-digest < <(edit 4 ratio.median "$v")
