@@ -12,9 +12,9 @@
  *          fitted to two scales or more, else the parallel fraction or
  *          the planner's hint with a wide interval) can beat the
  *          incumbent, and re-measurements where the incumbent and a
- *          rival are within each other's noise (worth by how much the
- *          measurement lowers the chance of a miss, the rival beating
- *          the pick by the minimum effect, per GPU-hour); nothing
+ *          rival are within each other's noise (worth the chance of a
+ *          miss, the rival beating the pick by the minimum effect, per
+ *          GPU-hour); nothing
  *          when no measurement is expected to gain enough. Its
  *          measurements are sequential (policy.h): they stop once the
  *          question they were made for is clear. Its best weighs each
@@ -49,21 +49,14 @@
 #ifndef EXTRAP_SD
 #define EXTRAP_SD 0.04
 #endif
-/* No pair is measured more often than this; the value of information
- * is what stops most re-measurements well before it. */
+/* No pair is measured more often than this: past three looks a close
+ * call is as good as a tie, and its GPU-hours are better spent on
+ * another question. */
 #ifndef N_MAX
-#define N_MAX 5
+#define N_MAX 3
 #endif
 #ifndef CAUTION
 #define CAUTION 1.0
-#endif
-/* A re-measurement must buy at least this fraction of the incumbent's
- * score per k=1 measurement it costs, in lowered chance of a miss
- * (weighed at MISS_W), priced per GPU-hour as a scale probe's gain is,
- * so that close calls already measured to the bone, and k=8 ones above
- * all, stop drawing GPU-hours. */
-#ifndef KG_EI
-#define KG_EI 0.00002
 #endif
 #ifndef SHRINK
 #define SHRINK 1
@@ -87,7 +80,7 @@
  * parallel fraction is what is left to learn); scale probes stop once
  * they clearly beat the incumbent by the minimum effect or clearly do
  * not; re-measurements stop once the rival is clearly above or below the
- * other, and close calls run to two measurements. */
+ * other, and close calls run to 1.75 measurements. */
 /* A lone incumbent is looked at again, for half a measurement, when its
  * sd exceeds this many minimum effects. */
 #ifndef LONE_SD
@@ -102,7 +95,7 @@
 #define SCALE_MAX 1.0
 #define VAL_MIN 0.5
 #ifndef VAL_MAX
-#define VAL_MAX 2.0
+#define VAL_MAX 1.75
 #endif
 
 int
@@ -204,36 +197,6 @@ exp_gain(double mu, double sd, double t)
 		return mu > t ? mu - t : 0;
 	z = (mu - t) / sd;
 	return (mu - t) * ncdf(z) + sd * npdf(z);
-}
-
-/* The value of one more measurement to the pick between two pairs
- * whose gap is N(d, ss^2): the chance of a miss (the other beats the
- * one picked by more than eff) now, less its expectation once the
- * measurement has removed var of the gap's variance and the pick is
- * made again. A pair already measured to the bone is worth little,
- * however close the call. */
-#define VOI_GRID 48
-
-static double
-voi(double d, double ss, double var, double eff)
-{
-	double sn2 = ss * ss - var, sn, st, now, after = 0, wsum = 0;
-	int g;
-
-	if (!(var > 0) || !(sn2 > 0))
-		return 0;
-	sn = sqrt(sn2);
-	st = sqrt(var);
-	now = ncdf((-fabs(d) - eff) / ss);
-	for (g = 0; g <= VOI_GRID; g++) {
-		double z = -4 + 8.0 * g / VOI_GRID, w = npdf(z);
-		double dd = fabs(d + st * z);
-
-		after += w * ncdf((-dd - eff) / sn);
-		wsum += w;
-	}
-	after /= wsum;
-	return now > after ? now - after : 0;
 }
 
 /* Amdahl's speedup at k for a parallel fraction p. */
@@ -793,18 +756,13 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				    s->c->min_effect * inc) / ss);
 				if (loss < EI_MIN * inc)
 					continue;
-				/* Measure the one whose next measurement
-				 * narrows the gap's variance most per
-				 * GPU-hour. */
+				/* Worth that chance per GPU-hour; measure the
+				 * one whose next measurement narrows the gap's
+				 * variance most per GPU-hour. */
 				if (sa * sa / (a->n + 1) / cost_of(s->c, bk) >
 				    sb * sb / (o->n + 1) / cost_of(s->c, ki) &&
 				    a->n < N_MAX &&
 				    free_pair(s, bm, bk)) {
-					loss = MISS_W * inc * voi(d, ss,
-					    sa * sa / (a->n + 1),
-					    s->c->min_effect * inc);
-					if (loss < KG_EI * inc * units(s->c, bk))
-						continue;
 					v = loss / cost_of(s->c, bk);
 					if (v > best_v) {
 						best_v = v;
@@ -819,11 +777,6 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 						    "its noise", ar_pol_k(ki));
 					}
 				} else {
-					loss = MISS_W * inc * voi(d, ss,
-					    sb * sb / (o->n + 1),
-					    s->c->min_effect * inc);
-					if (loss < KG_EI * inc * units(s->c, ki))
-						continue;
 					v = loss / cost_of(s->c, ki);
 					if (v > best_v) {
 						best_v = v;
