@@ -21,8 +21,8 @@
  *          estimate against the method's curve and takes one standard
  *          error off, so that one lucky draw does not win.
  * The constants below may be set at build time (-DEI_MIN=...), which is
- * how they were tuned with ar-sched simulate on the tuning set in
- * landscapes/.
+ * how they were tuned with ar-sched simulate on the tuning set of
+ * bench/bench-policy.sh.
  * Scores are ratios to the baseline at the same k, higher better. */
 #include <math.h>
 #include <stdio.h>
@@ -91,7 +91,9 @@
 #ifndef PROBE_BAR
 #define PROBE_BAR 0.85
 #endif
+#ifndef SCALE_MIN
 #define SCALE_MIN 0.5
+#endif
 #define SCALE_MAX 1.0
 #define VAL_MIN 0.5
 #ifndef VAL_MAX
