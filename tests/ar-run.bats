@@ -8,8 +8,9 @@
 # mid-run and mid-result then a restart, with every experiment ending
 # exactly once; bad input; the real ar-bench on int8-matvec's tiny
 # workload. Then a real single-node Slurm (tests/slurm-up): submit, run,
-# collect; a job killed or cancelled mid-run; ar-run killed -9 mid-flight;
-# the same for job arrays, and squeue's array task ids with a fake Slurm.
+# collect; a job killed or cancelled mid-run; a job past its time limit;
+# ar-run killed -9 mid-flight; the same for job arrays, and squeue's
+# array task ids with a fake Slurm.
 
 bats_require_minimum_version 1.5.0
 
@@ -742,6 +743,21 @@ SH
 	[ "$(why n1)" = "crash: job $jn: NODE_FAIL before ar-bench ended" ]
 	[ "$(awk -F '\t' '$1 == "p1" { print $6 }' out)" = failed ]
 	[ "$(why p1)" = "failed: job $jp: PREEMPTED, 1 time" ]
+}
+
+@test "slurm: a job past its time limit (-t) is killed by Slurm itself and recorded as a timeout" {
+	slurm_ready
+	mkcamp
+	# Slurm counts limits in whole minutes and checks them every 30 s
+	# or so: this test takes 60 to 100 s.
+	one t2 hang 1 > a.tsv
+	# A timeout is an experiment that went through: exit 0.
+	run -0 --separate-stderr ar-run slurm -C camp --no-array -r 0 -t 5 --drain -i a.tsv
+	[ "$(awk -F '\t' '$1 == "t2" { print $6 }' <<< "$output")" = timeout ]
+	ar-queue ls -s failed camp/queue | grep -q 'timeout: job [0-9]*: TIMEOUT'
+	# Slurm ended it: its ar-bench started, and is gone.
+	grep -q '^start t2 ' camp/fake.log
+	! pgrep -f "fake-bench .*-x t2 " > /dev/null
 }
 
 # ---- Slurm job arrays ----
