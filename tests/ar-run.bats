@@ -225,6 +225,12 @@ no_overlap() {
 	one e1 "" 1 > nom.tsv
 	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i nom.tsv
 	[ "$stderr" = "ar-run: nom.tsv: line 2: method: missing" ]
+	{ echo "$HDR	min_pairs	max_pairs	stop_at"; printf 'e1\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t9\t8\t\n'; } > size.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i size.tsv
+	[ "$stderr" = "ar-run: size.tsv: line 2: min_pairs, max_pairs: expected whole numbers, 1 <= min_pairs <= max_pairs <= 1000000" ]
+	{ echo "$HDR	min_pairs	max_pairs	stop_at"; printf 'e1\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t\t\t-1\n'; } > stop.tsv
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i stop.tsv
+	[ "$stderr" = "ar-run: stop.tsv: line 2: stop_at: expected a number from 1e-06 to 1e+06" ]
 	empty camp/queue/new
 	[ -z "$(cat camp/fake.log 2>/dev/null)" ]
 }
