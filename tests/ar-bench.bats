@@ -378,23 +378,20 @@ $USAGE" ]
 	# but that the ratio lies below 2, or above 0.5, is. An A/A is
 	# decided (a false keep or discard) at a look with a chance of at
 	# most alpha / looks, so each is tried up to three times.
-	for try in 1 2 3; do
-		bench --aa -p 8 -P 200 -W 0 -e 0.001 --stop-at 2
-		[ "$status" -eq 0 ]
-		[ "$(j .verdict)" != inconclusive ] || break
-	done
-	[ "$(j .verdict)" = inconclusive ]
+	aa_stop() {
+		for try in 1 2 3; do
+			bench --aa -p 8 -P 200 -W 0 -e 0.001 --stop-at "$1"
+			[ "$status" -eq 0 ]
+			[ "$(j .verdict)" != inconclusive ] || break
+		done
+		[ "$(j .verdict)" = inconclusive ]
+		jq -e '.stats.pairs < 200 and .ratio.n == .stats.pairs' r.json
+	}
+	aa_stop 2
 	[[ "$(j .why)" =~ ^stopped\ by\ --stop-at\ 2\ after\ [0-9]+\ pairs:\ ratio\ [0-9.]+,\ its\ 95%\ interval\ [0-9.]+\ to\ [0-9.]+\ clearly\ below\ it\;\ the\ minimum\ effect\ of\ 0.1%\ is\ undecided$ ]]
-	jq -e '.stats.stop_at == 2 and .stats.pairs < 200 and
-	    .ratio.n == .stats.pairs' r.json
-	for try in 1 2 3; do
-		bench --aa -p 8 -P 200 -W 0 -e 0.001 --stop-at 0.5
-		[ "$status" -eq 0 ]
-		[ "$(j .verdict)" != inconclusive ] || break
-	done
-	[ "$(j .verdict)" = inconclusive ]
+	[ "$(j .stats.stop_at)" = 2 ]
+	aa_stop 0.5
 	[[ "$(j .why)" =~ clearly\ above\ it ]]
-	jq -e '.stats.pairs < 200' r.json
 	# A verdict that is decided first is the verdict: the slow method
 	# is a discard, whatever the ratio it was asked about.
 	bench -m "$M/slow" -p 8 -P 16 -W 0 --stop-at 0.1
