@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "ar.h"
 #include "landscape.h"
 #include "policy.h"
@@ -450,6 +452,10 @@ struct meth {
 	struct ar_pol_obs at[AR_POL_NK];
 	char fin[AR_POL_NK][40];   /* when the latest result finished */
 	int scored[AR_POL_NK];
+	/* Every scored result of a scale, pooled in log space by inverse
+	 * variance: a re-measurement narrows the estimate, as the
+	 * policy (and ar-sched simulate) count on. */
+	double lsum[AR_POL_NK], wsum[AR_POL_NK];
 };
 
 struct noise {
@@ -659,30 +665,56 @@ each_named(struct nx *x, const char *name, const char *workload,
 
 struct lrow {
 	int ki, feasible, scored;
-	double y, lo, hi;
+	double y, lo, hi, conf;
 	const char *fin;
 };
+
+/* A result's standard error in log space, from its interval at its own
+ * confidence (a look's, e.g. 0.99); without an interval, 2% as the
+ * policy takes it. */
+static double
+log_se(const struct lrow *r)
+{
+	double c = r->conf > 0.5 && r->conf < 1 ? r->conf : 0.95;
+	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - c) / 2);
+
+	if (r->hi > r->lo && r->lo > 0)
+		return (log(r->hi) - log(r->lo)) / (2 * z);
+	return 0.02;
+}
 
 static void
 apply_row(struct meth *m, void *arg)
 {
 	const struct lrow *r = arg;
 	struct ar_pol_obs *o = &m->at[r->ki];
+	int ki = r->ki;
 
 	o->n++;
-	/* The latest result decides; ties go to the later row. */
-	if (strcmp(r->fin, m->fin[r->ki]) >= 0) {
-		snprintf(m->fin[r->ki], sizeof m->fin[r->ki], "%s", r->fin);
+	if (r->scored && r->y > 0) {
+		double se = log_se(r), w = 1 / (se * se);
+
+		m->lsum[ki] += w * log(r->y);
+		m->wsum[ki] += w;
+	}
+	/* Whether the pair is feasible, the latest result decides; ties go
+	 * to the later row. */
+	if (strcmp(r->fin, m->fin[ki]) >= 0) {
+		snprintf(m->fin[ki], sizeof m->fin[ki], "%s", r->fin);
 		o->feasible = r->feasible;
-		m->scored[r->ki] = r->scored;
-		if (r->scored) {
-			o->est = r->y;
-			o->lo = r->lo;
-			o->hi = r->hi;
-		} else {
-			/* Nothing measured: a crash or an invalid run. */
-			o->est = o->lo = o->hi = 0;
-		}
+		m->scored[ki] = r->scored;
+	}
+	if (m->scored[ki] && m->wsum[ki] > 0) {
+		double mean = m->lsum[ki] / m->wsum[ki];
+		double se = 1 / sqrt(m->wsum[ki]);
+
+		/* As the policy reads an interval: at 95%. */
+		o->est = exp(mean);
+		o->lo = exp(mean - 1.959964 * se);
+		o->hi = exp(mean + 1.959964 * se);
+	} else {
+		/* Nothing measured: a crash or an invalid run. */
+		o->est = o->lo = o->hi = 0;
 	}
 }
 
@@ -737,7 +769,7 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	struct ar_tsv t;
 	int c_commit, c_dir, c_wl, c_k, c_node, c_aa, c_verdict, c_y, c_lo;
 	int c_hi, c_guard, c_rsd, c_half, c_fin, c_start, c_signed, c_ver;
-	int c_exp, c_me, c_base = -1, c_dirn, st;
+	int c_exp, c_me, c_base = -1, c_dirn, c_conf, st;
 	size_t rows = 0;
 	const char *wl = x->workload ? x->workload : x->dflt_wl;
 
@@ -763,6 +795,7 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	c_exp = ar_tsv_col(&t, "experiment");
 	c_me = ar_tsv_col(&t, "stats.min_effect");
 	c_dirn = ar_tsv_col(&t, "direction");
+	c_conf = ar_tsv_col(&t, "ratio.conf");
 	if (x->metric) {
 		char *cn = ar_xasprintf("baseline.%s.median", x->metric);
 
@@ -840,6 +873,8 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 		if (r.ki < 0)
 			continue;
 		r.scored = num(&t, c_y, &y) && y > 0;
+		if (!num(&t, c_conf, &r.conf))
+			r.conf = 0.95;
 		r.y = r.lo = r.hi = r.scored ? y : 0;
 		if (r.scored) {
 			if (!num(&t, c_lo, &r.lo) || r.lo > y)

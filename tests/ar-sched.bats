@@ -427,6 +427,26 @@ $C1 1 validate 10 10 0.9797"
 	done
 }
 
+@test "ar-sched next: results of one pair are pooled by their intervals, each read at its ratio.conf" {
+	camp
+	awk -F '\t' -v OFS='\t' 'NR == 1 { print $0, "ratio.conf"; next } { print $0, "0.95" }' \
+	    "$FIX/ledger.tsv" > l.tsv
+	# A later, wider result of the fast method at k=1 (1.00, from 0.90
+	# to 1.10) beside e3 (1.10, from 1.05 to 1.15): pooled, not the
+	# latest alone.
+	later() {
+		cat l.tsv
+		printf 'e6\tyes\tyes\t%s\t\tdecode-512\tcuda\t1\ta\tinconclusive\tfalse\t1.00\t0.90\t1.10\ttrue\t\t\t2026-11-26T11:10:00Z\t2026-11-26T11:20:00Z\t%s\n' "$C1" "$1"
+	}
+	later 0.95 > l95.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l95.tsv -m "$FIX/subs.tsv" --noise-max 1
+	same "$(cols method k why | grep " 2 ours")" "$C1 2 ours: the planner's hint predicts 1.104 +- 0.135 at k=2 against 1.082"
+	# At 99% the same interval is a narrower error: it weighs more.
+	later 0.99 > l99.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l99.tsv -m "$FIX/subs.tsv" --noise-max 1
+	same "$(cols method k why | grep " 2 ours")" "$C1 2 ours: the planner's hint predicts 1.094 +- 0.133 at k=2 against 1.073"
+}
+
 @test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
 	camp
 	for i in 1 2 3 4 5; do
