@@ -761,36 +761,32 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				/* Worth that chance per GPU-hour; measure the
 				 * one whose next measurement narrows the gap's
 				 * variance most per GPU-hour. */
-				if (sa * sa / (a->n + 1) / cost_of(s->c, bk) >
-				    sb * sb / (o->n + 1) / cost_of(s->c, ki) &&
-				    a->n < N_MAX &&
-				    free_pair(s, bm, bk)) {
-					v = loss / cost_of(s->c, bk);
-					if (v > best_v) {
-						best_v = v;
-						best_i = bm;
-						best_k = bk;
-						best_pur = AR_PUR_VALIDATE;
-						best_at = vb->e;
-						lone = 0;
+				{
+					int inc_too = sa * sa / (a->n + 1) /
+					    cost_of(s->c, bk) > sb * sb /
+					    (o->n + 1) / cost_of(s->c, ki) &&
+					    a->n < N_MAX && free_pair(s, bm, bk);
+					size_t wi = inc_too ? bm : i;
+					int wk = inc_too ? bk : ki;
+
+					v = loss / cost_of(s->c, wk);
+					if (v <= best_v)
+						continue;
+					best_v = v;
+					best_i = wi;
+					best_k = wk;
+					best_pur = AR_PUR_VALIDATE;
+					best_at = inc_too ? vb->e : va->e;
+					lone = 0;
+					if (inc_too)
 						snprintf(why, sizeof why, "ours: "
 						    "the best so far, again: a "
 						    "rival at k=%ld is within "
 						    "its noise", ar_pol_k(ki));
-					}
-				} else {
-					v = loss / cost_of(s->c, ki);
-					if (v > best_v) {
-						best_v = v;
-						best_i = i;
-						best_k = ki;
-						best_pur = AR_PUR_VALIDATE;
-						best_at = va->e;
-						lone = 0;
+					else
 						snprintf(why, sizeof why, "ours: "
 						    "within the noise of the best "
 						    "so far; measured again");
-					}
 				}
 				continue;
 			}
