@@ -184,14 +184,14 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	[ "$output" = "usage: ar-sched landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] [--mix family=weight[,...]]" ]
 }
 
-@test "simulate: ours on a dead tie ends, found, no pair measured more than 5 times" {
+@test "simulate: ours on a dead tie ends, found, no pair measured more than 3 times" {
 	{ echo "$H"; meth a 1.05; meth b 1.05; } > l.tsv
 	for s in 1 2 3; do
 		run --separate-stderr -0 ar-sched simulate -v -p ours -s $s l.tsv
 		[ "$(printf '%s\n' "$output" | cut -f4 | sed -n 2p)" = yes ]
-		# A tie is never resolved; the value of information and the
-		# cap of 5 measurements a pair are what end it.
+		# A tie is never resolved; the cap of 3 measurements a pair
+		# is what ends it.
 		[ "$(printf '%s\n' "$stderr" | cut -f4,5 | sort | uniq -c |
-		    awk '$1 > 5' | wc -l)" -eq 0 ]
+		    awk '$1 > 3' | wc -l)" -eq 0 ]
 	done
 }
