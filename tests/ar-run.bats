@@ -98,6 +98,21 @@ one() {
 	row "$@"
 }
 
+# poll CMD...: runs CMD every 0.05 s until it succeeds, 10 s at most;
+# the assertions after it say whether it did. wait_count N RE FILE: the
+# same until FILE has N lines matching RE.
+poll() {
+	local i
+	for i in $(seq 200); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 0
+}
+wait_count() {
+	poll sh -c '[ "$(grep -c "$1" "$2")" -ge "$0" ]' "$@"
+}
+
 # empty DIR...: the directories hold nothing (a temporary dot file that a
 # kill -9 left mid-write is not state).
 empty() {
@@ -398,10 +413,7 @@ no_overlap() {
 	ar-queue put camp/queue < a.tsv > /dev/null
 	FAKE_SLEEP=1 ar-run local -C camp --gpus 8 --drain > out1 2> err1 &
 	pid=$!
-	for i in $(seq 200); do
-		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^end')" -ge 3 ] && break
-		sleep 0.05
-	done
+	wait_count 3 '^end' camp/fake.log
 	kill -KILL $pid
 	wait $pid || true
 	# Bookings and claims of the dead one remain until the restart.
@@ -449,10 +461,7 @@ no_overlap() {
 	one p1 post 2 > a.tsv
 	FAKE_POST=30 ar-run local -C camp --gpus 8 --drain -i a.tsv > out1 2> err1 &
 	pid=$!
-	for i in $(seq 200); do
-		grep -q '^end p1' camp/fake.log 2>/dev/null && break
-		sleep 0.05
-	done
+	poll grep -q '^end p1' camp/fake.log
 	[ "$(ledger_count p1)" -eq 1 ]
 	kill -KILL $pid
 	wait $pid || true
@@ -609,18 +618,12 @@ jobs_named() {
 	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; } > a.tsv
 	ar-run slurm -C camp --no-array -r 1 --drain -i a.tsv > out 2> err &
 	pid=$!
-	for i in $(seq 200); do
-		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 2 ] && break
-		sleep 0.05
-	done
+	wait_count 2 '^start' camp/fake.log
 	# k1: its bench process dies by SIGKILL inside the job.
 	pkill -KILL -f "fake-bench .*-x k1( |\$)"
 	# c1: cancelled twice; the second time is past -r 1.
 	scancel "$(cat camp/run/jobs/c1)"
-	for i in $(seq 200); do
-		[ "$(grep -c '^start c1' camp/fake.log)" -ge 2 ] && break
-		sleep 0.05
-	done
+	wait_count 2 '^start c1' camp/fake.log
 	[ "$(cat camp/run/tries/c1)" = 1 ]
 	scancel "$(cat camp/run/jobs/c1)"
 	st=0
@@ -643,10 +646,7 @@ jobs_named() {
 	assign 6 "1 2 4" > a.tsv
 	FAKE_SLEEP=1 ar-run slurm -C camp --no-array --drain -i a.tsv > out1 2> err1 &
 	pid=$!
-	for i in $(seq 200); do
-		[ "$(ls camp/run/jobs | wc -l)" -ge 6 ] && break
-		sleep 0.05
-	done
+	poll sh -c '[ "$(ls camp/run/jobs | wc -l)" -ge 6 ]'
 	kill -KILL $pid
 	wait $pid || true
 	FAKE_SLEEP=1 run -0 --separate-stderr ar-run slurm -C camp --drain
@@ -690,10 +690,7 @@ SH
 	one n1 ok 2 > a.tsv
 	FAKE_SLEEP=8 ar-run slurm -C camp --no-array --drain -l 3 -i a.tsv > out1 2> err1 &
 	pid=$!
-	for i in $(seq 200); do
-		[ -f camp/run/jobs/n1 ] && break
-		sleep 0.05
-	done
+	poll test -f camp/run/jobs/n1
 	[ -f camp/run/jobs/n1 ]
 	kill -KILL $pid
 	wait $pid || true
@@ -726,10 +723,7 @@ SH
 	{ echo "$HDR"; row t1 hang 1; row n1 hang 1; row p1 hang 1; } > a.tsv
 	SQUEUE=$T/squeue-override ar-run slurm -C camp --no-array -r 0 --drain -i a.tsv > out 2> err &
 	pid=$!
-	for i in $(seq 200); do
-		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" -ge 3 ] && break
-		sleep 0.05
-	done
+	wait_count 3 '^start' camp/fake.log
 	# ar-run status shows the three jobs.
 	run -0 ar-run status -C camp
 	[ "$(col state <<< "$output" | sort -u)" = submitted ]
@@ -845,10 +839,7 @@ jobfiles() {
 	SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=2 ar-run job -C camp "$map"
 	CUDA_VISIBLE_DEVICES=0,1 ar-run job -C camp x1
 	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' > sq
-	for i in $(seq 200); do
-		grep -q '^job 102' sbatch.log && break
-		sleep 0.05
-	done
+	poll grep -q '^job 102' sbatch.log
 	[ "$(sed -n '/^job 102/,$p' sbatch.log | grep -c -e '^--array' )" -eq 0 ]
 	sed -n '/^job 102/,$p' sbatch.log | grep -q "job -C .* 'e004'"
 	[ "$(cat camp/run/tries/e004)" = 1 ]
@@ -938,20 +929,14 @@ arrays_here() {
 	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; row o1 ok 1; row o2 ok 1; } > a.tsv
 	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
 	pid=$!
-	for i in $(seq 200); do
-		grep -q '^start k1' camp/fake.log 2>/dev/null &&
-		    grep -q '^start c1' camp/fake.log && break
-		sleep 0.05
-	done
+	wait_count 1 '^start k1' camp/fake.log
+	wait_count 1 '^start c1' camp/fake.log
 	[ "$(arrays_here | wc -l)" -eq 1 ]
 	pkill -KILL -f "fake-bench .*-x k1( |\$)"
 	j1=$(cut -f1 camp/run/jobs/c1)
 	[[ "$j1" == *_1 ]]
 	scancel "$j1"
-	for i in $(seq 200); do
-		[ "$(grep -c '^start c1' camp/fake.log)" -ge 2 ] && break
-		sleep 0.05
-	done
+	wait_count 2 '^start c1' camp/fake.log
 	[ "$(cat camp/run/tries/c1)" = 1 ]
 	scancel "$(cut -f1 camp/run/jobs/c1)"
 	st=0
