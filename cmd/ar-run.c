@@ -640,12 +640,7 @@ rec_parse(const json_t *o, const char *id, struct rec *r)
 		snprintf(r->exp, sizeof r->exp, "%s", id);
 		return;
 	}
-	if (json_is_integer(k))
-		kv = json_integer_value(k);
-	else if (json_is_string(k) && ar_parse_long(json_string_value(k),
-	    &kv) < 0)
-		kv = -1;
-	if (kv < 1 || kv > 1024) {
+	if (jlong(k, &kv) < 0 || kv < 1 || kv > 1024) {
 		snprintf(r->bad, sizeof r->bad, "k: expected an integer from "
 		    "1 to 1024");
 		return;
