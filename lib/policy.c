@@ -49,11 +49,11 @@
 #ifndef EXTRAP_SD
 #define EXTRAP_SD 0.04
 #endif
-/* No pair is measured more often than this: past three looks a close
+/* No pair is measured more often than this: past four looks a close
  * call is as good as a tie, and its GPU-hours are better spent on
  * another question. */
 #ifndef N_MAX
-#define N_MAX 3
+#define N_MAX 4
 #endif
 #ifndef CAUTION
 #define CAUTION 1.0
@@ -72,14 +72,17 @@
  * the best; a rival's chance of that, times this share of the
  * incumbent's score, is what re-measuring the two is worth. */
 #ifndef MISS_W
-#define MISS_W 0.02
+#define MISS_W 0.04
 #endif
-/* Sizes, in standard measurements, of ours' sequential measurements: at
- * least half of one, since fewer pairs give a poor interval; k=1 probes
- * stop early only below this fraction of the incumbent (a dud: its
- * parallel fraction is what is left to learn); scale probes stop once
+/* Sizes, in standard measurements, of ours' sequential measurements:
+ * k=1 probes and re-measurements are at least half of one, since their
+ * estimates are what the pick rests on; k=1 probes stop early only
+ * below this fraction of the incumbent (a dud: its parallel fraction is
+ * what is left to learn); scale probes may stop after a quarter, once
  * they clearly beat the incumbent by the minimum effect or clearly do
- * not; re-measurements stop once the rival is clearly above or below the
+ * not, since most of them only have to show that a method does not pay
+ * at scale, and a costly 8-GPU probe is where a quarter saves most;
+ * re-measurements stop once the rival is clearly above or below the
  * other, and close calls run to 1.75 measurements. */
 /* A lone incumbent is looked at again, for half a measurement, when its
  * sd exceeds this many minimum effects. */
@@ -92,10 +95,12 @@
 #define PROBE_BAR 0.85
 #endif
 #ifndef SCALE_MIN
-#define SCALE_MIN 0.5
+#define SCALE_MIN 0.25
 #endif
 #define SCALE_MAX 1.0
+#ifndef VAL_MIN
 #define VAL_MIN 0.5
+#endif
 #ifndef VAL_MAX
 #define VAL_MAX 1.75
 #endif

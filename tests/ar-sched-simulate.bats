@@ -37,17 +37,17 @@ meth() {
 scalewin	flat1	0	no	no	a	1	1.0300	b	8	1.3769	0.750	0.0667	3
 scalewin	grid	0	yes	yes	b	8	1.3769	b	8	1.3769	11.250	1.0000	12
 scalewin	sha	0	yes	yes	b	8	1.3769	b	8	1.3769	4.750	0.4222	7
-scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	2.000	0.1778	5
+scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	1.500	0.1333	5
 guarded	flat1	0	no	no	e	1	1.0400	d	2	1.0676	0.750	0.0667	3
 guarded	grid	0	yes	yes	d	2	1.0676	d	2	1.0676	11.250	1.0000	12
 guarded	sha	0	no	no	e	1	1.0400	d	2	1.0676	4.750	0.4222	7
-guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	3.875	0.3444	9" ]
+guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	2.125	0.1889	9" ]
 }
 
 @test "simulate -S: one summary row per policy, in the order of -p" {
 	run -0 ar-sched simulate -S -p ours,flat1 "$FIX/tiny.tsv"
 	[ "$output" = "policy	runs	found	found_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements
-ours	2	2	1.0000	1.0000	2.938	0.2611	0.3444	0.2611	7.0
+ours	2	2	1.0000	1.0000	1.812	0.1611	0.1889	0.1611	7.0
 flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 }
 
@@ -66,8 +66,9 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 @test "simulate -v: every measurement on stderr, with its purpose, why and size" {
 	run --separate-stderr -0 ar-sched simulate -v -p ours "$FIX/tiny.tsv"
 	[ "$(printf '%s\n' "$stderr" | grep -c '^scalewin	ours	0	')" -eq 5 ]
-	# The k=8 probe clearly beats the incumbent after half a measurement.
-	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.50$'
+	# The k=8 probe clearly beats the incumbent after a quarter of a
+	# measurement.
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.25$'
 	# The first probe has no incumbent to stop against: a whole one.
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	a	1	probe	.*	1\.00$'
 	# grid makes standard measurements only.
@@ -77,7 +78,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -f jsonl: one object per campaign" {
 	run -0 ar-sched simulate -f jsonl -p ours -s 7 "$FIX/tiny.tsv"
-	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":2.0,"grid_frac":0.17777777777777778,"measurements":5}' ]
+	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":1.5,"grid_frac":0.13333333333333333,"measurements":5}' ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 ar-sched simulate -S -f jsonl -p grid "$FIX/tiny.tsv"
 	[ "$output" = '{"policy":"grid","runs":2,"found":2,"found_rate":1.0,"exact_rate":1.0,"gpu_hours":11.25,"grid_frac":1.0,"grid_frac_max":1.0,"hours_frac":1.0,"measurements":12.0}' ]
@@ -184,14 +185,14 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	[ "$output" = "usage: ar-sched landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] [--mix family=weight[,...]]" ]
 }
 
-@test "simulate: ours on a dead tie ends, found, no pair measured more than 3 times" {
+@test "simulate: ours on a dead tie ends, found, no pair measured more than 4 times" {
 	{ echo "$H"; meth a 1.05; meth b 1.05; } > l.tsv
 	for s in 1 2 3; do
 		run --separate-stderr -0 ar-sched simulate -v -p ours -s $s l.tsv
 		[ "$(printf '%s\n' "$output" | cut -f4 | sed -n 2p)" = yes ]
-		# A tie is never resolved; the cap of 3 measurements a pair
+		# A tie is never resolved; the cap of 4 measurements a pair
 		# is what ends it.
 		[ "$(printf '%s\n' "$stderr" | cut -f4,5 | sort | uniq -c |
-		    awk '$1 > 3' | wc -l)" -eq 0 ]
+		    awk '$1 > 4' | wc -l)" -eq 0 ]
 	done
 }

@@ -397,14 +397,15 @@ b aa"
 	camp
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1
-	# A standard measurement is 20 pairs: a k=1 probe or a scale probe
-	# is half of one to one, and stops once its interval leaves out the
-	# ratio it was made to answer; the A/A is ar-bench's own.
+	# A standard measurement is 32 pairs: a k=1 probe is half of one to
+	# one, a scale probe a quarter to one, and each stops once its
+	# interval leaves out the ratio it was made to answer; the A/A is
+	# ar-bench's own.
 	same "$(cols method k purpose min_pairs max_pairs stop_at)" \
-	    "$C3 1 probe 10 20 0.935
-$C1 2 scale 10 20 1.111
-$C1 4 scale 10 20 1.111
-$C1 1 validate 10 10 0.9797"
+	    "$C3 1 probe 16 32 0.935
+$C1 2 scale 8 32 1.111
+$C1 4 scale 8 32 1.111
+$C1 1 validate 16 16 0.9797"
 	sed -i '$a sched.pairs = 40' camp/campaign.conf
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1 --put -n 1
@@ -412,6 +413,14 @@ $C1 1 validate 10 10 0.9797"
 	f=$(ls camp/queue/new/*)
 	same "$(jq -c '[.method, .k, .min_pairs, .max_pairs, .stop_at]' $f)" \
 	    "[\"$C3\",1,20,40,0.935]"
+	# No size is below the 8 pairs of a first look's interval (the probe
+	# of C3 is queued now).
+	sed -i 's/^sched.pairs = .*/sched.pairs = 8/' camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
+	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --noise-max 1
+	same "$(cols k purpose min_pairs max_pairs)" "2 scale 8 8
+4 scale 8 8
+1 validate 8 8"
 	# The other policies measure as ar-bench decides: no sizes.
 	sed -i 's/^policy = .*/policy = grid/' camp/campaign.conf
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
