@@ -1068,21 +1068,15 @@ struct size {
 /* A pick's size in pairs: a standard measurement is std pairs. Only a
  * pick that asks for something other than one standard measurement with
  * no early stop is sized, so the other policies keep ar-bench's own
- * sequential rule. */
+ * sequential rule. ar-sched simulate sizes its measurements the same
+ * way. */
 static struct size
 size_of(const struct ar_pol_pick *pk, long std)
 {
 	struct size z = { 0, 0, NAN };
 
-	if (pk->size_min == 1 && pk->size_max == 1 && isnan(pk->stop_at))
+	if (!ar_pol_pairs(pk, std, &z.pmin, &z.pmax))
 		return z;
-	z.pmin = (long)ceil(pk->size_min * (double)std - 1e-9);
-	z.pmax = (long)ceil(pk->size_max * (double)std - 1e-9);
-	/* Fewer pairs than this give no interval at a look's confidence. */
-	if (z.pmin < 8)
-		z.pmin = 8;
-	if (z.pmax < z.pmin)
-		z.pmax = z.pmin;
 	if (pk->stop_at > 0 && isfinite(pk->stop_at))
 		z.stop_at = pk->stop_at;
 	return z;
@@ -1243,7 +1237,7 @@ cmd_next(int argc, char **argv)
 	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
 	int policy = AR_POL_OURS;
 	double conf_pfrac = -1;
-	long long std_pairs = 32;
+	long long std_pairs = AR_POL_PAIRS_STD;
 	const struct size nosize = { 0, 0, NAN };
 	struct nx x = {0};
 	struct src s = {0};
@@ -1306,7 +1300,7 @@ cmd_next(int argc, char **argv)
 		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.base_pfrac: \"%s\" "
 		    "is not a number above 0 and at most 1", camp.dir, v);
 	/* The pairs of one standard measurement: what the policy's sizes
-	 * (a quarter, a half, 1.75) are multiples of. 32 makes the smallest,
+	 * (a quarter, a half, 2.5) are multiples of. 32 makes the smallest,
 	 * a quarter, the 8 pairs that give a 95% interval at a look. */
 	if ((v = ar_conf_get(&camp.conf, "sched.pairs")) &&
 	    (ar_parse_long(v, &std_pairs) < 0 || std_pairs < 8 ||

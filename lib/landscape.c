@@ -314,44 +314,54 @@ truly_feasible(const struct lmeth *m, int ki)
 /* Measures (i, ki) once more as the pick asks and folds it into what the
  * policy knows: the estimate is the mean log of every run of the pair so
  * far, each measurement weighted by its size, its interval from the noise
- * over the square root of their total size. A standard measurement (size
- * 1, no early stop) is one draw; a sequential one draws quarters of a
- * measurement (a quarter has twice the noise) and stops at the first look
- * whose interval leaves out stop_at. Returns the size measured. */
+ * over the square root of their total size. A standard measurement (one
+ * of size 1 with no early stop) is one draw. A sequential one is sized
+ * in pairs as ar-sched next sizes it for ar-bench (ar_pol_pairs, std
+ * pairs to a standard measurement), draws pair by pair (a pair has
+ * sqrt(std) times the noise) and stops at the first of ar-bench's looks
+ * (ar_verdict_look) whose interval leaves out stop_at. Returns the size
+ * measured, in standard measurements. */
 static double
 measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
-    struct ar_pol_method *pm, double *logsum, double *wsum, long *chunks)
+    long std, struct ar_pol_method *pm, double *logsum, double *wsum,
+    long *chunks)
 {
 	size_t i = pk->method, at = pk->method * NK + (size_t)pk->ki;
 	int ki = pk->ki;
 	const struct lmeth *m = &L->m[i];
 	struct ar_pol_obs *o = &pm[i].at[ki];
-	double s, mean, used = 0, smin = pk->size_min, smax = pk->size_max;
+	struct ar_verdict_opts vo;
+	struct ar_pol_pick p = *pk;
+	double s, mean, used = 0, w = 1 / (double)std;
+	long pmin, pmax, n;
 
-	if (!(smax > 0))
-		smin = smax = 1;
-	if (!(smin > 0) || smin > smax)
-		smin = smax;
-	if (smin == 1 && smax == 1 && isnan(pk->stop_at)) {
+	if (!(p.size_max > 0))
+		p.size_min = p.size_max = 1;
+	if (!(p.size_min > 0) || p.size_min > p.size_max)
+		p.size_min = p.size_max;
+	if (!ar_pol_pairs(&p, std, &pmin, &pmax)) {
 		logsum[at] += log(m->score[ki]) + m->noise[ki] *
 		    gauss(key_of(base, i, ki, o->n));
 		wsum[at] += 1;
 		used = 1;
-	} else
-		for (;;) {
-			/* Quarters draw from keys of their own, past the
+	} else {
+		memset(&vo, 0, sizeof vo);
+		vo.min_pairs = (size_t)pmin;
+		vo.max_pairs = (size_t)pmax;
+		for (n = 1;; n++) {
+			/* Pairs draw from keys of their own, past the
 			 * standard draws' and the profile's. */
 			double z = gauss(key_of(base, i, 2 * NK + ki,
 			    chunks[at]++));
 
-			logsum[at] += 0.25 * (log(m->score[ki]) +
-			    2 * m->noise[ki] * z);
-			wsum[at] += 0.25;
-			used += 0.25;
-			if (used < smin - 1e-9)
-				continue;
-			if (used >= smax - 1e-9)
+			logsum[at] += w * (log(m->score[ki]) +
+			    sqrt((double)std) * m->noise[ki] * z);
+			wsum[at] += w;
+			used += w;
+			if (n >= pmax)
 				break;
+			if (!ar_verdict_look((size_t)n, &vo))
+				continue;
 			mean = logsum[at] / wsum[at];
 			s = m->noise[ki] / sqrt(wsum[at]);
 			if (pk->stop_at > 0 && (mean - Z95 * s >
@@ -359,6 +369,7 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 			    log(pk->stop_at)))
 				break;
 		}
+	}
 	o->n++;
 	mean = logsum[at] / wsum[at];
 	s = m->noise[ki] / sqrt(wsum[at]);
@@ -381,7 +392,7 @@ static int trace;
 
 static void
 campaign(const struct land *L, int policy, uint64_t seed, long rep,
-    struct run *r)
+    long std, struct run *r)
 {
 	struct ar_pol_method *pm = ar_xcalloc(L->n, sizeof *pm);
 	double *logsum = ar_xcalloc(L->n * NK, sizeof *logsum);
@@ -430,7 +441,8 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
-		size = measure(L, base, &pick, pm, logsum, wsum, chunks);
+		size = measure(L, base, &pick, std, pm, logsum, wsum,
+		    chunks);
 		if (trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
 			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
@@ -463,8 +475,8 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 /* ---- ar-sched simulate ---- */
 
 const char ar_simulate_usage[] =
-	"simulate [-Sv] [-p policy[,policy...]] [-s seed] [-r repeats] "
-	"[-f tsv|jsonl] landscape-file ...";
+	"simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] "
+	"[-r repeats] [-f tsv|jsonl] landscape-file ...";
 
 struct tally {
 	long runs, found, exact, meas;
@@ -583,7 +595,7 @@ ar_sched_simulate(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int pols[8], npol = 0, c, fmt = 0, summary = 0, p;
-	long long seed = 1, reps = 1;
+	long long seed = 1, reps = 1, pairs = AR_POL_PAIRS_STD;
 	const char *polarg = "flat1,grid,sha,ours", *fmtarg = "tsv";
 	struct land *ls = NULL;
 	struct tally tally[8];
@@ -592,10 +604,16 @@ ar_sched_simulate(int argc, char **argv)
 
 	need_args(argc, argv, ar_simulate_usage);
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:p:r:s:Sv", longopts, NULL)) !=
-	    -1) {
+	while ((c = getopt_long(argc, argv, "f:p:P:r:s:Sv", longopts,
+	    NULL)) != -1) {
 		switch (c) {
 		case 'f': fmtarg = optarg; break;
+		case 'P':
+			if (ar_parse_long(optarg, &pairs) < 0 ||
+			    pairs < AR_POL_PAIRS_MIN || pairs > 100000)
+				ar_die(AR_EX_USAGE, "-P %s: not a count from %d "
+				    "to 100000", optarg, AR_POL_PAIRS_MIN);
+			break;
 		case 'p': polarg = optarg; break;
 		case 'r':
 			if (ar_parse_long(optarg, &reps) < 0 || reps < 1 ||
@@ -661,7 +679,7 @@ ar_sched_simulate(int argc, char **argv)
 				double frac;
 
 				campaign(&ls[i], pols[p], (uint64_t)seed, rep,
-				    &r);
+				    (long)pairs, &r);
 				frac = r.grid_hours > 0 ? r.hours /
 				    r.grid_hours : 0;
 				t->runs++;

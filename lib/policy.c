@@ -74,23 +74,25 @@
 #ifndef MISS_W
 #define MISS_W 0.04
 #endif
-/* Sizes, in standard measurements, of ours' sequential measurements:
- * k=1 probes and re-measurements are at least half of one, since their
- * estimates are what the pick rests on; k=1 probes stop early only
- * below this fraction of the incumbent (a dud: its parallel fraction is
- * what is left to learn); scale probes may stop after a quarter, once
- * they clearly beat the incumbent by the minimum effect or clearly do
- * not, since most of them only have to show that a method does not pay
- * at scale, and a costly 8-GPU probe is where a quarter saves most;
- * re-measurements stop once the rival is clearly above or below the
- * other, and close calls run to 1.75 measurements. */
+/* Sizes, in standard measurements, of ours' sequential measurements.
+ * Probes, k=1 or scale, may stop after a quarter (the 8 pairs of a first
+ * look's interval), since most of them only have to show that a method
+ * is a dud or does not pay at scale: a k=1 probe stops early only below
+ * this fraction of the incumbent (a dud: its parallel fraction is what
+ * is left to learn), a scale probe once it clearly beats the incumbent
+ * by the minimum effect or clearly does not. Re-measurements are at
+ * least half of one, since the pick rests on them, stop once the rival
+ * is clearly above or below the other, and close calls run to 2.5
+ * measurements. */
 /* A lone incumbent is looked at again, for half a measurement, when its
  * sd exceeds this many minimum effects. */
 #ifndef LONE_SD
-#define LONE_SD 2.2
+#define LONE_SD 3
 #endif
 #define LONE_MAX 0.5
-#define PROBE_MIN 0.5
+#ifndef PROBE_MIN
+#define PROBE_MIN 0.25
+#endif
 #ifndef PROBE_BAR
 #define PROBE_BAR 0.85
 #endif
@@ -102,7 +104,7 @@
 #define VAL_MIN 0.5
 #endif
 #ifndef VAL_MAX
-#define VAL_MAX 1.75
+#define VAL_MAX 2.5
 #endif
 
 int
@@ -142,6 +144,20 @@ ar_pol_parse(const char *s)
 		if (strcmp(s, ar_pol_name(i)) == 0)
 			return i;
 	return -1;
+}
+
+int
+ar_pol_pairs(const struct ar_pol_pick *pk, long std, long *pmin, long *pmax)
+{
+	if (pk->size_min == 1 && pk->size_max == 1 && isnan(pk->stop_at))
+		return 0;
+	*pmin = (long)ceil(pk->size_min * (double)std - 1e-9);
+	*pmax = (long)ceil(pk->size_max * (double)std - 1e-9);
+	if (*pmin < AR_POL_PAIRS_MIN)
+		*pmin = AR_POL_PAIRS_MIN;
+	if (*pmax < *pmin)
+		*pmax = *pmin;
+	return 1;
 }
 
 static double

@@ -40,15 +40,19 @@ struct ar_pol_pick {
 	int ki;              /* index of k: 0..3 for 1, 2, 4, 8 */
 	int purpose;         /* AR_PUR_ */
 	double value;        /* expected gain per GPU-hour */
-	/* Sequential stopping, as ar-bench does: the measurement runs in
-	 * quarters of a standard one (the landscape's noise and cost_h)
-	 * from size_min to size_max standard measurements, and stops at the
-	 * first look where the 95% interval of all the pair's runs so far
-	 * leaves out stop_at. NAN: no early stop. A default pick is one
-	 * standard measurement. */
+	/* Sequential stopping, as ar-bench does: the measurement runs from
+	 * size_min to size_max standard measurements (ar_pol_pairs turns
+	 * them into pairs) and stops at the first of ar-bench's looks where
+	 * the 95% interval of the ratio leaves out stop_at. NAN: no early
+	 * stop. A default pick is one standard measurement. */
 	double size_min, size_max, stop_at;
 	char why[160];
 };
+
+/* The fewest pairs that give ar-bench a 95% interval at its first look,
+ * and the default pairs of a standard measurement (sched.pairs). */
+#define AR_POL_PAIRS_MIN 8
+#define AR_POL_PAIRS_STD 32
 
 /* The index of k (1, 2, 4, 8) or -1; and back. */
 int ar_pol_kindex(long k);
@@ -56,6 +60,12 @@ long ar_pol_k(int ki);
 const char *ar_pol_purpose_name(int purpose);
 const char *ar_pol_name(int policy);
 int ar_pol_parse(const char *name);   /* -1 when unknown */
+
+/* A pick's size in pairs, a standard measurement being std pairs: 0 for
+ * a default pick (ar-bench's own rule decides), else 1 with *pmin and
+ * *pmax set, never below AR_POL_PAIRS_MIN. */
+int ar_pol_pairs(const struct ar_pol_pick *pk, long std, long *pmin,
+	long *pmax);
 
 /* Up to max measurements to make next, in the order to make them; 0 when
  * nothing left is worth its cost. */

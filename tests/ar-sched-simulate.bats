@@ -37,17 +37,17 @@ meth() {
 scalewin	flat1	0	no	no	a	1	1.0300	b	8	1.3769	0.750	0.0667	3
 scalewin	grid	0	yes	yes	b	8	1.3769	b	8	1.3769	11.250	1.0000	12
 scalewin	sha	0	yes	yes	b	8	1.3769	b	8	1.3769	4.750	0.4222	7
-scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	1.500	0.1333	5
+scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	1.484	0.1319	5
 guarded	flat1	0	no	no	e	1	1.0400	d	2	1.0676	0.750	0.0667	3
 guarded	grid	0	yes	yes	d	2	1.0676	d	2	1.0676	11.250	1.0000	12
 guarded	sha	0	no	no	e	1	1.0400	d	2	1.0676	4.750	0.4222	7
-guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	2.125	0.1889	9" ]
+guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	2.000	0.1778	9" ]
 }
 
 @test "simulate -S: one summary row per policy, in the order of -p" {
 	run -0 ar-sched simulate -S -p ours,flat1 "$FIX/tiny.tsv"
 	[ "$output" = "policy	runs	found	found_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements
-ours	2	2	1.0000	1.0000	1.812	0.1611	0.1889	0.1611	7.0
+ours	2	2	1.0000	1.0000	1.742	0.1549	0.1778	0.1549	7.0
 flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 }
 
@@ -71,14 +71,33 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.25$'
 	# The first probe has no incumbent to stop against: a whole one.
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	a	1	probe	.*	1\.00$'
+	# c's probe stops at ar-bench's look of 22 pairs of 32, clearly
+	# below 85% of the best so far.
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	c	1	probe	.*	0\.69$'
 	# grid makes standard measurements only.
 	run --separate-stderr -0 ar-sched simulate -v -p grid "$FIX/tiny.tsv"
 	[ "$(printf '%s\n' "$stderr" | grep -vc '	1\.00$')" -eq 0 ]
 }
 
+@test "simulate -P: a standard measurement's pairs; no measurement below 8 pairs" {
+	# With 8 pairs to a standard measurement, a quarter would be 2
+	# pairs: every probe is the 8 pairs of one whole measurement.
+	run --separate-stderr -0 ar-sched simulate -v -p ours -P 8 "$FIX/tiny.tsv"
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 14 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c '	1\.00$')" -eq 14 ]
+	# With 64, the k=8 probe still stops at its first look, a quarter.
+	run --separate-stderr -0 ar-sched simulate -v -p ours -P 64 "$FIX/tiny.tsv"
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.25$'
+	[ "$output" != "$(ar-sched simulate -p ours "$FIX/tiny.tsv")" ]
+	run -64 ar-sched simulate -P 7 "$FIX/tiny.tsv"
+	[ "$output" = "ar-sched: -P 7: not a count from 8 to 100000" ]
+	run -64 ar-sched simulate -P 100001 "$FIX/tiny.tsv"
+	[ "$output" = "ar-sched: -P 100001: not a count from 8 to 100000" ]
+}
+
 @test "simulate -f jsonl: one object per campaign" {
 	run -0 ar-sched simulate -f jsonl -p ours -s 7 "$FIX/tiny.tsv"
-	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":1.5,"grid_frac":0.13333333333333333,"measurements":5}' ]
+	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":1.40625,"grid_frac":0.125,"measurements":5}' ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 ar-sched simulate -S -f jsonl -p grid "$FIX/tiny.tsv"
 	[ "$output" = '{"policy":"grid","runs":2,"found":2,"found_rate":1.0,"exact_rate":1.0,"gpu_hours":11.25,"grid_frac":1.0,"grid_frac_max":1.0,"hours_frac":1.0,"measurements":12.0}' ]
@@ -121,7 +140,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate: usage errors" {
 	run -64 ar-sched simulate
-	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -64 ar-sched simulate -p best "$FIX/tiny.tsv"
 	[ "$output" = "ar-sched: -p best: the policies are ours, flat1, grid and sha" ]
 	run -64 ar-sched simulate -r 0 "$FIX/tiny.tsv"
@@ -180,7 +199,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -h, landscape -h" {
 	run -0 ar-sched simulate -h
-	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -0 ar-sched landscape -h
 	[ "$output" = "usage: ar-sched landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] [--mix family=weight[,...]]" ]
 }
