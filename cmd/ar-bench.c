@@ -1413,14 +1413,18 @@ session_run(struct session *se)
 		if (!ar_verdict_look(se->n, &B.vo) && !last)
 			continue;
 		se->verdict = ar_verdict(se->x, se->n, &B.vo, last, &se->ci);
-		if (se->verdict != AR_V_CONTINUE)
+		/* With --stop-at, the scheduler's question ends the session:
+		 * a verdict decided first does not, since the scheduler
+		 * sized the measurement for its own question, and the
+		 * verdict taken where the session ends is one of its looks
+		 * (each at alpha / looks), whichever that is. */
+		if (se->verdict != AR_V_CONTINUE && (!(B.stop_at > 0) || last))
 			break;
 		/* The scheduler's question (does the ratio clear the
-		 * incumbent?) may be answered before the baseline's. It is
-		 * asked at 95% per look, as ar-sched simulate models it;
-		 * its errors cost the scheduler a miss, never a verdict:
-		 * the session ends undecided, and the verdict keeps its own
-		 * confidence. */
+		 * incumbent?) is asked at 95% per look, as ar-sched
+		 * simulate models it; its errors cost the scheduler a miss,
+		 * never a verdict: the verdict keeps its own confidence,
+		 * and is inconclusive where it is undecided. */
 		if (B.stop_at > 0) {
 			double est, lo, hi;
 

@@ -402,6 +402,27 @@ $USAGE" ]
 	no_scratch
 }
 
+@test "ar-bench --stop-at: a verdict decided first does not end the session, the scheduler's question does" {
+	mkcamp
+	# Within 50%, the baseline against itself is decided in a few
+	# pairs.
+	bench --aa -e 0.5 -p 8 -P 24 -W 0
+	[ "$status" -eq 0 ]
+	jq -e '.stats.pairs < 24 and .verdict != "inconclusive"' r.json
+	# Whether its ratio lies above or below 1 is not: with --stop-at 1
+	# the session runs to the most pairs, and the verdict is taken
+	# there. A false answer (5% a look) ends it early, so up to three
+	# tries.
+	for try in 1 2 3; do
+		bench --aa -e 0.5 -p 8 -P 24 -W 0 --stop-at 1
+		[ "$status" -eq 0 ]
+		[ "$(j .stats.pairs)" != 24 ] || break
+	done
+	jq -e '.stats.pairs == 24 and .ratio.n == 24 and .stats.stop_at == 1' r.json
+	[[ "$(j .why)" != stopped* ]]
+	no_scratch
+}
+
 @test "ar-bench --sched-pairs: the scheduler's pair limits replace the manifest's and give way to -p and -P" {
 	variant '.limits.min_pairs = 30 | .limits.max_pairs = 40'
 	mkcamp prob
