@@ -12,6 +12,7 @@
 # scripted example agent; the command line.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup_file() {
 	SANDBOX=
@@ -24,15 +25,10 @@ setup_file() {
 }
 
 setup() {
-	if ! command -v ar-agent >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	ar_setup ar-agent
 	export AR_TOP=$TOP
 	FIX=$BATS_TEST_DIRNAME/fixtures/agent
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
 	USAGE="usage: ar-agent [--once] [--no-sandbox] [-C campaign] [-H holder] [-l lease] [-q pending] [-t seconds] [-w workload]"
-	T=$BATS_TEST_TMPDIR
 	unset AR_AGENT AR_CAMPAIGN AR_HOLDER AR_PROGRAM AR_BWRAP AR_AGENT_BIND
 	if [ -n "$SANDBOX" ]; then
 		NOSB=()
@@ -45,7 +41,7 @@ setup() {
 }
 
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # idea TITLE [JSON]: puts an idea; prints its id.

@@ -7,14 +7,12 @@
 # tests/gpu-check runs the same on a GPU.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup() {
-	if ! command -v ar-bench >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
-	fi
+	ar_setup ar-bench
 	TOY=$BATS_TEST_DIRNAME/fixtures/bench/toy
 	M=$BATS_TEST_DIRNAME/fixtures/bench/toy-methods
-	T=$BATS_TEST_TMPDIR
 	mkdir -p "$T/w" "$T/tmp"
 	export TMPDIR=$T/tmp
 	unset AR_CAMPAIGN NO_COLOR CUDA_VISIBLE_DEVICES
@@ -24,7 +22,7 @@ setup() {
 }
 
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # ranks: the rank processes of this test's ar-bench, by their parent.

@@ -15,6 +15,7 @@
 # others run in the sandbox where it works and with --no-sandbox elsewhere.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup_file() {
 	# Once for the file: can bwrap make a sandbox here?
@@ -28,14 +29,10 @@ setup_file() {
 }
 
 setup() {
-	if ! command -v ar-bench >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	ar_setup ar-bench
 	FIX=$BATS_TEST_DIRNAME/fixtures/bench
 	TOY=$FIX/toy
 	M=$FIX/toy-methods
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
 	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
        ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]"
 	if [ -n "$SANDBOX" ]; then
@@ -47,7 +44,6 @@ setup() {
 	# must not appear.
 	TAG=arbt-$$-$RANDOM$RANDOM
 	umask 022
-	T=$BATS_TEST_TMPDIR
 	mkdir -p "$T/w" "$T/tmp"
 	# ar-bench's scratch sessions go here: the tests see what is left.
 	export TMPDIR=$T/tmp
@@ -60,7 +56,7 @@ teardown() {
 	pkill -KILL -f "$TAG" 2>/dev/null || true
 	rm -f "/usr/$TAG" /tmp/ar-bench-test-left /dev/shm/ar-bench-test-left
 	# The sealed problem is read-only; let bats remove the scratch.
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 need_sandbox() {

@@ -10,24 +10,20 @@
 # -V, ar-curve.
 
 bats_require_minimum_version 1.5.0
+load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/curve"
 
 H="id	signed	verified	method.hash	method.commit	workload	device	shape.k	verdict	pass.guardrails	aa	ratio.median	ratio.ci_lo	ratio.ci_hi	ratio.n"
 
 setup() {
-	if ! command -v ar-curve >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	ar_setup ar-curve
 	USAGE="usage: ar-curve [-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [--text] [--svg file] [file ...]"
-	T=$BATS_TEST_TMPDIR
 	cd "$T"
 }
 
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2> /dev/null || true
+	ar_unlock
 }
 
 # row ID K Y [VERDICT [GUARD [SIGNED [VERIFIED [AA [HASH [LO HI]]]]]]]:

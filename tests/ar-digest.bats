@@ -9,17 +9,13 @@
 # and imported logs (-F autoresearch, -F pi), golden too.
 
 bats_require_minimum_version 1.5.0
+load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/digest"
 
 setup() {
-	if ! command -v ar-digest >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	ar_setup ar-digest
 	USAGE="usage: ar-digest [-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] [--html file]"
-	T=$BATS_TEST_TMPDIR
 	cd "$T"
 }
 

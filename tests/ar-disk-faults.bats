@@ -5,10 +5,10 @@
 # saying so, where mounting is not allowed.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup() {
-	command -v ar-ledger >/dev/null ||
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
+	ar_setup ar-ledger
 	mnt="$BATS_TEST_TMPDIR/mnt"
 	mkdir -p "$mnt" "$BATS_TEST_TMPDIR/prob"
 	printf 'echo run\n' > "$BATS_TEST_TMPDIR/prob/run.sh"

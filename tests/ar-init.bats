@@ -10,13 +10,11 @@
 # is fixed.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup() {
-	if ! command -v ar-init >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
+	ar_setup ar-init
 	P="$BATS_TEST_DIRNAME/fixtures/problem"
-	VERSION=$(sed -n 's/^VERSION = //p' "$BATS_TEST_DIRNAME/../config.mk")
 	USAGE1="usage: ar-init [-k keydir] [-n name] -p problem dir"
 	USAGE2="       ar-init -c dir"
 	HDR=$(printf 'state\tpath\tdetail')
@@ -28,7 +26,7 @@ setup() {
 
 teardown() {
 	# The sealed problem is read-only; let bats remove the scratch.
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # mkcamp DIR: a fresh campaign from the fixture problem.

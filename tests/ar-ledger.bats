@@ -13,6 +13,7 @@
 # the code is skipped with a reason starting "BUG:".
 
 bats_require_minimum_version 1.5.0
+load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/ledger"
 
@@ -22,10 +23,7 @@ GEN_HEADER="id	signed	baseline.tok_s.ci_hi	baseline.tok_s.ci_lo	baseline.tok_s.m
 HASH=abababababababababababababababababababababababababababababababab
 
 setup() {
-	if ! command -v ar-ledger >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	T=$BATS_TEST_TMPDIR
+	ar_setup ar-ledger
 	mkdir -p "$T/prob"
 	printf 'metric = tok_s\n' > "$T/prob/manifest"
 	C=$T/camp
@@ -36,7 +34,7 @@ setup() {
 
 # ar-init seals problem/ read-only; let bats remove the scratch tree.
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2> /dev/null || true
+	ar_unlock
 }
 
 # gen N FILE [SEED]: N realistic results signed by this campaign.

@@ -14,6 +14,7 @@
 # restarted after its lease expired: the job is adopted, not run again.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup_file() {
 	SANDBOX=
@@ -43,15 +44,10 @@ teardown_file() {
 }
 
 setup() {
-	if ! command -v ar-loop >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	ar_setup ar-loop
 	export AR_TOP=$TOP
 	FIX=$BATS_TEST_DIRNAME/fixtures/agent
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
 	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
-	T=$BATS_TEST_TMPDIR
 	unset AR_AGENT AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_CAMPAIGN \
 	    AR_HOLDER AR_PROGRAM AR_BWRAP
 	if [ -n "$SANDBOX" ]; then
@@ -69,7 +65,7 @@ setup() {
 }
 
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # rows: results of the campaign in the ledger.

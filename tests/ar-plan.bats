@@ -10,16 +10,12 @@
 # scripted example planner. The command line.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup() {
-	if ! command -v ar-plan >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../scripts:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+	ar_setup ar-plan
 	export AR_TOP=$TOP
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
 	USAGE="usage: ar-plan [-C campaign] [-d digest] [-n ideas] [-r tries] [-t seconds] [-P program.md]"
-	T=$BATS_TEST_TMPDIR
 	unset AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_PLANNER_MODEL \
 	    AR_PLANNER_KEY AR_CAMPAIGN AR_PROGRAM ANTHROPIC_API_KEY OPENAI_API_KEY
 	cd "$T"
@@ -32,7 +28,7 @@ teardown() {
 		kill "$STUB" 2>/dev/null || true
 		wait "$STUB" 2>/dev/null || true
 	fi
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # stub MODE: http-stub answering MODE; sets STUB (pid), URL, LOG.

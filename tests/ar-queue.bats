@@ -13,6 +13,7 @@
 # bug in ar-queue is skipped with "BUG:" and the reason.
 
 bats_require_minimum_version 1.5.0
+load common
 
 # An id made by put: UTC time to the microsecond, then 64 random bits.
 # The ORDER in a spool name (PRIO-ORDER-ID) has the same form.
@@ -20,9 +21,7 @@ ORD='[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9a-f]{16}'
 ID_RE="^$ORD\$"
 
 setup() {
-	if ! command -v ar-queue >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
+	ar_setup ar-queue
 	FIX=$BATS_TEST_DIRNAME/fixtures/queue
 	cd "$BATS_TEST_TMPDIR"
 	S=spool
@@ -31,7 +30,7 @@ setup() {
 
 # A test that failed midway may leave directories read-only.
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
+	ar_unlock
 }
 
 # Fails, showing both, unless $1 is exactly $2.

@@ -13,6 +13,7 @@
 # array task ids with a fake Slurm.
 
 bats_require_minimum_version 1.5.0
+load common
 
 setup_file() {
 	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
@@ -35,18 +36,13 @@ teardown_file() {
 }
 
 setup() {
-	if ! command -v ar-run >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
-	fi
+	ar_setup ar-run
 	# The fake bench signs its results with ar-sign-test.
 	if ! command -v ar-sign-test >/dev/null 2>&1; then
 		PATH="$PATH:$BATS_TEST_DIRNAME/../build/tests"
 	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 	FIX=$BATS_TEST_DIRNAME/fixtures/run
 	export AR_BENCH=$FIX/fake-bench
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
-	T=$BATS_TEST_TMPDIR
 	cd "$T"
 	unset AR_CAMPAIGN AR_HOLDER NO_COLOR FAKE_SLEEP FAKE_POST FAKE_LOG
 	export AR_RUN_POLL=0.05
@@ -68,7 +64,7 @@ teardown() {
 	for p in $(pgrep -f "fake-bench .*-C $T" 2>/dev/null); do
 		kill -KILL "$p" 2>/dev/null || true
 	done
-	chmod -R u+w "$T" 2>/dev/null || true
+	ar_unlock
 }
 
 # mkcamp: campaign "camp" of problems/int8-matvec; CAMP is its real path.

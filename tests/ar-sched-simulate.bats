@@ -9,16 +9,14 @@
 # missing file (66) and usage errors (64); -h.
 
 bats_require_minimum_version 1.5.0
+load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/landscape"
 
 H="landscape	method	k	score	noise	guard	guard_max	cost_h	pfrac	hint"
 
 setup() {
-	if ! command -v ar-sched >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$PATH"
-	fi
-	T=$BATS_TEST_TMPDIR
+	ar_setup ar-sched
 	cd "$T"
 }
 

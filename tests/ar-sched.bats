@@ -15,6 +15,7 @@
 # same figures for the same seed). Timings are bench/bench-sched.sh's.
 
 bats_require_minimum_version 1.5.0
+load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/sched"
 HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why	min_pairs	max_pairs	stop_at"
@@ -24,18 +25,13 @@ C2=cafe000000000000000000000000000000000002
 C3=cafe000000000000000000000000000000000003
 
 setup() {
-	if ! command -v ar-sched >/dev/null 2>&1; then
-		PATH="$BATS_TEST_DIRNAME/../build/bin:$BATS_TEST_DIRNAME/../build/tests:$PATH"
-	fi
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
+	ar_setup ar-sched
 	HOST=$(hostname -s)
-	T=$BATS_TEST_TMPDIR
 	cd "$T"
 }
 
 teardown() {
-	chmod -R u+w "$BATS_TEST_TMPDIR" 2> /dev/null || true
+	ar_unlock
 }
 
 # Fails, showing both, unless $1 is exactly $2.
