@@ -76,7 +76,7 @@ struct session {
 	char *order;         /* per pair: 'b' or 'm', whoever ran first */
 	size_t n, npairs, cap;
 	int verdict, end;
-	int stopped;         /* ended by --stop-at, before the verdict */
+	int stopped;         /* ended by --stop-at, the verdict undecided */
 	double stop_lo, stop_hi; /* the 95% interval that ended it */
 	char why[512];
 	struct ar_interval ci;

@@ -1303,10 +1303,11 @@ cmd_next(int argc, char **argv)
 	 * (a quarter, a half, 2.5) are multiples of. 32 makes the smallest,
 	 * a quarter, the 8 pairs that give a 95% interval at a look. */
 	if ((v = ar_conf_get(&camp.conf, "sched.pairs")) &&
-	    (ar_parse_long(v, &std_pairs) < 0 || std_pairs < 8 ||
-	    std_pairs > 100000))
+	    (ar_parse_long(v, &std_pairs) < 0 ||
+	    std_pairs < AR_POL_PAIRS_MIN || std_pairs > 100000))
 		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.pairs: \"%s\" is not "
-		    "a whole number from 8 to 100000", camp.dir, v);
+		    "a whole number from %d to 100000", camp.dir, v,
+		    AR_POL_PAIRS_MIN);
 	/* Before anything is read: what is busy must not change under us. */
 	if (put)
 		take_lock(camp.dir);
