@@ -12,36 +12,48 @@ MAN5 = ar-formats.5 ar-problem.5
 MAN7 = autoreduce.7
 TESTBIN = ar-sign-test unit http-stub cuda-test
 
-# lib/cuda-none.c stands in for the CUDA objects, so it is never in
-# libar.a: the device library below holds one or the other.
-LIBSRC = $(filter-out lib/cuda-none.c,$(wildcard lib/*.c))
-LIBOBJ = $(LIBSRC:lib/%.c=$(O)/lib/%.o)
-HDR = $(wildcard lib/*.h)
+# Two layers of libraries: lib/ is the base (formats, rules, files),
+# built into libar.a; dev/ is the device layer above it (the cpu and cuda
+# devices, the ranks, the roofline), built into libardev.a with the CUDA
+# kernels where nvcc exists, else with dev/cuda-none.c in their place.
+# lib/ never includes dev/; programs link libardev.a before libar.a.
+LIBSRC = $(wildcard lib/*.c)
+LIBOBJ = $(LIBSRC:%.c=$(O)/%.o)
+DEVSRC = $(filter-out dev/cuda-none.c,$(wildcard dev/*.c))
+HDR = $(wildcard lib/*.h dev/*.h cmd/*/*.h)
 KERNELS = $(wildcard kernels/*.cu)
 KOBJ = $(KERNELS:kernels/%.cu=$(O)/kernels/%.o)
 
-# The device objects (ar_cuda_*): the kernels where nvcc exists, with the
-# CUDA runtime linked statically (cuBLAS, cuBLASLt and NCCL are loaded at
-# run time), else lib/cuda-none.c. Every program links them, after
-# libar.a and before it again, since libar.a's roofline and rank code
-# call ar_cuda_* and the kernels call back into libar.a.
+# The CUDA objects: the kernels where nvcc exists, with the CUDA runtime
+# linked statically (cuBLAS, cuBLASLt and NCCL are loaded at run time).
 HAVE_NVCC := $(if $(KERNELS),$(shell command -v $(NVCC) >/dev/null 2>&1 && echo yes))
 ifeq ($(HAVE_NVCC),yes)
 DEVKIND = cuda
-DEVOBJ = $(KOBJ)
+DEVOBJ = $(DEVSRC:%.c=$(O)/%.o) $(KOBJ)
 DEVLIBS = $(CUDART_A) -ldl -lrt -lpthread
 else
 DEVKIND = none
-DEVOBJ = $(O)/lib/cuda-none.o
+DEVOBJ = $(DEVSRC:%.c=$(O)/%.o) $(O)/dev/cuda-none.o
 DEVLIBS =
 endif
-LINKLIBS = $(O)/libar.a $(O)/libardev.a $(O)/libar.a
+LINKLIBS = $(O)/libardev.a $(O)/libar.a
+
+# A program is cmd/NAME.c, or the files of cmd/NAME/ when it is several.
+cmdobj = $(patsubst %.c,$(O)/%.o,$(or $(wildcard cmd/$(1)/*.c),cmd/$(1).c))
 
 all: $(BIN:%=$(O)/bin/%) $(TESTBIN:%=$(O)/tests/%) cuda
 
 $(O)/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/dev/%.o: dev/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -c -o $@ $<
+
+$(O)/cmd/%.o: cmd/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote dev -c -o $@ $<
 
 # Made afresh: ar would keep members whose sources are gone or excluded.
 $(O)/libar.a: $(LIBOBJ)
@@ -60,20 +72,23 @@ $(O)/libardev.a: $(DEVOBJ) $(O)/dev.kind
 	rm -f $@
 	$(AR) rcs $@ $(DEVOBJ)
 
-$(O)/bin/%: cmd/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
-
-$(O)/bench/%: bench/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
+define program
+$(O)/bin/$(1): $(call cmdobj,$(1)) $(O)/libar.a $(O)/libardev.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -o $$@ $(call cmdobj,$(1)) $$(LINKLIBS) $$(LDFLAGS) $$(LDLIBS) $$(DEVLIBS)
+endef
+$(foreach p,$(BIN),$(eval $(call program,$(p))))
 
 # Benchmarks are run by hand, not by make check.
 bench: $(O)/bench/verdict-sim
 
+$(O)/bench/%: bench/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote dev -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
+
 $(O)/tests/%: tests/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Ilib -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote dev -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
 
 # CUDA kernels: built where nvcc exists (into libardev.a), skipped, and
 # said so, elsewhere.
@@ -92,7 +107,7 @@ cuda-build: $(KOBJ)
 
 $(O)/kernels/%.o: kernels/%.cu $(HDR) config.mk
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -Ilib -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -Ilib -Idev -c -o $@ $<
 
 # The GPU checks. gpu-build, here: everything, with the kernels, so that
 # build/ can be carried to a GPU machine. gpu-check, there: runs the
@@ -122,7 +137,7 @@ lint-man:
 
 lint: lint-man
 	cppcheck --quiet --error-exitcode=1 --std=c11 \
-		--suppress=missingIncludeSystem -Ilib lib cmd tests/*.c
+		--suppress=missingIncludeSystem -Ilib -Idev lib dev cmd tests/*.c
 
 demo: all
 	scripts/demo

@@ -15,7 +15,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "stats.h"
 
 static const char usage[] = "[-t trials] [-m min-effect] [-a alpha] "
 	"[-p max-pairs] [-s seed]";

@@ -22,7 +22,22 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "conf.h"
+#include "crypto.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "ledger.h"
+#include "manifest.h"
+#include "metric.h"
+#include "runner.h"
+#include "seal.h"
+#include "stats.h"
+#include "timefmt.h"
+#include "tree.h"
 #include "dev.h"
 #include "ranks.h"
 #include "roofline.h"

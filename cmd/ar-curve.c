@@ -11,7 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "curve.h"
+#include "err.h"
+#include "io.h"
+#include "json.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"[-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [--text] "

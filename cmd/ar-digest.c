@@ -13,7 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "manifest.h"
+#include "spool.h"
+#include "stats.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"[-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] "

@@ -15,7 +15,16 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "crypto.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "seal.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"[-k keydir] [-n name] -p problem dir\n"

@@ -13,7 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "crypto.h"
+#include "err.h"
+#include "flat.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "ledger.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"

@@ -10,7 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "flat.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"put [-f tsv|jsonl] [-p priority] spool [file]\n"

@@ -21,7 +21,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "ledger.h"
+#include "manifest.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 static const char usage[] =
 	"local [-qv] [-C campaign] [-g topology | --gpus n | --cpus] [-H holder] "

@@ -16,7 +16,18 @@
 
 #include <gsl/gsl_cdf.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "conf.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "manifest.h"
+#include "spool.h"
+#include "stats.h"
+#include "timefmt.h"
+#include "tsv.h"
 #include "landscape.h"
 #include "policy.h"
 #include "arsched.h"

@@ -1,5 +1,5 @@
 /*
- * cuda.cu: the CUDA device of lib/dev.h. The CUDA runtime is linked
+ * cuda.cu: the CUDA device of dev/dev.h. The CUDA runtime is linked
  * statically; cuBLASLt, cuBLAS and NCCL are loaded with dlopen when first
  * needed, and the driver is probed before any CUDA call, so a binary that
  * holds this file starts, and says why it cannot measure, on a machine
@@ -1541,7 +1541,7 @@ extern "C" const struct ar_dev_ops ar_cuda_ops = {
 	cuda_close,
 };
 
-/* ---- test hooks (lib/kref.h) ---- */
+/* ---- test hooks (dev/kref.h) ---- */
 
 extern "C" int
 ar_cuda_last_set(void)

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
 
 void *
 ar_xmalloc(size_t n)

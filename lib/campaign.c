@@ -5,7 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "conf.h"
+#include "crypto.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
 
 const char *
 ar_campaign_default(const char *opt)

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "conf.h"
+#include "io.h"
+#include "utf8.h"
 
 static char *
 trim(char *s)

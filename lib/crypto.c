@@ -6,7 +6,11 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "crypto.h"
+#include "err.h"
+#include "io.h"
+#include "json.h"
 
 void
 ar_crypto_init(void)

@@ -8,9 +8,10 @@
  * least squares with each point's variance from its CI, so parameter
  * uncertainties come from the measurements themselves. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "ar.h"
+#include "curve.h"
 
 static double
 g(double k, double s, double c)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "err.h"
 
 static const char *prog = "autoreduce";
 

@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "flat.h"
+#include "json.h"
 
 static void
 add_num(struct ar_flat *f, const char *k, double num)

@@ -6,7 +6,10 @@
 #include <time.h>
 #include <sodium.h>
 
-#include "ar.h"
+#include "crypto.h"
+#include "err.h"
+#include "id.h"
+#include "timefmt.h"
 
 static pthread_mutex_t idlock = PTHREAD_MUTEX_INITIALIZER;
 static long long last_us;

@@ -8,7 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "utf8.h"
 
 int
 ar_getline(FILE *f, struct ar_buf *b, size_t max)

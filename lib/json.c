@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "err.h"
+#include "json.h"
+#include "utf8.h"
 
 json_t *
 ar_json_parse(const char *s, size_t len, char *err, size_t errlen)

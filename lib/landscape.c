@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "id.h"
+#include "json.h"
+#include "stats.h"
+#include "tsv.h"
 #include "landscape.h"
 #include "policy.h"
 

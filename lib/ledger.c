@@ -16,7 +16,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "flat.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "ledger.h"
+#include "spool.h"
+#include "tsv.h"
 
 /* Rows per segment: bounds the memory a batch or a compaction needs. */
 #define SEG_ROWS 16384

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "io.h"
+#include "json.h"
+#include "manifest.h"
+#include "metric.h"
 
 #define MANIFEST_MAX (1024 * 1024)
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "json.h"
+#include "metric.h"
 
 /* Length of a valid metric name at s, or 0. */
 static size_t

@@ -29,7 +29,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "curve.h"
+#include "err.h"
 #include "policy.h"
 
 #define Z95 1.959964

@@ -28,7 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "io.h"
+#include "runner.h"
+#include "timefmt.h"
+#include "tree.h"
+#include "tsv.h"
 
 extern char **environ;
 

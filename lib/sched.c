@@ -9,7 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "json.h"
+#include "tsv.h"
 #include "arsched.h"
 
 void

@@ -7,7 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "crypto.h"
+#include "err.h"
+#include "io.h"
+#include "seal.h"
+#include "timefmt.h"
+#include "tsv.h"
 
 struct entry {
 	char *path;     /* relative to problem/ */

@@ -10,7 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "id.h"
+#include "io.h"
+#include "spool.h"
 
 static const char *states[] = { "tmp", "new", "cur", "done", "failed", "why" };
 

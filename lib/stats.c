@@ -9,7 +9,8 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "stats.h"
 
 double
 ar_median(const double *v, size_t n)

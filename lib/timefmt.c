@@ -4,7 +4,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ar.h"
+#include "timefmt.h"
 
 void
 ar_time_fmt(char *out, size_t n, struct timespec ts, int digits)

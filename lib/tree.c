@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "crypto.h"
+#include "io.h"
+#include "tree.h"
 
 static int
 cmp_entry(const void *a, const void *b)

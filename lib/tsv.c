@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "io.h"
+#include "tsv.h"
+#include "utf8.h"
 
 int
 ar_tsv_unescape(char *s)

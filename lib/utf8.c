@@ -1,5 +1,5 @@
 /* utf8.c: strict UTF-8 validation (no overlongs, no surrogates). */
-#include "ar.h"
+#include "utf8.h"
 
 long
 ar_utf8_invalid(const char *str, size_t len)

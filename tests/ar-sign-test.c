@@ -5,7 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "campaign.h"
+#include "conf.h"
+#include "crypto.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
 
 static const char usage[] =
 	"[-C campaign] [-k secret-key] [-g count] [-s seed]";

@@ -10,7 +10,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "conf.h"
+#include "crypto.h"
+#include "err.h"
+#include "flat.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "manifest.h"
+#include "metric.h"
+#include "spool.h"
+#include "stats.h"
+#include "timefmt.h"
+#include "tree.h"
+#include "tsv.h"
+#include "utf8.h"
 
 static int ntest, nfail;
 

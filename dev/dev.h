@@ -1,5 +1,5 @@
 /* The devices ar-bench measures on: the CUDA device (kernels/cuda.cu) and
- * the CPU device (lib/cpudev.c) behind one interface, so the rank code and
+ * the CPU device (dev/cpudev.c) behind one interface, so the rank code and
  * the roofline problem do not care which one runs. */
 #ifndef AR_DEV_H
 #define AR_DEV_H
@@ -85,7 +85,7 @@ struct ar_dev_ops {
  * as 256 hex digits (NULL or "" for one rank: no communicator). On the
  * CPU, the path of the shared memory file that ar_cpu_comm_create made. */
 
-/* The CUDA device. Builds without nvcc link lib/cuda-none.c instead, where
+/* The CUDA device. Builds without nvcc link dev/cuda-none.c instead, where
  * every call fails with "built without CUDA". */
 extern const struct ar_dev_ops ar_cuda_ops;
 /* The number of CUDA devices, or -1 with why: no driver, no device, a

@@ -15,7 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "buf.h"
+#include "err.h"
+#include "io.h"
+#include "stats.h"
+#include "timefmt.h"
 #include "dev.h"
 #include "ranks.h"
 #include "roofline.h"

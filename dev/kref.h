@@ -215,7 +215,7 @@ static inline AR_HD double ar_kref_gemm_relerr(double d, double ref,
 #define AR_KREF_TOL_BF16 (1.0 / 64)
 #define AR_KREF_TOL_FP8 (1.0 / 32)
 
-/* lib/kref.c: the CPU side. */
+/* dev/kref.c: the CPU side. */
 
 /* Fills n bytes of copy source set set as the GPU does. */
 void ar_kref_fill_src(void *p, size_t n, int set);
@@ -244,7 +244,7 @@ float ar_kref_allreduce(int set, int nranks, uint64_t idx);
 size_t ar_kref_mismatches(const void *a, const void *b, size_t n);
 
 /*
- * Test hooks of the CUDA device (kernels/cuda.cu; lib/cuda-none.c fails
+ * Test hooks of the CUDA device (kernels/cuda.cu; dev/cuda-none.c fails
  * them), for tests/cuda-test.c: the input set of the last window's last
  * rep, and reads and writes of the prepared op's device buffers at a byte
  * offset. 0, or -1 with why.

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ar.h"
+#include "timefmt.h"
 #include "dev.h"
 
 const char *const ar_dev_op_name[AR_OP_N] = {

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <jansson.h>
 
-#include "ar.h"
+#include "timefmt.h"
 #include "dev.h"
 #include "ranks.h"
 

@@ -1,0 +1,55 @@
+/* io.h: bounded line reading and crash-safe files. */
+#ifndef AR_IO_H
+#define AR_IO_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "buf.h"
+
+/* The longest line any reader accepts; longer lines are errors. */
+#define AR_LINE_MAX (1024 * 1024)
+
+enum { AR_LINE_EOF = 0, AR_LINE_OK = 1, AR_LINE_LONG = -2, AR_LINE_ERR = -1 };
+/* Reads one line without its newline into b; returns an AR_LINE_ value.
+ * A line longer than max is AR_LINE_LONG; the rest of it is skipped. */
+int ar_getline(FILE *f, struct ar_buf *b, size_t max);
+/* The next line of JSON Lines input that is not blank, in b; 0 at the
+ * end. Dies
+ * with the input's name and line on a read error (74), a line over
+ * AR_LINE_MAX or a carriage return (65). */
+int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,
+	size_t *lineno);
+/* Reads a whole file of at most max bytes; -1 with errno on failure
+ * (EFBIG when larger). */
+int ar_readfile(const char *path, struct ar_buf *b, size_t max);
+/* The last 10 lines of a file, at most 2000 bytes, as valid UTF-8
+ * without control characters but newlines and tabs; "" if unreadable. */
+char *ar_tail_of(const char *path);
+/* Writes data to path so that a crash at any instant leaves either the old
+ * file or the new one: tmp in the same directory, fsync, rename, fsync of
+ * the directory. -1 with errno on failure; nothing half-written remains. */
+int ar_write_atomic(const char *path, const void *data, size_t len, int mode);
+/* Creates path with data only if it does not exist (link(2), which holds
+ * on NFS). 0 on success, 1 if it existed, -1 with errno on failure. */
+int ar_write_new(const char *path, const void *data, size_t len, int mode);
+/* Writes all of data to fd; -1 with errno on failure. */
+int ar_write_all(int fd, const void *data, size_t len);
+int ar_fsync_dir(const char *dir);
+/* fsync of the directory that holds path. */
+int ar_fsync_parent(const char *path);
+int ar_mkdirs(const char *path, int mode);
+char *ar_path(const char *a, const char *b); /* a "/" b, malloc'd */
+/* Output that replaces path whole: a fresh temporary file beside it,
+ * renamed over it by ar_out_close after fsync. A path that exists and is
+ * not a regular file (a pipe, /dev/stdout) is written into instead, *tmp
+ * NULL. NULL with errno when it cannot be opened. */
+FILE *ar_out_open(const char *path, char **tmp);
+/* Flushes, syncs and renames; frees tmp. -1 with errno, nothing left
+ * half-written at path, on failure. */
+int ar_out_close(FILE *f, const char *path, char *tmp);
+/* Writes s with the five characters XML reserves escaped. */
+void ar_xml_put(FILE *f, const char *s);
+/* A name for a temporary file next to path, unique across hosts. */
+char *ar_tmpname(const char *dir, const char *base);
+
+#endif

@@ -1,0 +1,50 @@
+/* ledger.h: the result store; see ar-formats(5). */
+#ifndef AR_LEDGER_H
+#define AR_LEDGER_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+struct ar_seg {
+	char *path;        /* seg/NNNNNNNN.tsv */
+	char *idx;         /* the mmap'd sorted id index */
+	size_t idxlen;
+};
+struct ar_ledger {
+	char *dir;
+	size_t nseg;
+	struct ar_seg *seg;
+};
+int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
+	char *err, size_t errlen);
+void ar_ledger_close(struct ar_ledger *l);
+/* 1 if id is stored in a segment. */
+int ar_ledger_in_segments(const struct ar_ledger *l, const char *id);
+/* Stores a record crash-safely as a loose file. Returns 0 stored, 1
+ * already there with the same content (a no-op), 2 an id clash with other
+ * content, -1 with errno (EINVAL: no valid "id", or a reserved key). */
+int ar_ledger_store(struct ar_ledger *l, const json_t *rec);
+/* Stores many records as one new segment, under the ledger's lock. st[i]
+ * gets what ar_ledger_store would return for recs[i]. */
+int ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n,
+	int *st, char *err, size_t errlen);
+/* Calls fn for every stored record in storage order: segments, then loose
+ * results not yet compacted. line is the record's JSON; cols, when the
+ * record came from a segment, its stored flat columns. */
+struct ar_row {
+	const char *src;     /* file the row came from */
+	const char *bad;     /* why the row could not be read, or NULL */
+	size_t lineno;       /* line within a segment, 0 for a loose file */
+	const char *json;
+	size_t jsonlen;
+	size_t ncol;         /* segment rows: header and fields */
+	char **hdr, **field;
+};
+typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
+int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
+	char *err, size_t errlen);
+/* Merges loose results into a new segment under a lock. */
+int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
+	char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,66 @@
+/* spool.h: maildir-style spools: tmp/ new/ cur/ done/ failed/ why/. A
+ * record is one file named PRIO-ORDER-ID: PRIO is 1000000 - priority in 7
+ * digits, ORDER a fresh time-ordered id, so names sort by priority, then
+ * age, whatever the record's own id. A claim renames new/NAME to
+ * cur/NAME@EXPIRY@HOLDER, so the lease lives in the name and every state
+ * change is one rename(2). */
+#ifndef AR_SPOOL_H
+#define AR_SPOOL_H
+
+#include <stddef.h>
+#include <time.h>
+#include "id.h"
+
+#define AR_SPOOL_NAME (7 + 1 + 40 + 1 + AR_ID_MAX + 1)
+enum { AR_SP_OK = 0, AR_SP_GONE = 1, AR_SP_ERR = -1 };
+int ar_spool_init(const char *dir);
+/* Checks that dir is a spool; -1 with errno otherwise. */
+int ar_spool_check(const char *dir);
+/* Durably delivers a record into new/; its file name is derived from prio
+ * and id. AR_SP_GONE if the id exists already. */
+int ar_spool_put(const char *dir, const char *id, long prio,
+	const char *data, size_t len);
+/* Lists a subdirectory's entries (dot files skipped), sorted. */
+int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
+void ar_spool_free_list(char **names, size_t n);
+struct ar_lease {
+	char name[AR_SPOOL_NAME];   /* the record's name in new/ */
+	char id[AR_ID_MAX + 1];
+	long prio;
+	long long expires;          /* seconds since the epoch; 0 if none */
+	char holder[AR_ID_MAX + 1];
+};
+/* Parses "PRIO-ORDER-ID" or "PRIO-ORDER-ID@EXPIRY@HOLDER"; -1 if it is
+ * neither. */
+int ar_spool_parse(const char *fname, struct ar_lease *l);
+void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
+/* Claims the first record of new/ that nobody else takes first; fills l.
+ * AR_SP_GONE when new/ is empty. A claim is not fsync'd: if the machine
+ * dies before the rename reaches the disk, its claimer died with it and
+ * the record is simply claimable again. */
+int ar_spool_claim(const char *dir, const char *holder, long long expires,
+	struct ar_lease *l);
+/* A claimer that claims many records keeps its sorted view of new/ for
+ * up to a second instead of reading the directory for every claim. */
+struct ar_claimer {
+	char **names;
+	size_t n, pos;
+	struct timespec scanned;
+};
+int ar_spool_claim_next(const char *dir, struct ar_claimer *c,
+	const char *holder, long long expires, struct ar_lease *l);
+void ar_claimer_free(struct ar_claimer *c);
+/* Finds the claimed record id held by holder in cur/. AR_SP_GONE if not. */
+int ar_spool_find(const char *dir, const char *id, const char *holder,
+	struct ar_lease *l);
+/* Moves a claimed record: to "done", "failed" or back to "new"; or renews
+ * it in cur/ with a new expiry. AR_SP_GONE if the lease was lost. */
+int ar_spool_finish(const char *dir, const struct ar_lease *l, const char *to);
+int ar_spool_renew(const char *dir, struct ar_lease *l, long long expires);
+/* Returns expired leases to new/ and removes tmp/ files older than a day;
+ * counts the leases returned. */
+int ar_spool_reap(const char *dir, long long now, size_t *returned);
+/* The path of a record in a state directory, malloc'd. */
+char *ar_spool_path(const char *dir, const char *sub, const char *fname);
+
+#endif

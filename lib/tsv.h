@@ -1,0 +1,41 @@
+/* tsv.h: header first, columns found by name, escapes \t \n \r \\. */
+#ifndef AR_TSV_H
+#define AR_TSV_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "buf.h"
+
+struct ar_tsv {
+	FILE *f;
+	char *name;      /* the input's name, for messages */
+	size_t lineno;
+	size_t ncol;
+	char **hdr;
+	char **field;    /* the current row; points into an internal buffer */
+	struct ar_buf line;
+	char err[512];   /* "name: line N: reason" after a failure */
+	int raw;         /* fields taken as they are, without escapes */
+};
+/* Reads the header. 0 on success, -1 with t->err set. */
+int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
+/* The same for TSV written by other tools without escapes (raw = 1),
+ * such as karpathy/autoresearch's results.tsv. */
+int ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw);
+/* The index of a column, or -1. */
+int ar_tsv_col(const struct ar_tsv *t, const char *name);
+/* The same for a column that must be there: dies (65) naming it. */
+int ar_tsv_need(const struct ar_tsv *t, const char *name);
+/* 1 with a row in t->field, 0 at the end, -1 with t->err set. */
+int ar_tsv_next(struct ar_tsv *t);
+void ar_tsv_close(struct ar_tsv *t);
+/* Splits one line in place into at most max fields, unescaping each;
+ * returns the field count, or -1 with a reason in err. */
+int ar_tsv_split(char *line, size_t len, char **fields, size_t max,
+	char *err, size_t errlen);
+/* Unescapes s in place; -1 on an unknown escape or a trailing backslash. */
+int ar_tsv_unescape(char *s);
+void ar_tsv_escape(struct ar_buf *b, const char *s);
+void ar_tsv_put(FILE *f, const char *s);
+
+#endif
