@@ -6,13 +6,11 @@
  * decide, and prints one signed result. ar-bench(1) is the contract. */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +25,13 @@
 #include "conf.h"
 #include "crypto.h"
 #include "err.h"
+#include "host.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
 #include "ledger.h"
 #include "manifest.h"
+#include "method.h"
 #include "metric.h"
 #include "runner.h"
 #include "seal.h"
@@ -42,7 +42,6 @@
 #include "ranks.h"
 #include "roofline.h"
 
-extern char **environ;
 
 static const char usage[] =
 	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
@@ -369,250 +368,29 @@ judge_sandbox(void)
 
 /* ---- the method ---- */
 
-static int
-is_mutable(const char *path)
-{
-	size_t i, n;
-
-	for (i = 0; i < B.m.nmutable; i++) {
-		const char *g = B.m.mutable[i];
-
-		if (fnmatch(g, path, FNM_PATHNAME | FNM_PERIOD) == 0)
-			return 1;
-		/* A directory named in mutable covers all below it. */
-		n = strlen(g);
-		if (n && g[n - 1] == '/' && strncmp(path, g, n) == 0)
-			return 1;
-		if (strncmp(path, g, n) == 0 && path[n] == '/')
-			return 1;
-	}
-	return 0;
-}
-
-/* Makes the directories above root/rel, one component at a time, never
- * through a symbolic link or over a file: -1 and why when one is in the
- * way. */
-static int
-mkparents(const char *root, const char *rel, char *why, size_t n)
-{
-	char *p = ar_xstrdup(rel), *s;
-	struct stat st;
-	int r = 0;
-
-	for (s = strchr(p, '/'); s && r == 0; s = strchr(s + 1, '/')) {
-		char *full;
-
-		*s = 0;
-		full = ar_path(root, p);
-		if (lstat(full, &st) < 0) {
-			if (errno != ENOENT || mkdir(full, 0755) < 0) {
-				snprintf(why, n, "%s: %s", full, strerror(errno));
-				r = -2;
-			}
-		} else if (!S_ISDIR(st.st_mode)) {
-			snprintf(why, n, "%s lies under %s, which is %s", rel,
-			    p, S_ISLNK(st.st_mode) ? "a symbolic link" :
-			    "not a directory");
-			r = -1;
-		}
-		free(full);
-		*s = '/';
-	}
-	free(p);
-	return r;
-}
-
-/* Lays the method's files over a copy of the baseline; a file outside the
- * mutable paths must equal the baseline's. */
+/* The method over a copy of the baseline in the method's role; a method
+ * that changed a sealed file, or does not fit over the baseline, is
+ * marked invalid. */
 static void
 overlay(const char *from, const struct ar_tree *base, const char *to)
 {
-	struct ar_tree t;
-	char err[512];
-	size_t i, nout = 0;
+	struct ar_overlay o;
+	char err[600];
+	int rc = ar_method_overlay(from, base, to, B.m.mutable, B.m.nmutable,
+	    &o, err, sizeof err);
 
-	if (ar_tree_list(from, &t, err, sizeof err) < 0)
-		ar_die(AR_EX_NOINPUT, "method: %s", err);
-	for (i = 0; i < t.n; i++) {
-		const struct ar_entry *e = &t.e[i], *b;
-
-		const char *base_name = strrchr(e->path, '/');
-
-		if (S_ISDIR(e->mode))
-			continue;
-		/* git's own files say how to store a tree, not what a
-		 * method does; they are neither checked nor copied. */
-		base_name = base_name ? base_name + 1 : e->path;
-		if (strcmp(base_name, ".gitignore") == 0 ||
-		    strcmp(base_name, ".gitattributes") == 0)
-			continue;
-		if (is_mutable(e->path)) {
-			int mk = mkparents(to, e->path, err, sizeof err);
-			struct stat st;
-			char *d;
-
-			if (mk == -2)
-				ar_die(AR_EX_IO, "%s", err);
-			/* A directory of the baseline where the method has a
-			 * file, or the other way round: the method does not
-			 * fit over the baseline. */
-			d = ar_path(to, e->path);
-			if (mk == 0 && lstat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
-				snprintf(err, sizeof err, "%s is a directory "
-				    "in the baseline", e->path);
-				mk = -1;
-			}
-			free(d);
-			if (mk < 0) {
-				/* Cut to fit: it names a path for a person. */
-				if (!B.conflict[0] && snprintf(B.conflict,
-				    sizeof B.conflict, "%s", err) < 0)
-					B.conflict[0] = 0;
-				continue;
-			}
-			if (ar_tree_copy_entry(from, to, e, err, sizeof err) < 0)
-				ar_die(ar_errno_exit(errno), "%s", err);
-			continue;
-		}
-		b = ar_tree_find(base, e->path);
-		if (b && (b->mode & S_IFMT) == (e->mode & S_IFMT) &&
-		    strcmp(b->hash, e->hash) == 0 &&
-		    !!(b->mode & 0111) == !!(e->mode & 0111))
-			continue;
-		if (nout++ < 5) {
-			size_t len = strlen(B.outside);
-
-			snprintf(B.outside + len, sizeof B.outside - len, "%s%s",
-			    len ? ", " : "", e->path);
-		}
-	}
-	if (nout > 5) {
-		size_t len = strlen(B.outside);
-
-		snprintf(B.outside + len, sizeof B.outside - len,
-		    " and %zu more", nout - 5);
-	}
-	B.invalid_tree = nout > 0 || B.conflict[0];
-	ar_tree_free(&t);
-}
-
-/* Runs a program without a shell; its stdout goes to fd out (or is
- * dropped). Returns its exit status, -1 if it could not start. */
-static int
-spawn(char *const argv[], int in, int out)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st, e;
-
-	posix_spawn_file_actions_init(&fa);
-	if (in >= 0)
-		posix_spawn_file_actions_adddup2(&fa, in, 0);
-	if (out >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out, 1);
-	else
-		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY,
-		    0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e)
-		return -1;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* The output of a command (at most 1 MB), or NULL if it failed. */
-static char *
-capture(char *const argv[], size_t *len)
-{
-	char tmpl[PATH_MAX];
-	struct ar_buf b = {0};
-	int fd, st;
-
-	snprintf(tmpl, sizeof tmpl, "%s/capture.XXXXXX", B.session);
-	if ((fd = mkstemp(tmpl)) < 0)
-		ar_die(ar_errno_exit(errno), "%s:", tmpl);
-	st = spawn(argv, -1, fd);
-	close(fd);
-	if (st == 0 && ar_readfile(tmpl, &b, 1024 * 1024 * 64) == 0) {
-		unlink(tmpl);
-		*len = b.len;
-		return b.p ? b.p : ar_xstrdup("");
-	}
-	unlink(tmpl);
-	ar_buf_free(&b);
-	return NULL;
-}
-
-/* Writes every blob of commit's tree under dir, from git ls-tree -z and
- * git cat-file: raw content, the executable bit, symbolic links. */
-static void
-extract_commit(const char *methods, const char *commit, const char *dir)
-{
-	char *a[] = { "git", "-C", (char *)methods, "ls-tree", "-r", "-z",
-	    "--full-tree", (char *)commit, NULL };
-	size_t len, blen;
-	char *ls = capture(a, &len), *p, *end, why[600];
-	int pass;
-
-	if (!ls)
-		ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed", commit);
-	/* Files first, links last: no file is ever written through a link
-	 * of the same commit. */
-	for (pass = 0; pass < 2; pass++)
-	for (p = ls, end = ls + len; p < end; p += strlen(p) + 1) {
-		char mode[8], type[8], oid[65], *path = strchr(p, '\t');
-		char *b[] = { "git", "-C", (char *)methods, "cat-file", "blob",
-		    oid, NULL };
-		char *full, *blob;
-		int fd;
-
-		if (!path || sscanf(p, "%7s %7s %64s", mode, type, oid) != 3)
-			ar_die(AR_EX_DATA, "%s: git ls-tree: a line it cannot "
-			    "read", commit);
-		path++;
-		if (pass != (strcmp(mode, "120000") == 0))
-			continue;
-		if (strcmp(type, "blob") != 0)
-			ar_die(AR_EX_DATA, "%s: %s is a %s; a method holds "
-			    "files only", commit, path, type);
-		if (path[0] == '/' || strcmp(path, "..") == 0 ||
-		    strncmp(path, "../", 3) == 0 || strstr(path, "/../") ||
-		    (strlen(path) >= 3 && strcmp(path + strlen(path) - 3,
-		    "/..") == 0))
-			ar_die(AR_EX_DATA, "%s: %s: not a path inside the "
-			    "method", commit, path);
-		if (!(blob = capture(b, &blen)))
-			ar_die(AR_EX_NOINPUT, "%s: git cat-file %s failed",
-			    commit, oid);
-		if (mkparents(dir, path, why, sizeof why) < 0)
-			ar_die(AR_EX_DATA, "%s: %s", commit, why);
-		full = ar_path(dir, path);
-		if (strcmp(mode, "120000") == 0) {
-			if (symlink(blob, full) < 0)
-				ar_die(ar_errno_exit(errno), "%s:", full);
-		} else {
-			fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-			    O_CLOEXEC, strcmp(mode, "100755") == 0 ? 0755 :
-			    0644);
-			if (fd < 0 || ar_write_all(fd, blob, blen) < 0 ||
-			    close(fd) < 0)
-				ar_die(ar_errno_exit(errno), "%s:", full);
-		}
-		free(full);
-		free(blob);
-	}
-	free(ls);
+	if (rc)
+		ar_die(rc, "%s", err);
+	snprintf(B.outside, sizeof B.outside, "%s", o.outside);
+	snprintf(B.conflict, sizeof B.conflict, "%s", o.conflict);
+	B.invalid_tree = o.invalid;
 }
 
 static json_t *
 materialize(const char *spec)
 {
 	struct role *b = &B.role[R_BASE], *m = &B.role[R_METH];
-	char *basedir = ar_path(B.problem, B.m.baseline), err[512], hash[65];
+	char *basedir = ar_path(B.problem, B.m.baseline), err[600], hash[65];
 	char *methods = ar_path(B.camp.dir, "methods");
 	struct ar_tree base;
 	struct stat st;
@@ -643,36 +421,24 @@ materialize(const char *spec)
 	} else {
 		/* A commit of methods/: its blobs as stored, one by one, so
 		 * no .gitattributes filter can change what is measured. */
-		char *rev = ar_xasprintf("%s^{commit}", spec), *full, *ls;
-		char *a1[] = { "git", "-C", methods, "rev-parse", "--verify",
-		    "--quiet", rev, NULL };
-		size_t len;
+		char full[41], *raw;
+		int rc;
 
-		full = strchr(spec, '-') == spec ? NULL : capture(a1, &len);
-		free(rev);
-		if (!full || len < 40)
+		if (ar_method_commit(methods, spec, full) < 0)
 			ar_die(AR_EX_NOINPUT, "%s: no such method directory, "
 			    "nor a commit in %s", spec, methods);
-		full[40] = 0;
-		{
-			char *a2[] = { "git", "-C", methods, "ls-tree", "-r",
-			    "--full-tree", full, NULL };
-			char *raw = ar_path(B.session, "method-commit");
-
-			if (!(ls = capture(a2, &len)))
-				ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed",
-				    spec);
-			/* The same hash ar-ledger verify recomputes. */
-			ar_hash_hex(hash, ls, len);
-			free(ls);
-			if (ar_mkdirs(raw, 0755) < 0)
-				ar_die(ar_errno_exit(errno), "%s:", raw);
-			extract_commit(methods, full, raw);
-			overlay(raw, &base, m->src);
-			free(raw);
-		}
+		/* The same hash ar-ledger verify recomputes. */
+		if (ar_method_hash(methods, full, hash) < 0)
+			ar_die(AR_EX_NOINPUT, "%s: git ls-tree failed", spec);
+		raw = ar_path(B.session, "method-commit");
+		if (ar_mkdirs(raw, 0755) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", raw);
+		if ((rc = ar_method_extract(methods, full, raw, err,
+		    sizeof err)))
+			ar_die(rc, "%s", err);
+		overlay(raw, &base, m->src);
+		free(raw);
 		mj = json_pack("{s:s, s:s}", "commit", full, "hash", hash);
-		free(full);
 	}
 	ar_tree_free(&base);
 	free(basedir);
@@ -1600,9 +1366,7 @@ load_profile(void)
 
 	if (isnan(B.w->bytes) && isnan(B.w->flops))
 		return;
-	if (gethostname(host, sizeof host) < 0)
-		return;
-	host[sizeof host - 1] = 0;
+	snprintf(host, sizeof host, "%s", ar_host());
 	crypto_sign_ed25519_sk_to_pk(pk, B.sk);
 	for (pass = 0; pass < 2; pass++) {
 		char *path = ar_profile_path(B.camp.dir, host, B.device,
@@ -1734,9 +1498,7 @@ result(json_t *method, const char *spec_idea, const char *experiment,
 		json_array_append_new(cpus, json_integer(B.cpu[i]));
 	for (i = 0; i < B.ngpu; i++)
 		json_array_append_new(gpu_ids, json_integer(B.gpu[i]));
-	if (gethostname(host, sizeof host) < 0)
-		snprintf(host, sizeof host, "unknown");
-	host[sizeof host - 1] = 0;
+	snprintf(host, sizeof host, "%s", ar_host());
 	ar_id_new(id);
 	ar_time_now(fin, sizeof fin);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, "
@@ -2202,9 +1964,7 @@ roofline_main(const char *dir, long k, long samples, long warmup,
 	if (!rec)
 		ar_die(AR_EX_SOFTWARE, "cannot build the roofline record");
 	check_interrupt();
-	if (gethostname(host, sizeof host) < 0)
-		snprintf(host, sizeof host, "unknown");
-	host[sizeof host - 1] = 0;
+	snprintf(host, sizeof host, "%s", ar_host());
 	ar_time_now(fin, sizeof fin);
 	{
 		char id[AR_IDLEN];

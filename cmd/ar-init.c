@@ -5,12 +5,10 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <sodium.h>
@@ -21,6 +19,7 @@
 #include "err.h"
 #include "id.h"
 #include "io.h"
+#include "proc.h"
 #include "seal.h"
 #include "spool.h"
 #include "timefmt.h"
@@ -29,8 +28,6 @@
 static const char usage[] =
 	"[-k keydir] [-n name] -p problem dir\n"
 	"-c dir";
-
-extern char **environ;
 
 /* Copies the problem tree, refusing links and special files; the copy is
  * made read-only afterwards by seal_modes. */
@@ -116,19 +113,11 @@ static void
 git_init(const char *dir)
 {
 	char *argv[] = { "git", "init", "--quiet", (char *)dir, NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st, e;
+	int st = ar_run(argv, AR_FD_NULL, AR_FD_KEEP);
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	e = posix_spawnp(&pid, "git", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (e != 0) {
-		errno = e;
+	if (st < 0)
 		ar_die(AR_EX_IO, "git: cannot run it to create methods/:");
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+	if (st != 0)
 		ar_die(AR_EX_IO, "git init %s: failed", dir);
 }
 

@@ -3,8 +3,6 @@
  * pi-autoresearch (marked unsigned), compact loose results into segments. */
 #include <errno.h>
 #include <getopt.h>
-#include <sys/wait.h>
-#include <spawn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +20,7 @@
 #include "io.h"
 #include "json.h"
 #include "ledger.h"
+#include "method.h"
 #include "timefmt.h"
 #include "tsv.h"
 
@@ -36,7 +35,6 @@ static const char usage[] =
 #define LOOSE_MAX 16
 #define BATCH 4096
 
-extern char **environ;
 
 static struct ar_campaign camp;
 static struct ar_ledger led;
@@ -468,65 +466,10 @@ static struct mcache *mc;
 static size_t nmc, capmc;
 static size_t methods_unchecked;
 
-/* Runs git in the campaign's methods/ with args, no shell between (the
- * campaign's path may hold any character); its stdout goes to out when
- * out is given. Returns git's exit status, or -1. */
-static int
-git_methods(const char *const *args, struct ar_buf *out)
-{
-	char *dir = ar_path(camp.dir, "methods"), *argv[16];
-	posix_spawn_file_actions_t fa;
-	int fd[2], st = -1, n = 0;
-	pid_t pid;
-
-	argv[n++] = "git";
-	argv[n++] = "-C";
-	argv[n++] = dir;
-	while (*args && n < 15)
-		argv[n++] = (char *)*args++;
-	argv[n] = NULL;
-	if (pipe(fd) < 0) {
-		free(dir);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "git", &fa, NULL, argv, environ) == 0) {
-		char chunk[65536];
-		ssize_t r;
-
-		close(fd[1]);
-		fd[1] = -1;
-		while ((r = read(fd[0], chunk, sizeof chunk)) != 0) {
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
-			}
-			if (out)
-				ar_buf_add(out, chunk, (size_t)r);
-		}
-		if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-			st = -1;
-		else
-			st = WEXITSTATUS(st);
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[0]);
-	if (fd[1] >= 0)
-		close(fd[1]);
-	free(dir);
-	return st;
-}
-
 static const char *
 method_hash(const char *commit)
 {
-	const char *args[] = { "ls-tree", "-r", "--full-tree", commit, NULL };
-	struct ar_buf out = {0};
+	char *repo;
 	size_t i;
 
 	for (i = 0; i < nmc; i++)
@@ -537,21 +480,20 @@ method_hash(const char *commit)
 		mc = ar_xrealloc(mc, capmc * sizeof *mc);
 	}
 	snprintf(mc[nmc].commit, sizeof mc[nmc].commit, "%s", commit);
-	mc[nmc].hash[0] = '\0';
-	/* The content of a method: its tree as git lists it, every path
-	 * with its mode and blob id; see ar-formats(5). */
-	if (git_methods(args, &out) == 0 && out.len > 0)
-		ar_hash_hex(mc[nmc].hash, out.p, out.len);
-	ar_buf_free(&out);
+	repo = ar_path(camp.dir, "methods");
+	ar_method_hash(repo, commit, mc[nmc].hash);
+	free(repo);
 	return mc[nmc++].hash;
 }
 
 static int
 methods_in_repo(void)
 {
-	const char *args[] = { "rev-parse", "-q", "--verify", "HEAD", NULL };
+	char *repo = ar_path(camp.dir, "methods"), head[41];
+	int r = ar_method_commit(repo, "HEAD", head) == 0;
 
-	return git_methods(args, NULL) == 0;
+	free(repo);
+	return r;
 }
 
 static void

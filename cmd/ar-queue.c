@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "err.h"
 #include "flat.h"
+#include "host.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
@@ -73,7 +74,7 @@ open_spool(const char *dir)
 static const char *
 default_holder(void)
 {
-	static char host[AR_ID_MAX + 1] = "host";
+	static char host[AR_ID_MAX + 1];
 	const char *env = getenv("AR_HOLDER");
 
 	if (env && *env)
@@ -81,9 +82,7 @@ default_holder(void)
 	/* The host: the same in every process of one worker, pipelines and
 	 * subshells included. Workers that share a host should each set
 	 * -H or AR_HOLDER. */
-	gethostname(host, sizeof host);
-	host[sizeof host - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
+	snprintf(host, sizeof host, "%s", ar_host_short());
 	return host;
 }
 

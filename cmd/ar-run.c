@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "campaign.h"
 #include "err.h"
+#include "host.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
@@ -3689,9 +3690,7 @@ main(int argc, char **argv)
 		bargs = argv;
 		nbargs = argc;
 	}
-	gethostname(host, sizeof host);
-	host[sizeof host - 1] = '\0';
-	host[strcspn(host, ".")] = '\0';
+	snprintf(host, sizeof host, "%s", ar_host_short());
 	if (!holder && (holder = getenv("AR_HOLDER")) && !*holder)
 		holder = NULL;
 	if (!holder) {

@@ -30,7 +30,9 @@
 #include "tsv.h"
 #include "landscape.h"
 #include "policy.h"
-#include "arsched.h"
+#include "host.h"
+#include "inventory.h"
+#include "pack.h"
 
 extern char **environ;
 
@@ -149,14 +151,14 @@ load_slurm(struct ar_inv *inv)
 static void
 load_inv(struct ar_inv *inv, const struct src *s)
 {
-	char host[256], err[512];
+	const char *host = ar_host_short();
+	char err[512];
 
 	if (s->n > 1)
 		ar_die(AR_EX_USAGE, "-g, --gpus, --cpus and --slurm exclude "
 		    "each other");
 	if (s->pairs && !s->gpus)
 		ar_die(AR_EX_USAGE, "--pairs goes with --gpus");
-	ar_hostname(host, sizeof host);
 	if (s->file) {
 		FILE *f = strcmp(s->file, "-") ? fopen(s->file, "r") : stdin;
 
@@ -206,25 +208,21 @@ cmd_gpus(int argc, char **argv)
 
 /* The node a booking or record names; "local" is this host, or the one
  * node of a one-node inventory. -1 when not in the inventory. */
-static int same_host(const char *a, const char *b);
-
 static long
 node_of(const struct ar_inv *inv, const char *name)
 {
-	char host[256];
 	long i = ar_inv_find(inv, name);
 	size_t j;
 
 	if (i >= 0)
 		return i;
 	if (strcmp(name, "local") == 0) {
-		ar_hostname(host, sizeof host);
-		i = ar_inv_find(inv, host);
+		i = ar_inv_find(inv, ar_host_short());
 		return i >= 0 ? i : inv->n == 1 ? 0 : -1;
 	}
 	/* The long form of a short name, or the other way round. */
 	for (j = 0; j < inv->n; j++)
-		if (same_host(inv->node[j].name, name))
+		if (ar_host_same(inv->node[j].name, name))
 			return (long)j;
 	return -1;
 }
@@ -1024,20 +1022,6 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* a and b name one host: equal, or one is the other up to a dot
- * (ar-bench records the full host name, inventories the short one). */
-static int
-same_host(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la == lb)
-		return strcmp(a, b) == 0;
-	if (la > lb)
-		return strncmp(a, b, lb) == 0 && a[lb] == '.';
-	return strncmp(a, b, la) == 0 && b[la] == '.';
-}
-
 /* The node's latest A/A, under its name or its long or short form. */
 static const struct noise *
 noise_of(const struct nx *x, const char *node)
@@ -1046,7 +1030,7 @@ noise_of(const struct nx *x, const char *node)
 	size_t i;
 
 	for (i = 0; i < x->nnz; i++)
-		if (same_host(x->nz[i].node, node) &&
+		if (ar_host_same(x->nz[i].node, node) &&
 		    (!z || strcmp(x->nz[i].fin, z->fin) > 0))
 			z = &x->nz[i];
 	return z;
@@ -1200,14 +1184,14 @@ unlock(void)
 static void
 take_lock(const char *camp)
 {
-	char *dir = ar_path(camp, "run"), host[256], data[300];
+	char *dir = ar_path(camp, "run"), data[300];
 	int i, r;
 
 	if (ar_mkdirs(dir, 0755) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", dir);
 	lock_path = ar_path(dir, "sched.lock");
-	ar_hostname(host, sizeof host);
-	snprintf(data, sizeof data, "%s\t%ld\n", host, (long)getpid());
+	snprintf(data, sizeof data, "%s\t%ld\n", ar_host_short(),
+	    (long)getpid());
 	for (i = 0; i < 40; i++) {
 		struct stat st;
 		struct timespec ts = { 0, 50000000 };

@@ -19,6 +19,7 @@
 #include "buf.h"
 #include "err.h"
 #include "flat.h"
+#include "host.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
@@ -437,7 +438,8 @@ break_lock(const char *p, const struct ar_buf *seen)
 static int
 lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 {
-	char *p = ar_path(l->dir, "lock"), host[256] = "?", *mine;
+	char *p = ar_path(l->dir, "lock"), *mine;
+	const char *host = ar_host();
 	const char *env = getenv("AR_LOCK_WAIT");
 	struct ar_buf old = {0};
 	double wait_s = env && *env ? atof(env) : 30;
@@ -447,8 +449,6 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	if (!(wait_s >= 0))
 		wait_s = 0;
 	max_tries = (long)(wait_s * 20) + 1;
-	gethostname(host, sizeof host);
-	host[sizeof host - 1] = '\0';
 	mine = ar_xasprintf("%s %ld %lld\n", host, (long)getpid(),
 	    (long long)time(NULL));
 	for (tries = 0; tries < max_tries; tries++) {

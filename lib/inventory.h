@@ -1,12 +1,11 @@
-/* arsched.h: the GPU inventory and the bundle packer behind ar-sched
- * (not sched.h: with -Ilib it would hide the system's <sched.h>). A node
+/* inventory.h: the GPU inventory behind ar-sched and ar-run. A node
  * holds up to 64 slots (GPUs, or CPUs on the CPU path); a slot's place on
  * its node is its position, its name the id the inventory gives (GPU
  * index or CPU number). Bundles of k = 1, 2, 4, 8 slots go on aligned
  * blocks of positions, buddy style, so that what stays free stays in
  * whole pairs, quads and nodes for the large bundles. */
-#ifndef AR_ARSCHED_H
-#define AR_ARSCHED_H
+#ifndef AR_INVENTORY_H
+#define AR_INVENTORY_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -43,14 +42,6 @@ struct ar_inv {
 	int indexed;
 };
 
-/* One bundle's place: node, the block's first position, its mask. */
-struct ar_place {
-	size_t node;
-	int pos, k;
-	uint64_t mask;
-	int conn;                       /* NVLinked pairs inside the block */
-};
-
 void ar_inv_init(struct ar_inv *inv);
 void ar_inv_free(struct ar_inv *inv);
 /* The node called name; made when absent. */
@@ -85,32 +76,5 @@ int ar_inv_nvml(struct ar_inv *inv, const char *host, char *err,
  * again (one line per partition) is taken once. -1 on garbage. */
 int ar_inv_sinfo_line(struct ar_inv *inv, const char *line, char *err,
 	size_t errlen);
-/* host name up to its first dot, as hostname -s prints it. */
-void ar_hostname(char *out, size_t n);
-
-/* The packer. ar_pack_index builds the per-size buckets once the
- * inventory and its busy slots are in; take and release keep them. */
-void ar_pack_index(struct ar_inv *inv);
-/* The best free aligned block of k slots: most NVLinked pairs, then (with
- * use_pref) lowest node pref, then best fit: the node whose largest free
- * block is smallest and which has fewest free slots, the block whose
- * buddies are most used. A reserved node is taken only by work that ends
- * (end) by its shadow time. 1 found, 0 none. */
-int ar_pack_find(const struct ar_inv *inv, int k, int use_pref, double end,
-	struct ar_place *p);
-/* The same on one node, whatever its off and reserved marks say. */
-int ar_pack_find_on(const struct ar_inv *inv, size_t node, int k,
-	struct ar_place *p);
-void ar_pack_take(struct ar_inv *inv, const struct ar_place *p, double until);
-void ar_pack_release(struct ar_inv *inv, size_t node, uint64_t mask);
-/* Reserves, for a bundle of k that fits nowhere now, the node whose block
- * frees soonest (the emptiest among equals), among the nodes not reserved
- * yet. 1 with *node and *when, 0 when no node is left big enough. */
-int ar_pack_reserve(struct ar_inv *inv, int k, double now, size_t *node,
-	double *when);
-void ar_pack_unreserve(struct ar_inv *inv);
-/* Slot ids of a placed bundle, comma-separated, into out. */
-void ar_place_ids(const struct ar_inv *inv, const struct ar_place *p,
-	char *out, size_t n);
 
 #endif
