@@ -6,11 +6,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include "io.h"
 #include "json.h"
 #include "manifest.h"
+#include "proc.h"
 #include "spool.h"
 #include "stats.h"
 #include "timefmt.h"
@@ -34,7 +33,6 @@
 #include "inventory.h"
 #include "pack.h"
 
-extern char **environ;
 
 static const char usage_base[] =
 	"gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]\n"
@@ -102,50 +100,37 @@ load_slurm(struct ar_inv *inv)
 {
 	const char *prog = getenv("SINFO");
 	char *argv[] = { NULL, "-h", "-N", "-o", "%N %G", NULL };
-	posix_spawn_file_actions_t fa;
-	struct ar_buf line = {0};
+	struct ar_buf out = {0}, line = {0};
 	char err[256];
-	int fd[2], st, r;
+	int st;
 	size_t lineno = 0;
-	pid_t pid;
 	FILE *f;
 
 	if (!prog || !prog[0])
 		prog = "sinfo";
 	argv[0] = (char *)prog;
-	if (pipe(fd) < 0)
-		ar_die(AR_EX_SOFTWARE, "pipe:");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	r = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	if (r != 0) {
-		close(fd[0]);
-		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s (no Slurm here?)",
-		    prog, strerror(r));
-	}
-	f = fdopen(fd[0], "r");
-	if (!f)
-		ar_die(AR_EX_SOFTWARE, "fdopen:");
-	while ((st = ar_getline(f, &line, AR_LINE_MAX)) == AR_LINE_OK) {
+	st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)64 << 20);
+	if (st < 0 && errno != EFBIG)
+		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s (no Slurm "
+		    "here?)", prog, strerror(errno));
+	if (st != 0)
+		ar_die(AR_EX_UNAVAILABLE, "%s: failed (%s %d)", prog,
+		    st < 0 ? "output over" : st > 128 ? "signal" :
+		    "exit status", st < 0 ? 64 << 20 : st > 128 ? st - 128 :
+		    st);
+	if (!(f = fmemopen(out.p, out.len ? out.len : 1, "r")))
+		ar_die(AR_EX_SOFTWARE, "fmemopen:");
+	while (out.len && (st = ar_getline(f, &line, AR_LINE_MAX)) ==
+	    AR_LINE_OK) {
 		lineno++;
 		if (ar_inv_sinfo_line(inv, line.p, err, sizeof err) < 0)
 			ar_die(AR_EX_DATA, "%s: line %zu: %s", prog, lineno, err);
 	}
-	if (st != AR_LINE_EOF)
+	if (out.len && st != AR_LINE_EOF)
 		ar_die(AR_EX_DATA, "%s: line %zu: unreadable", prog, lineno + 1);
 	fclose(f);
 	ar_buf_free(&line);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			ar_die(AR_EX_SOFTWARE, "waitpid:");
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		ar_die(AR_EX_UNAVAILABLE, "%s: failed (%s %d)", prog,
-		    WIFEXITED(st) ? "exit status" : "signal", WIFEXITED(st) ?
-		    WEXITSTATUS(st) : WTERMSIG(st));
+	ar_buf_free(&out);
 }
 
 static void
@@ -942,51 +927,6 @@ base_pfrac(const struct nx *x, char *how, size_t n)
 	return p / w > 1e-6 ? p / w : 1e-6;
 }
 
-/* ar-ledger export -C CAMP -V -f tsv, from ar-ledger beside this program
- * or on PATH. */
-static FILE *
-ledger_pipe(const char *camp, pid_t *pid)
-{
-	char self[4096], *slash, *prog = NULL;
-	char *argv[] = { NULL, "export", "-C", (char *)camp, "-V", "-f", "tsv",
-	    NULL };
-	posix_spawn_file_actions_t fa;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	int fd[2], r;
-	FILE *f;
-
-	if (n > 0) {
-		self[n] = 0;
-		if ((slash = strrchr(self, '/'))) {
-			*slash = 0;
-			prog = ar_path(self, "ar-ledger");
-			if (access(prog, X_OK) < 0) {
-				free(prog);
-				prog = NULL;
-			}
-		}
-	}
-	if (!prog)
-		prog = ar_xstrdup("ar-ledger");
-	argv[0] = prog;
-	if (pipe(fd) < 0)
-		ar_die(AR_EX_SOFTWARE, "pipe:");
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	r = posix_spawnp(pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	if (r != 0)
-		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
-		    strerror(r));
-	free(prog);
-	if (!(f = fdopen(fd[0], "r")))
-		ar_die(AR_EX_SOFTWARE, "fdopen:");
-	return f;
-}
-
 static void
 add_pending(struct meth *m, void *arg)
 {
@@ -1350,23 +1290,24 @@ cmd_next(int argc, char **argv)
 		if (f != stdin)
 			fclose(f);
 	} else {
-		pid_t pid;
-		int st;
-		FILE *f = ledger_pipe(camp.dir, &pid), *mf;
+		/* ar-ledger export -C CAMP -V -f tsv, from the ar-ledger
+		 * beside this program or on PATH; all of it first: a failed
+		 * export is not malformed data. */
+		char *prog = ar_sibling("ar-ledger");
+		char *argv[] = { prog, "export", "-C", camp.dir, "-V", "-f",
+		    "tsv", NULL };
 		struct ar_buf b = {0};
-		char chunk[65536];
-		size_t got;
+		FILE *mf;
+		int st;
 
-		/* All of it first: a failed export is not malformed data. */
-		while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
-			ar_buf_add(&b, chunk, got);
-		fclose(f);
-		while (waitpid(pid, &st, 0) < 0)
-			if (errno != EINTR)
-				ar_die(AR_EX_SOFTWARE, "waitpid:");
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		st = ar_capture(argv, AR_FD_KEEP, &b, (size_t)1 << 34);
+		if (st < 0 && errno != EFBIG)
+			ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
+			    strerror(errno));
+		if (st != 0)
 			ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
 			    "failed; give its export with -l", camp.dir);
+		free(prog);
 		if (!(mf = fmemopen(b.p, b.len ? b.len : 1, "r")))
 			ar_die(AR_EX_SOFTWARE, "fmemopen:");
 		read_ledger(&x, mf, "ar-ledger export");

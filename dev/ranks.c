@@ -13,7 +13,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,11 +22,11 @@
 #include <unistd.h>
 #include <jansson.h>
 
+#include "proc.h"
 #include "timefmt.h"
 #include "dev.h"
 #include "ranks.h"
 
-extern char **environ;
 
 static void rank_gone(struct ar_ranks *g, int r, char *why, size_t n);
 
@@ -47,27 +46,20 @@ ar_ranks_start(struct ar_ranks *g, const char *exe, int k, const char *errlog,
 	}
 	for (r = 0; r < k; r++) {
 		int to[2], from[2], e;
-		posix_spawn_file_actions_t fa;
-		posix_spawnattr_t at;
 		char *argv[] = { (char *)exe, (char *)"--rank", NULL };
+		/* One group for all ranks: one kill reaches all they start. */
+		struct ar_spawn s = { .argv = argv, .err = AR_FD_PATH,
+		    .err_path = errlog, .append = 1,
+		    .pgroup = g->pgid ? g->pgid : -1 };
 
 		if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0) {
 			snprintf(why, n, "pipe: %s", strerror(errno));
 			ar_ranks_stop(g);
 			return -1;
 		}
-		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_adddup2(&fa, to[0], 0);
-		posix_spawn_file_actions_adddup2(&fa, from[1], 1);
-		posix_spawn_file_actions_addopen(&fa, 2, errlog, O_WRONLY |
-		    O_CREAT | O_APPEND, 0644);
-		posix_spawnattr_init(&at);
-		/* One group for all ranks: one kill reaches all they start. */
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-		posix_spawnattr_setpgroup(&at, g->pgid);
-		e = posix_spawn(&g->pid[r], exe, &fa, &at, argv, environ);
-		posix_spawn_file_actions_destroy(&fa);
-		posix_spawnattr_destroy(&at);
+		s.in = to[0];
+		s.out = from[1];
+		e = ar_spawn(&s, &g->pid[r]) < 0 ? errno : 0;
 		close(to[0]);
 		close(from[1]);
 		if (e) {

@@ -17,7 +17,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -30,12 +29,12 @@
 
 #include "buf.h"
 #include "io.h"
+#include "proc.h"
 #include "runner.h"
 #include "timefmt.h"
 #include "tree.h"
 #include "tsv.h"
 
-extern char **environ;
 
 
 /* ---- the server, inside the sandbox ---- */
@@ -493,18 +492,19 @@ int
 ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
     char *err, size_t errlen)
 {
-	char **argv = NULL, exe[PATH_MAX], line[64];
+	char **argv = NULL, line[64];
+	const char *exe = ar_self_exe();
 	char *keep[128];
 	size_t n = 0, nkeep = 0, i, k;
 	int to[2], from[2], e;
-	posix_spawn_file_actions_t fa;
+	struct ar_spawn s = { .err = AR_FD_KEEP };
 	struct pollfd pfd;
 	ssize_t got = 0, m;
 	double deadline;
 
 	memset(r, 0, sizeof *r);
 	r->pid = -1;
-	if (!realpath("/proc/self/exe", exe)) {
+	if (!exe) {
 		snprintf(err, errlen, "/proc/self/exe: %s", strerror(errno));
 		return -1;
 	}
@@ -599,15 +599,14 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 		add(&argv, &n, "--runner");
 		add(&argv, &n, "none");
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, to[0], 0);
-	posix_spawn_file_actions_adddup2(&fa, from[1], 1);
-	if (sb->errfile)
-		posix_spawn_file_actions_addopen(&fa, 2, sb->errfile,
-		    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	e = sb->on ? posix_spawnp(&r->pid, sb->bwrap, &fa, NULL, argv, environ)
-	    : posix_spawn(&r->pid, exe, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	s.argv = argv;
+	s.in = to[0];
+	s.out = from[1];
+	if (sb->errfile) {
+		s.err = AR_FD_PATH;
+		s.err_path = sb->errfile;
+	}
+	e = ar_spawn(&s, &r->pid) < 0 ? errno : 0;
 	for (i = 0; i < nkeep; i++)
 		free(keep[i]);
 	free(argv);
