@@ -8,8 +8,8 @@ O = build
 BIN = ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run
 SCRIPTS = ar-loop ar-plan ar-agent
 MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
-MAN5 = ar-formats.5 ar-problem.5
-MAN7 = autoreduce.7
+MAN5 = ar-campaign.5 ar-formats.5 ar-ledger.5 ar-problem.5 ar-result.5 ar-spool.5
+MAN7 = ar-measure.7 ar-policy.7 ar-seal.7 autoreduce.7
 TESTBIN = ar-sign-test unit http-stub cuda-test
 
 # Two layers of libraries: lib/ is the base (formats, rules, files),
