@@ -21,6 +21,7 @@
 #include "id.h"
 #include "io.h"
 #include "json.h"
+#include "lock.h"
 #include "manifest.h"
 #include "proc.h"
 #include "spool.h"
@@ -1114,48 +1115,31 @@ static void
 unlock(void)
 {
 	if (lock_path)
-		unlink(lock_path);
+		ar_lock_drop(lock_path, 0);
 }
 
 /* One next --put at a time per campaign: two would both see the same
- * GPUs free. The lock is run/sched.lock, made with link(2) so that it
- * holds over NFS; one older than a minute was left by a crash (a run
- * takes a second) and is broken. Waits up to 2 seconds for it. */
+ * GPUs free. The lock is run/sched.lock (lib/lock); one older than a
+ * minute was left by a crash on another host (a run takes a second) and
+ * is broken. Waits up to 2 seconds for it. */
 static void
 take_lock(const char *camp)
 {
-	char *dir = ar_path(camp, "run"), data[300];
-	int i, r;
+	char *dir = ar_path(camp, "run"), err[600];
+	struct ar_lock_opts o = { .wait_s = 2, .stale_s = 60 };
+	int r;
 
 	if (ar_mkdirs(dir, 0755) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", dir);
 	lock_path = ar_path(dir, "sched.lock");
-	snprintf(data, sizeof data, "%s\t%ld\n", ar_host_short(),
-	    (long)getpid());
-	for (i = 0; i < 40; i++) {
-		struct stat st;
-		struct timespec ts = { 0, 50000000 };
-
-		r = ar_write_new(lock_path, data, strlen(data), 0644);
-		if (r == 0) {
-			ar_on_die(unlock);
-			free(dir);
-			return;
-		}
-		if (r < 0)
-			ar_die(ar_errno_exit(errno), "%s:", lock_path);
-		if (stat(lock_path, &st) == 0 && time(NULL) - st.st_mtime > 60) {
-			char *t = ar_tmpname(dir, "sched.lock.stale");
-
-			if (rename(lock_path, t) == 0)
-				unlink(t);
-			free(t);
-			continue;
-		}
-		nanosleep(&ts, NULL);
-	}
-	ar_die(AR_EX_TEMPFAIL, "%s: another ar-sched next --put is running; "
-	    "try again", lock_path);
+	free(dir);
+	r = ar_lock_take(lock_path, &o, NULL, err, sizeof err);
+	if (r < 0)
+		ar_die(ar_errno_exit(errno), "%s", err);
+	if (r > 0)
+		ar_die(AR_EX_TEMPFAIL, "%s: another ar-sched next --put is "
+		    "running; try again", lock_path);
+	ar_on_die(unlock);
 }
 
 static int

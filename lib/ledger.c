@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -19,11 +18,11 @@
 #include "buf.h"
 #include "err.h"
 #include "flat.h"
-#include "host.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
 #include "ledger.h"
+#include "lock.h"
 #include "spool.h"
 #include "tsv.h"
 
@@ -412,86 +411,24 @@ ar_ledger_store(struct ar_ledger *l, const json_t *rec)
 	return r;
 }
 
-/* The ledger's lock, for writers of segments: a file made with link(2),
- * which is atomic on NFS. A lock whose holder died on this host (or any
- * lock, with -B) is broken under a guard: breakers take flock(2) on
- * lock.break, read the lock again and remove it only if it is still the
- * one they judged, so a live lock taken meanwhile is never removed. */
-static void
-break_lock(const char *p, const struct ar_buf *seen)
-{
-	char *g = ar_xasprintf("%s.break", p);
-	struct ar_buf now = {0};
-	int fd = open(g, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd >= 0 && flock(fd, LOCK_EX) == 0) {
-		if (ar_readfile(p, &now, 4096) == 0 && now.len == seen->len &&
-		    memcmp(now.p, seen->p, now.len) == 0)
-			unlink(p);
-	}
-	if (fd >= 0)
-		close(fd);
-	ar_buf_free(&now);
-	free(g);
-}
-
+/* The ledger's lock, for writers of segments (lib/lock): it waits
+ * AR_LOCK_WAIT seconds (30 by default) for a live holder; -B breaks
+ * whatever lock it finds first. */
 static int
 lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 {
-	char *p = ar_path(l->dir, "lock"), *mine;
-	const char *host = ar_host();
+	char *p = ar_path(l->dir, "lock");
 	const char *env = getenv("AR_LOCK_WAIT");
-	struct ar_buf old = {0};
-	double wait_s = env && *env ? atof(env) : 30;
-	long tries, max_tries, breaks = 0;
-	int r = -1;
+	struct ar_lock_opts o = { 0 };
+	int r;
 
-	if (!(wait_s >= 0))
-		wait_s = 0;
-	max_tries = (long)(wait_s * 20) + 1;
-	mine = ar_xasprintf("%s %ld %lld\n", host, (long)getpid(),
-	    (long long)time(NULL));
-	for (tries = 0; tries < max_tries; tries++) {
-		char h[256];
-		long pid;
-
-		r = ar_write_new(p, mine, strlen(mine), 0644);
-		if (r == 0)
-			break;
-		if (r < 0) {
-			snprintf(err, errlen, "%s: %s", p, strerror(errno));
-			break;
-		}
-		r = -1;
-		if (ar_readfile(p, &old, 4096) < 0)
-			continue;
-		if (breaks < 10 && (force || (sscanf(old.p, "%255s %ld", h,
-		    &pid) == 2 && strcmp(h, host) == 0 &&
-		    kill((pid_t)pid, 0) < 0 && errno == ESRCH))) {
-			/* A break is not a try: try again at once. */
-			force = 0;
-			breaks++;
-			break_lock(p, &old);
-			tries--;
-			continue;
-		}
-		if (tries + 1 < max_tries) {
-			struct timespec ts = { 0, 50 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (r != 0 && tries >= max_tries) {
-		if (old.len && old.p[old.len - 1] == '\n')
-			old.p[--old.len] = '\0';
-		snprintf(err, errlen, "%s: busy: held by '%s' (remove it if "
-		    "that process is gone)", p, old.p ? old.p : "?");
-		errno = EAGAIN;
-	}
-	ar_buf_free(&old);
-	free(mine);
+	o.wait_s = env && *env ? atof(env) : 30;
+	if (!(o.wait_s >= 0))
+		o.wait_s = 0;
+	o.force = force;
+	r = ar_lock_take(p, &o, NULL, err, errlen);
 	free(p);
-	return r;
+	return r == 0 ? 0 : -1;
 }
 
 static void
@@ -499,7 +436,7 @@ unlock(struct ar_ledger *l)
 {
 	char *p = ar_path(l->dir, "lock");
 
-	unlink(p);
+	ar_lock_drop(p, 0);
 	free(p);
 }
 
