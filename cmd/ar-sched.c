@@ -14,6 +14,8 @@
 
 #include <gsl/gsl_cdf.h>
 
+#include "assign.h"
+#include "booking.h"
 #include "buf.h"
 #include "campaign.h"
 #include "conf.h"
@@ -214,80 +216,44 @@ node_of(const struct ar_inv *inv, const char *name)
 }
 
 static void
-mark_busy(struct ar_inv *inv, long node, const char *ids, double until)
+mark_busy(struct ar_inv *inv, long node, const int *ids, size_t n,
+    double until)
 {
 	struct ar_snode *nd;
-	const char *p = ids;
+	size_t i;
 
 	if (node < 0)
 		return;
 	nd = &inv->node[node];
-	while (*p) {
-		char *end;
-		long id = strtol(p, &end, 10);
-		int pos;
+	for (i = 0; i < n; i++) {
+		int pos = ar_inv_pos(nd, ids[i]);
 
-		if (end == p)
-			break;
-		pos = ar_inv_pos(nd, (int)id);
 		if (pos >= 0 && !(nd->busy >> pos & 1)) {
 			nd->busy |= (uint64_t)1 << pos;
 			nd->until[pos] = until;
 		} else if (pos >= 0 && until > nd->until[pos]) {
 			nd->until[pos] = until;
 		}
-		p = *end == ',' ? end + 1 : end;
-		if (end == p)
-			break;
 	}
 }
 
-/* run/gpus/NODE@GPU, each "EXPERIMENT HOLDER PID EXPIRES". */
+static void
+booked(const char *node, int slot, const struct ar_booking *b,
+    const char *path, void *arg)
+{
+	struct ar_inv *inv = arg;
+
+	(void)path;
+	mark_busy(inv, node_of(inv, node), &slot, 1, b && b->expires > 0 ?
+	    (double)b->expires : INFINITY);
+}
+
+/* The slots ar-run has booked (lib/booking). */
 static void
 read_bookings(struct ar_inv *inv, const char *camp)
 {
-	char *dir = ar_path(camp, "run/gpus");
-	char **names;
-	size_t n, i;
-
-	if (ar_spool_list(camp, "run/gpus", &names, &n) < 0) {
-		if (errno != ENOENT)
-			ar_die(AR_EX_IO, "%s:", dir);
-		free(dir);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		char *at = strrchr(names[i], '@'), *path;
-		struct ar_buf b = {0};
-		double until = INFINITY;
-
-		if (!at || at == names[i])
-			continue;
-		path = ar_path(dir, names[i]);
-		if (ar_readfile(path, &b, 4096) == 0) {
-			/* The fourth field: seconds since the epoch. */
-			char *p = b.p;
-			int tabs = 0;
-
-			while (*p && tabs < 3)
-				if (*p++ == '\t')
-					tabs++;
-			if (tabs == 3) {
-				char *end;
-				double e = strtod(p, &end);
-
-				if (end != p && e > 0)
-					until = e;
-			}
-		}
-		ar_buf_free(&b);
-		free(path);
-		*at = 0;
-		mark_busy(inv, node_of(inv, names[i]), at + 1, until);
-		*at = '@';
-	}
-	ar_spool_free_list(names, n);
-	free(dir);
+	if (ar_booking_each(camp, booked, inv) < 0 && errno != ENOENT)
+		ar_die(AR_EX_IO, "%s/run/gpus:", camp);
 }
 
 /* Calls fn for every record of a spool's states that parses. */
@@ -336,29 +302,16 @@ jstr(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* An integer field given as a JSON integer or a string; -1 otherwise. */
-static long
-jlong(const json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	long long x;
-
-	if (json_is_integer(v))
-		return (long)json_integer_value(v);
-	if (json_is_string(v) && ar_parse_long(json_string_value(v), &x) == 0)
-		return (long)x;
-	return -1;
-}
-
 static void
 queued_busy(json_t *rec, void *arg)
 {
 	struct ar_inv *inv = arg;
-	const char *node = jstr(rec, "node"), *gpus = jstr(rec, "gpus");
+	struct ar_assign a;
 
+	ar_assign_parse(rec, "", &a);
 	/* Placed but not yet booked by ar-run: those GPUs are promised. */
-	if (node[0] && gpus[0])
-		mark_busy(inv, node_of(inv, node), gpus, INFINITY);
+	if (a.node && a.ngpus)
+		mark_busy(inv, node_of(inv, a.node), a.gpus, a.ngpus, INFINITY);
 }
 
 static void
@@ -938,21 +891,19 @@ static void
 queued_rec(json_t *rec, void *arg)
 {
 	struct nx *x = arg;
-	const char *purpose = jstr(rec, "purpose");
-	long k = jlong(rec, "k");
-	int ki = ar_pol_kindex(k);
-	if (strcmp(purpose, "aa") == 0) {
+	struct ar_assign a;
+	int ki;
+
+	ar_assign_parse(rec, "", &a);
+	if (a.purpose && strcmp(a.purpose, "aa") == 0) {
 		x->aa_pending = ar_xrealloc(x->aa_pending, (x->naa + 1) *
 		    sizeof *x->aa_pending);
-		x->aa_pending[x->naa++] = ar_xstrdup(jstr(rec, "node"));
+		x->aa_pending[x->naa++] = ar_xstrdup(a.node ? a.node : "");
 		return;
 	}
-	if (ki >= 0) {
-		const char *wl = jstr(rec, "workload");
-
-		each_named(x, jstr(rec, "method"), wl[0] ? wl : NULL,
-		    add_pending, &ki);
-	}
+	ki = ar_pol_kindex(a.k);
+	if (ki >= 0 && a.method)
+		each_named(x, a.method, a.workload, add_pending, &ki);
 }
 
 static int
@@ -1025,65 +976,45 @@ emit(struct out *o, const char *method, const char *workload, int k,
     const char *idea, const char *label, double value, const char *why,
     long prio, struct size z)
 {
-	char exp[AR_IDLEN], val[64], now[40];
+	struct ar_assign a;
+	char now[40];
 
-	ar_id_new(exp);
-	snprintf(val, sizeof val, "%.6g", value);
+	memset(&a, 0, sizeof a);
+	ar_id_new(a.experiment);
+	a.method = method;
+	a.workload = workload;
+	a.k = k;
+	if (ar_assign_gpus(gpus, a.gpus, AR_ASSIGN_GPUS, &a.ngpus) < 0)
+		ar_die(AR_EX_SOFTWARE, "placed on \"%s\": not GPU ids", gpus);
+	a.node = node;
+	a.purpose = purpose;
+	a.idea = idea;
+	a.label = label;
+	a.value = value;
+	a.why = why;
+	a.priority = prio;
+	a.pmin = z.pmin;
+	a.pmax = z.pmax;
+	a.stop_at = z.stop_at > 0 ? z.stop_at : 0;
 	if (o->queue) {
-		json_t *r = json_object();
+		json_t *r;
 		char *s;
 		int st;
 
 		ar_time_now(now, sizeof now);
-		json_object_set_new(r, "id", json_string(exp));
-		json_object_set_new(r, "experiment", json_string(exp));
-		json_object_set_new(r, "method", json_string(method));
-		json_object_set_new(r, "workload", json_string(workload));
-		json_object_set_new(r, "k", json_integer(k));
-		json_object_set_new(r, "gpus", json_string(gpus));
-		json_object_set_new(r, "node", json_string(node));
-		json_object_set_new(r, "purpose", json_string(purpose));
-		json_object_set_new(r, "idea", json_string(idea));
-		json_object_set_new(r, "label", json_string(label));
-		json_object_set_new(r, "value", json_string(val));
-		json_object_set_new(r, "why", json_string(why));
-		json_object_set_new(r, "priority", json_integer(prio));
-		json_object_set_new(r, "queued", json_string(now));
-		if (z.pmin > 0) {
-			json_object_set_new(r, "min_pairs", json_integer(z.pmin));
-			json_object_set_new(r, "max_pairs", json_integer(z.pmax));
-		}
-		if (z.stop_at > 0)
-			json_object_set_new(r, "stop_at", json_real(z.stop_at));
+		a.queued = now;
+		r = ar_assign_record(&a);
 		s = ar_json_line(r);
 		json_decref(r);
-		st = ar_spool_put(o->queue, exp, prio, s, strlen(s));
+		st = ar_spool_put(o->queue, a.experiment, prio, s, strlen(s));
 		free(s);
 		if (st != AR_SP_OK)
 			ar_die(st == AR_SP_GONE ? AR_EX_CANTCREAT :
-			    ar_errno_exit(errno), "%s: %s: %s", o->queue, exp,
-			    st == AR_SP_GONE ? "exists already" : strerror(errno));
+			    ar_errno_exit(errno), "%s: %s: %s", o->queue,
+			    a.experiment, st == AR_SP_GONE ? "exists already" :
+			    strerror(errno));
 	}
-	fputs(exp, o->f);
-	fputc('\t', o->f);
-	ar_tsv_put(o->f, method);
-	fputc('\t', o->f);
-	ar_tsv_put(o->f, workload);
-	fprintf(o->f, "\t%d\t%s\t", k, gpus);
-	ar_tsv_put(o->f, node);
-	fprintf(o->f, "\t%s\t", purpose);
-	ar_tsv_put(o->f, idea);
-	fputc('\t', o->f);
-	ar_tsv_put(o->f, label);
-	fprintf(o->f, "\t%s\t", val);
-	ar_tsv_put(o->f, why);
-	if (z.pmin > 0)
-		fprintf(o->f, "\t%ld\t%ld\t", z.pmin, z.pmax);
-	else
-		fputs("\t\t\t", o->f);
-	if (z.stop_at > 0)
-		fprintf(o->f, "%.6g", z.stop_at);
-	fputc('\n', o->f);
+	ar_assign_tsv_row(o->f, &a);
 	o->n++;
 }
 
@@ -1344,8 +1275,7 @@ cmd_next(int argc, char **argv)
 			    "%s:", qdir);
 		o.queue = qdir;
 	}
-	puts("experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\tidea\t"
-	    "label\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at");
+	ar_assign_tsv_header(stdout);
 
 	/* A/A first on nodes that need one. */
 	for (i = 0; i < inv.n && o.n < want; i++) {

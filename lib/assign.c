@@ -1,0 +1,326 @@
+/* assign.c: assignments as queue records and as TSV rows; assign.h says
+ * what each call promises. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assign.h"
+#include "json.h"
+#include "tsv.h"
+
+static const char *
+str(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) && *json_string_value(v) ?
+	    json_string_value(v) : NULL;
+}
+
+/* A whole number given as a JSON integer or a string; -1 if neither. */
+static int
+whole(const json_t *v, long long *out)
+{
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	return json_is_string(v) ? ar_parse_long(json_string_value(v), out) :
+	    -1;
+}
+
+static int
+number(const json_t *v, double *out)
+{
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	return json_is_string(v) ? ar_parse_double(json_string_value(v), out) :
+	    -1;
+}
+
+int
+ar_assign_gpus(const char *s, int *out, size_t max, size_t *n)
+{
+	const char *p = s;
+	size_t i;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long v;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = strtol(p, &end, 10);
+		if (v >= AR_ASSIGN_GPUS || *n == max || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]))
+			return -1;
+		for (i = 0; i < *n; i++)
+			if (out[i] == v)
+				return -1;
+		out[(*n)++] = (int)v;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+void
+ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
+{
+	const char *e = str(o, "experiment"), *g;
+	const json_t *pa = json_object_get(o, "min_pairs");
+	const json_t *pb = json_object_get(o, "max_pairs");
+	const json_t *z = json_object_get(o, "stop_at");
+	long long v = -1, lo = -1, hi = -1;
+	double d;
+
+	memset(a, 0, sizeof *a);
+	a->value = NAN;
+	snprintf(a->experiment, sizeof a->experiment, "%s", e ? e : id);
+	a->method = str(o, "method");
+	a->workload = str(o, "workload");
+	a->idea = str(o, "idea");
+	a->purpose = str(o, "purpose");
+	a->node = str(o, "node");
+	a->label = str(o, "label");
+	a->why = str(o, "why");
+	a->queued = str(o, "queued");
+	if (whole(json_object_get(o, "priority"), &v) == 0)
+		a->priority = (long)v;
+	if (number(json_object_get(o, "value"), &d) == 0)
+		a->value = d;
+	if (e && !ar_id_valid(e)) {
+		snprintf(a->bad, sizeof a->bad, "experiment: not an id");
+		snprintf(a->experiment, sizeof a->experiment, "%s", id);
+		return;
+	}
+	if (whole(json_object_get(o, "k"), &v) < 0 || v < 1 || v > 1024) {
+		snprintf(a->bad, sizeof a->bad, "k: expected an integer from "
+		    "1 to 1024");
+		return;
+	}
+	a->k = (long)v;
+	if (a->purpose && strcmp(a->purpose, "aa") == 0)
+		a->method = NULL;
+	else if (!a->method || a->method[0] == '-') {
+		snprintf(a->bad, sizeof a->bad, "method: %s", a->method ?
+		    "starts with '-'" : "missing");
+		return;
+	}
+	/* They become ar-bench's arguments: never an option. */
+	if (a->workload && a->workload[0] == '-') {
+		snprintf(a->bad, sizeof a->bad, "workload: starts with '-'");
+		return;
+	}
+	if (a->idea && a->idea[0] == '-') {
+		snprintf(a->bad, sizeof a->bad, "idea: starts with '-'");
+		return;
+	}
+	if ((g = str(o, "gpus")) && (ar_assign_gpus(g, a->gpus,
+	    AR_ASSIGN_GPUS, &a->ngpus) < 0 || a->ngpus != (size_t)a->k)) {
+		snprintf(a->bad, sizeof a->bad, "gpus: expected %ld distinct "
+		    "indices, comma-separated", a->k);
+		return;
+	}
+	/* The scheduler's size of the measurement: both pair limits or
+	 * neither, as ar-bench checks them. */
+	if (pa || pb) {
+		if (whole(pa, &lo) < 0 || whole(pb, &hi) < 0 || lo < 1 ||
+		    hi > 1000000 || hi < lo) {
+			snprintf(a->bad, sizeof a->bad, "min_pairs, max_pairs: "
+			    "expected whole numbers, 1 <= min_pairs <= "
+			    "max_pairs <= 1000000");
+			return;
+		}
+		a->pmin = (long)lo;
+		a->pmax = (long)hi;
+	}
+	if (z) {
+		if (number(z, &d) < 0 || !(d >= 1e-6 && d <= 1e6)) {
+			snprintf(a->bad, sizeof a->bad, "stop_at: expected a "
+			    "number from 1e-06 to 1e+06");
+			return;
+		}
+		a->stop_at = d;
+	}
+}
+
+static void
+gpus_text(const struct ar_assign *a, char *out, size_t n)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < a->ngpus && len + 8 < n; i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%d", i ? "," :
+		    "", a->gpus[i]);
+}
+
+static void
+set_str(json_t *r, const char *key, const char *v)
+{
+	if (v)
+		json_object_set_new(r, key, json_string(v));
+}
+
+/* The value as the TSV shows it, six digits: a record says no more. */
+static double
+six(double v)
+{
+	char s[64];
+
+	snprintf(s, sizeof s, "%.6g", v);
+	return strtod(s, NULL);
+}
+
+json_t *
+ar_assign_record(const struct ar_assign *a)
+{
+	json_t *r = json_object();
+	char gpus[8 * AR_ASSIGN_GPUS];
+
+	gpus_text(a, gpus, sizeof gpus);
+	json_object_set_new(r, "id", json_string(a->experiment));
+	json_object_set_new(r, "experiment", json_string(a->experiment));
+	set_str(r, "method", a->method ? a->method : "baseline");
+	set_str(r, "workload", a->workload);
+	json_object_set_new(r, "k", json_integer(a->k));
+	if (a->ngpus)
+		json_object_set_new(r, "gpus", json_string(gpus));
+	set_str(r, "node", a->node);
+	set_str(r, "purpose", a->purpose);
+	set_str(r, "idea", a->idea);
+	set_str(r, "label", a->label);
+	if (isfinite(a->value))
+		json_object_set_new(r, "value", json_real(six(a->value)));
+	set_str(r, "why", a->why);
+	json_object_set_new(r, "priority", json_integer(a->priority));
+	set_str(r, "queued", a->queued);
+	if (a->pmin > 0) {
+		json_object_set_new(r, "min_pairs", json_integer(a->pmin));
+		json_object_set_new(r, "max_pairs", json_integer(a->pmax));
+	}
+	if (a->stop_at > 0)
+		json_object_set_new(r, "stop_at", json_real(a->stop_at));
+	return r;
+}
+
+static int
+col(char *const *hdr, size_t ncol, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ncol; i++)
+		if (strcmp(hdr[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+json_t *
+ar_assign_from_row(char *const *hdr, char *const *field, size_t ncol,
+    char *err, size_t errlen)
+{
+	static const char *const known[] = { "experiment", "method",
+	    "workload", "k", "gpus", "node", "purpose", "idea", "label",
+	    "value", "why", "priority", "min_pairs", "max_pairs", "stop_at",
+	    NULL };
+	struct ar_assign a;
+	json_t *r;
+	long long v;
+	double d;
+	size_t i, j;
+	int c;
+
+	memset(&a, 0, sizeof a);
+	a.value = NAN;
+#define F(name) ((c = col(hdr, ncol, name)) >= 0 && field[c][0] ? \
+	field[c] : NULL)
+	if (!F("experiment") || !ar_id_valid(field[c])) {
+		snprintf(err, errlen, "experiment: expected 1 to %d of "
+		    "[A-Za-z0-9._-], not starting with '.' or '-'", AR_ID_MAX);
+		return NULL;
+	}
+	snprintf(a.experiment, sizeof a.experiment, "%s", field[c]);
+	if (!F("k") || ar_parse_long(field[c], &v) < 0 || v < 1 ||
+	    v > 1024) {
+		snprintf(err, errlen, "k: expected an integer from 1 to 1024");
+		return NULL;
+	}
+	a.k = (long)v;
+	if (F("value")) {
+		if (ar_parse_double(field[c], &d) < 0) {
+			snprintf(err, errlen, "value: not a number");
+			return NULL;
+		}
+		a.value = d;
+	}
+	if (F("priority") && (ar_parse_long(field[c], &v) < 0 ||
+	    v < -999999 || v > 999999)) {
+		snprintf(err, errlen, "priority: expected an integer from "
+		    "-999999 to 999999");
+		return NULL;
+	}
+	a.priority = F("priority") ? (long)v : 0;
+	a.method = F("method");
+	a.workload = F("workload");
+	a.node = F("node");
+	a.purpose = F("purpose");
+	a.idea = F("idea");
+	a.label = F("label");
+	a.why = F("why");
+#undef F
+	r = ar_assign_record(&a);
+	/* The rest as they are: what the parser checks, it checks there. */
+	for (i = 0; i < ncol; i++) {
+		for (j = 0; known[j] && strcmp(known[j], hdr[i]); j++)
+			;
+		if ((!known[j] || j == 4 || j >= 12) && field[i][0])
+			json_object_set_new(r, hdr[i], json_string(field[i]));
+	}
+	if (!a.method && !(a.purpose && strcmp(a.purpose, "aa") == 0))
+		json_object_del(r, "method");
+	return r;
+}
+
+void
+ar_assign_tsv_header(FILE *f)
+{
+	fputs("experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\tidea\t"
+	    "label\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at\n", f);
+}
+
+void
+ar_assign_tsv_row(FILE *f, const struct ar_assign *a)
+{
+	char gpus[8 * AR_ASSIGN_GPUS];
+
+	gpus_text(a, gpus, sizeof gpus);
+	ar_tsv_put(f, a->experiment);
+	fputc('\t', f);
+	ar_tsv_put(f, a->method ? a->method : "baseline");
+	fputc('\t', f);
+	ar_tsv_put(f, a->workload ? a->workload : "");
+	fprintf(f, "\t%ld\t%s\t", a->k, gpus);
+	ar_tsv_put(f, a->node ? a->node : "");
+	fputc('\t', f);
+	ar_tsv_put(f, a->purpose ? a->purpose : "");
+	fputc('\t', f);
+	ar_tsv_put(f, a->idea ? a->idea : "");
+	fputc('\t', f);
+	ar_tsv_put(f, a->label ? a->label : "");
+	fputc('\t', f);
+	if (isfinite(a->value))
+		fprintf(f, "%.6g", a->value);
+	fputc('\t', f);
+	ar_tsv_put(f, a->why ? a->why : "");
+	if (a->pmin > 0)
+		fprintf(f, "\t%ld\t%ld\t", a->pmin, a->pmax);
+	else
+		fputs("\t\t\t", f);
+	if (a->stop_at > 0)
+		fprintf(f, "%.6g", a->stop_at);
+	fputc('\n', f);
+}
