@@ -5,7 +5,7 @@ include config.mk
 # Build outputs go to $(O); check-asan uses its own.
 O = build
 
-BIN = ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run
+BIN = ar-campaign ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run
 SCRIPTS = ar-loop ar-plan ar-agent
 MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
 MAN5 = ar-campaign.5 ar-formats.5 ar-ledger.5 ar-problem.5 ar-result.5 ar-spool.5
@@ -151,7 +151,7 @@ install: all
 	cp -f $(BIN:%=$(O)/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	cp -f $(SCRIPTS:%=scripts/%) $(DESTDIR)$(PREFIX)/bin/
 	mkdir -p $(DESTDIR)$(PREFIX)/share/autoreduce
-	cp -f program.md $(DESTDIR)$(PREFIX)/share/autoreduce/
+	cp -f program.md scripts/ar-common.sh $(DESTDIR)$(PREFIX)/share/autoreduce/
 	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
 	cp -f $(MAN5:%=man/%) $(DESTDIR)$(MANPREFIX)/man5/
 	cp -f $(MAN7:%=man/%) $(DESTDIR)$(MANPREFIX)/man7/
@@ -159,7 +159,7 @@ install: all
 uninstall:
 	for f in $(BIN) $(SCRIPTS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
-	rm -f $(DESTDIR)$(PREFIX)/share/autoreduce/program.md
+	rm -f $(DESTDIR)$(PREFIX)/share/autoreduce/program.md $(DESTDIR)$(PREFIX)/share/autoreduce/ar-common.sh
 	rm -f $(MAN5:%=$(DESTDIR)$(MANPREFIX)/man5/%) $(MAN7:%=$(DESTDIR)$(MANPREFIX)/man7/%)
 
 clean:

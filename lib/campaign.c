@@ -71,3 +71,39 @@ ar_campaign_free(struct ar_campaign *c)
 	free(c->id);
 	memset(c, 0, sizeof *c);
 }
+
+char *
+ar_campaign_key(const struct ar_campaign *c)
+{
+	const char *kp = ar_conf_get(&c->conf, "key");
+
+	if (!kp || !*kp)
+		kp = "keys/bench.key";
+	return kp[0] == '/' ? ar_xstrdup(kp) : ar_path(c->dir, kp);
+}
+
+/* Each part's name and its path in the campaign directory. */
+static const char *const layout[][2] = {
+	{ "conf", "campaign.conf" }, { "problem", "problem" },
+	{ "manifest", "problem/problem.json" }, { "ledger", "ledger" },
+	{ "ideas", "ideas" }, { "queue", "queue" },
+	{ "submitted", "submitted" }, { "methods", "methods" },
+	{ "work", "work" }, { "log", "log" }, { "loop", "loop" },
+	{ "run", "run" }, { "machine", "machine" }, { "keys", "keys" },
+	{ "pub", "keys/bench.pub" }, { "seal", "SEAL" },
+};
+
+const char *const ar_campaign_parts[] = { "conf", "problem", "manifest",
+	"ledger", "ideas", "queue", "submitted", "methods", "work", "log",
+	"loop", "run", "machine", "keys", "pub", "seal", NULL };
+
+char *
+ar_campaign_path(const char *dir, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof layout / sizeof *layout; i++)
+		if (strcmp(layout[i][0], name) == 0)
+			return ar_path(dir, layout[i][1]);
+	return NULL;
+}

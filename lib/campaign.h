@@ -19,5 +19,16 @@ void ar_campaign_open(struct ar_campaign *c, const char *dir);
 void ar_campaign_free(struct ar_campaign *c);
 /* The directory named by -C, else $AR_CAMPAIGN, else ".". */
 const char *ar_campaign_default(const char *opt);
+/* The secret key's file: campaign.conf's "key", relative to the campaign
+ * unless absolute, else keys/bench.key. malloc'd. */
+char *ar_campaign_key(const struct ar_campaign *c);
+/* The path of a named part of the campaign directory ("conf", "problem",
+ * "manifest", "ledger", "ideas", "queue", "submitted", "methods",
+ * "work", "log", "loop", "run", "machine", "keys", "pub", "seal"),
+ * malloc'd; NULL for a name it does not know. ar-campaign(5) has the
+ * layout. */
+char *ar_campaign_path(const char *dir, const char *name);
+/* The names ar_campaign_path knows, NULL-ended. */
+extern const char *const ar_campaign_parts[];
 
 #endif

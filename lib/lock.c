@@ -180,6 +180,6 @@ ar_lock_holder(const char *path, char *out, size_t n)
 	ar_buf_free(&b);
 	if (!h.ok)
 		return -1;
-	snprintf(out, n, "%s %ld", h.host, h.pid);
+	snprintf(out, n, "pid %ld on %s", h.pid, h.host);
 	return 0;
 }

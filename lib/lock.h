@@ -29,7 +29,8 @@ int ar_lock_take(const char *path, const struct ar_lock_opts *o,
 /* Removes the lock at path if pid (0: this process) on this host holds
  * it; 0 when removed, 1 when it is another's or gone. */
 int ar_lock_drop(const char *path, pid_t pid);
-/* The holder a lock names, "HOST PID", into out; -1 when there is none. */
+/* The holder a lock names, "pid PID on HOST", into out; -1 when there is
+ * none. */
 int ar_lock_holder(const char *path, char *out, size_t n);
 
 #endif

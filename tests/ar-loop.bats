@@ -191,12 +191,12 @@ experiments() {
 	sh -c 'exit 0' &
 	dead=$!
 	wait "$dead"
-	echo "$dead $(hostname) 1 x" > camp/loop/lock
+	echo "$(hostname) $dead 1 x" > camp/loop/lock
 	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
-	[[ $stderr == *"broke the lock of ar-loop $dead, which died"* ]]
+	[[ $stderr == *"broke the lock of pid $dead on $(hostname), which died"* ]]
 	[ ! -e camp/loop/lock ]
 	# A lock of a loop on another host: kept (its pid means nothing here).
-	echo "$dead other-host.example 1 x" > camp/loop/lock
+	echo "other-host.example $dead 1 x" > camp/loop/lock
 	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"(pid $dead on other-host.example)"* ]]
 	[ -e camp/loop/lock ]
