@@ -179,6 +179,8 @@ clean_stale(const char *parent, const char *base)
 	free(prefix);
 }
 
+/* The half-made campaign that ar_die's cleanup removes: file-level, since
+ * the hook takes no argument. */
 static char *tmpdir_to_clean;
 
 static void
@@ -370,21 +372,19 @@ create(const char *problem, const char *dir, const char *keydir,
 	return AR_EX_OK;
 }
 
-static int header_done;
-
+/* The report's header, once: *done says whether it is out. */
 static void
-header(void)
+header(int *done)
 {
-	if (!header_done)
+	if (!*done)
 		printf("state\tpath\tdetail\n");
-	header_done = 1;
+	*done = 1;
 }
 
 static void
 report(void *arg, const char *state, const char *path, const char *detail)
 {
-	(void)arg;
-	header();
+	header(arg);
 	ar_tsv_put(stdout, state);
 	putchar('\t');
 	ar_tsv_put(stdout, path);
@@ -398,12 +398,12 @@ check(const char *dir)
 {
 	struct ar_campaign c;
 	char err[1024];
-	int n;
+	int n, done = 0;
 
 	ar_campaign_open(&c, dir);
-	n = ar_seal_check(dir, c.id, c.pk, report, NULL, err, sizeof err);
+	n = ar_seal_check(dir, c.id, c.pk, report, &done, err, sizeof err);
 	if (n >= 0)
-		header();
+		header(&done);
 	fflush(stdout);
 	if (n == -2)
 		ar_die(AR_EX_NO, "%s", err);

@@ -86,28 +86,32 @@ default_holder(void)
 	return host;
 }
 
-/* Reads every record of the input first, so that malformed input stores
- * nothing. */
-static size_t *rec_line;   /* the input line of each record */
+/* The records of an input and the line each came from. */
+struct records {
+	json_t **rec;
+	size_t *line;
+	size_t n, cap;
+};
 
 static void
-add_record(json_t ***recs, size_t *n, size_t *cap, json_t *o, size_t line)
+add_record(struct records *r, json_t *o, size_t line)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 256;
-		*recs = ar_xrealloc(*recs, *cap * sizeof **recs);
-		rec_line = ar_xrealloc(rec_line, *cap * sizeof *rec_line);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 256;
+		r->rec = ar_xrealloc(r->rec, r->cap * sizeof *r->rec);
+		r->line = ar_xrealloc(r->line, r->cap * sizeof *r->line);
 	}
-	rec_line[*n] = line;
-	(*recs)[(*n)++] = o;
+	r->line[r->n] = line;
+	r->rec[r->n++] = o;
 }
 
+/* Reads every record of the input first, so that malformed input stores
+ * nothing. */
 static size_t
-read_records(FILE *in, const char *name, json_t ***out)
+read_records(FILE *in, const char *name, struct records *recs)
 {
 	struct ar_buf line = {0};
-	json_t **recs = NULL;
-	size_t n = 0, cap = 0, lineno = 0;
+	size_t lineno = 0;
 	char err[512];
 	int c, f = fmt, r;
 
@@ -124,7 +128,6 @@ read_records(FILE *in, const char *name, json_t ***out)
 		if (c == EOF) {
 			/* Nothing but blank space: no records. */
 			ar_buf_free(&skipped);
-			*out = NULL;
 			return 0;
 		}
 		for (size_t i = 0; i < skipped.len; i++)
@@ -156,13 +159,12 @@ read_records(FILE *in, const char *name, json_t ***out)
 				if (t.field[i][0] != '\0')
 					json_object_set_new(o, t.hdr[i],
 					    json_string(t.field[i]));
-			add_record(&recs, &n, &cap, o, t.lineno);
+			add_record(recs, o, t.lineno);
 		}
 		if (r < 0)
 			ar_die(AR_EX_DATA, "%s", t.err);
 		ar_tsv_close(&t);
-		*out = recs;
-		return n;
+		return recs->n;
 	}
 	while (ar_jsonl_line(in, name, &line, &lineno)) {
 		json_t *j;
@@ -175,11 +177,10 @@ read_records(FILE *in, const char *name, json_t ***out)
 			ar_die(AR_EX_DATA, "%s: line %zu: not a JSON object",
 			    name, lineno);
 		}
-		add_record(&recs, &n, &cap, j, lineno);
+		add_record(recs, j, lineno);
 	}
 	ar_buf_free(&line);
-	*out = recs;
-	return n;
+	return recs->n;
 }
 
 static int
@@ -241,6 +242,7 @@ static int
 cmd_put(const char *dir, const char *file)
 {
 	FILE *in = stdin;
+	struct records rs = { 0 };
 	json_t **recs;
 	size_t n, i;
 	long *prio;
@@ -254,7 +256,8 @@ cmd_put(const char *dir, const char *file)
 		ar_die(AR_EX_NOINPUT, "%s:", file);
 	if (fstat(fileno(in), &st) == 0 && S_ISDIR(st.st_mode))
 		ar_die(AR_EX_NOINPUT, "%s: is a directory", name);
-	n = read_records(in, name, &recs);
+	n = read_records(in, name, &rs);
+	recs = rs.rec;
 	prio = ar_xmalloc((n ? n : 1) * sizeof *prio);
 	ar_time_now(now, sizeof now);
 	for (i = 0; i < n; i++) {
@@ -273,7 +276,7 @@ cmd_put(const char *dir, const char *file)
 		if (v < -999999 || v > 999999)
 			ar_die(AR_EX_DATA, "%s: line %zu: priority: expected "
 			    "an integer from -999999 to 999999", name,
-			    rec_line[i]);
+			    rs.line[i]);
 		prio[i] = (long)v;
 		json_object_set_new(recs[i], "priority", json_integer(v));
 		if (id) {
@@ -281,11 +284,11 @@ cmd_put(const char *dir, const char *file)
 			    !ar_id_valid(json_string_value(id)))
 				ar_die(AR_EX_DATA, "%s: line %zu: id: expected 1 "
 				    "to %d of [A-Za-z0-9._-], not starting "
-				    "with '.' or '-'", name, rec_line[i],
+				    "with '.' or '-'", name, rs.line[i],
 				    AR_ID_MAX);
 			if (id_exists(dir, json_string_value(id)))
 				ar_die(AR_EX_CANTCREAT, "%s: line %zu: id %s "
-				    "exists already in %s", name, rec_line[i],
+				    "exists already in %s", name, rs.line[i],
 				    json_string_value(id), dir);
 		} else {
 			ar_id_new(gen);
@@ -303,11 +306,10 @@ cmd_put(const char *dir, const char *file)
 			if (len >= AR_LINE_MAX)
 				ar_die(AR_EX_DATA, "%s: line %zu: the record "
 				    "would be %zu bytes, more than %d",
-				    name, rec_line[i], len + 1, AR_LINE_MAX);
+				    name, rs.line[i], len + 1, AR_LINE_MAX);
 		}
 	}
-	free(rec_line);
-	rec_line = NULL;
+	free(rs.line);
 	{
 		/* The same id twice in one input is refused before anything is
 		 * stored. */
