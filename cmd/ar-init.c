@@ -310,7 +310,7 @@ create(const char *problem, const char *dir, const char *keydir,
 
 	ar_time_now(now, sizeof now);
 	conf = ar_xasprintf(
-	    "# autoreduce campaign: see ar-formats(5). The problem and SEAL\n"
+	    "# autoreduce campaign: see ar-campaign(5). The problem and SEAL\n"
 	    "# are sealed; the settings below may be edited.\n"
 	    "campaign = %s\n"
 	    "problem = %s\n"

@@ -1,4 +1,4 @@
-/* ledger.h: the result store; see ar-formats(5). */
+/* ledger.h: the result store; see ar-ledger(5). */
 #ifndef AR_LEDGER_H
 #define AR_LEDGER_H
 

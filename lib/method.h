@@ -36,7 +36,7 @@ const char *ar_method_path_name(int what);
  * when there is none (a rev that starts with '-' never names one). */
 int ar_method_commit(const char *repo, const char *rev, char out[41]);
 /* The content hash of a commit: BLAKE2b-256 of `git ls-tree -r
- * --full-tree`, every path with its mode and blob id; ar-formats(5). 0,
+ * --full-tree`, every path with its mode and blob id; ar-result(5). 0,
  * or -1 with out "" when git cannot list it. */
 int ar_method_hash(const char *repo, const char *commit,
 	char out[AR_HASH_HEX]);

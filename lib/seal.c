@@ -1,5 +1,5 @@
 /* seal.c: SEAL, the signed list of every file of a campaign's problem/,
- * with its mode, size and BLAKE2b hash. See ar-formats(5). */
+ * with its mode, size and BLAKE2b hash. See ar-campaign(5). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>

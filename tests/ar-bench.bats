@@ -105,7 +105,7 @@ no_scratch() {
 	[ "$output" = "" ]
 }
 
-# treehash DIR: a directory method's hash as ar-formats(5) defines it:
+# treehash DIR: a directory method's hash as ar-result(5) defines it:
 # BLAKE2b-256 of "MODE HASH<TAB>PATH" lines, one per file, sorted by path.
 treehash() {
 	(cd "$1" && find . -type f -printf '%P\n' | LC_ALL=C sort |

@@ -191,7 +191,7 @@ f 644 campaign.conf"
 	[[ ! "$created" < "$before" ]]
 	[[ ! "$created" > "$after" ]]
 	run -0 cat camp/campaign.conf
-	[ "$output" = "# autoreduce campaign: see ar-formats(5). The problem and SEAL
+	[ "$output" = "# autoreduce campaign: see ar-campaign(5). The problem and SEAL
 # are sealed; the settings below may be edited.
 campaign = $id
 problem = problem

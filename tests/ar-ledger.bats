@@ -1703,7 +1703,7 @@ start_round() {
 # ---- method hashes ----
 
 # commit_method: commits a method file into the campaign's methods/ and
-# sets COMMIT and MHASH, the hash ar-formats(5) defines: BLAKE2b-256 of
+# sets COMMIT and MHASH, the hash ar-result(5) defines: BLAKE2b-256 of
 # `git ls-tree -r --full-tree COMMIT`.
 commit_method() {
 	printf 'int main(void) { return 0; }\n' > "$C/methods/method.c"
