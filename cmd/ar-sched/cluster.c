@@ -37,6 +37,7 @@ struct job {
 };
 
 struct sim {
+	uint64_t rng;              /* splitmix64's state, from -s */
 	struct ar_inv inv;
 	struct fifo q[4];
 	struct job *heap;
@@ -51,22 +52,14 @@ struct sim {
 	size_t placements;
 };
 
-static unsigned long long rng_s;
-
-static unsigned long long
-rng(void)
-{
-	unsigned long long z = (rng_s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
+/* The next number in (0, 1) of s's generator. */
 static double
-unif(void)
+unif(struct sim *s)
 {
-	return ((double)(rng() >> 11) + 0.5) / 9007199254740992.0;
+	uint64_t z = mix64(s->rng);
+
+	s->rng += 0x9e3779b97f4a7c15ULL;
+	return unit(z);
 }
 
 static void
@@ -87,7 +80,7 @@ fifo_push(struct fifo *f, struct req r)
 static void
 new_req(struct sim *s, double now)
 {
-	double u = unif(), d;
+	double u = unif(s), d;
 	struct req r;
 	int ki;
 
@@ -97,7 +90,7 @@ new_req(struct sim *s, double now)
 	while (ki > 0 && (1 << ki) > s->gpn)
 		ki--;
 	/* Durations: exponential, mean one hour, from 3 minutes to 6 hours. */
-	d = -log(unif());
+	d = -log(unif(s));
 	d = d < 0.05 ? 0.05 : d > 6 ? 6 : d;
 	r.arrive = now;
 	r.dur = d;
@@ -341,7 +334,7 @@ cmd_cluster(int argc, char **argv)
 	if (s.nres < 0)
 		s.nres = 4;
 	s.gpn = (int)gpn;
-	rng_s = (unsigned long long)seed;
+	s.rng = (uint64_t)seed;
 	ar_inv_init(&s.inv);
 	for (i = 0; i < (size_t)nodes; i++) {
 		snprintf(name, sizeof name, "n%04zu", i);

@@ -115,28 +115,6 @@ read_submissions_tsv(struct nx *x, const char *file)
 		fclose(f);
 }
 
-static struct nx *sort_ctx;
-
-static int
-cmp_byname(const void *a, const void *b)
-{
-	const size_t *i = a, *j = b;
-
-	return strcmp(sort_ctx->m[*i].method, sort_ctx->m[*j].method);
-}
-
-static int
-cmp_idwl(const void *a, const void *b)
-{
-	const size_t *i = a, *j = b;
-	const struct meth *x = &sort_ctx->m[*i], *y = &sort_ctx->m[*j];
-	int c = strcmp(x->id, y->id);
-
-	if (!c)
-		c = strcmp(x->workload, y->workload);
-	return c ? c : (*i > *j) - (*i < *j);
-}
-
 static void
 free_meth(struct meth *m)
 {
@@ -148,22 +126,45 @@ free_meth(struct meth *m)
 	free(m->workload);
 }
 
+/* Method names in order; ties in any order (each_named visits them
+ * all). */
+static int
+cmp_byname(const void *a, const void *b)
+{
+	const struct meth *const *i = a, *const *j = b;
+
+	return strcmp((*i)->method, (*j)->method);
+}
+
+/* By id and workload, then by place in the array: a total order. */
+static int
+cmp_idwl(const void *a, const void *b)
+{
+	const struct meth *x = *(const struct meth *const *)a;
+	const struct meth *y = *(const struct meth *const *)b;
+	int c = strcmp(x->id, y->id);
+
+	if (!c)
+		c = strcmp(x->workload, y->workload);
+	return c ? c : (x > y) - (x < y);
+}
+
 /* A method submitted twice (same id and workload) is taken once, as it
  * was first; the order of the rest is kept. */
 static void
 dedupe(struct nx *x)
 {
-	size_t *ix = ar_xcalloc(x->nm + 1, sizeof *ix), i, n = 0;
+	struct meth **ix = ar_xcalloc(x->nm + 1, sizeof *ix);
 	char *drop = ar_xcalloc(x->nm + 1, 1);
+	size_t i, n = 0;
 
 	for (i = 0; i < x->nm; i++)
-		ix[i] = i;
-	sort_ctx = x;
+		ix[i] = &x->m[i];
 	ar_sort(ix, x->nm, sizeof *ix, cmp_idwl);
 	for (i = 1; i < x->nm; i++)
-		if (strcmp(x->m[ix[i]].id, x->m[ix[i - 1]].id) == 0 &&
-		    strcmp(x->m[ix[i]].workload, x->m[ix[i - 1]].workload) == 0)
-			drop[ix[i]] = 1;
+		if (strcmp(ix[i]->id, ix[i - 1]->id) == 0 &&
+		    strcmp(ix[i]->workload, ix[i - 1]->workload) == 0)
+			drop[ix[i] - x->m] = 1;
 	for (i = 0; i < x->nm; i++) {
 		if (drop[i])
 			free_meth(&x->m[i]);
@@ -188,14 +189,14 @@ each_named(struct nx *x, const char *name, const char *workload,
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (strcmp(x->m[x->byname[mid]].method, name) < 0)
+		if (strcmp(x->byname[mid]->method, name) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (; lo < x->nm && strcmp(x->m[x->byname[lo]].method, name) == 0;
+	for (; lo < x->nm && strcmp(x->byname[lo]->method, name) == 0;
 	    lo++) {
-		struct meth *m = &x->m[x->byname[lo]];
+		struct meth *m = x->byname[lo];
 
 		if (!workload || strcmp(m->workload, workload) == 0)
 			fn(m, arg);
@@ -534,8 +535,7 @@ read_methods(struct nx *x, const char *subm)
 	dedupe(x);
 	x->byname = ar_xcalloc(x->nm + 1, sizeof *x->byname);
 	for (i = 0; i < x->nm; i++)
-		x->byname[i] = i;
-	sort_ctx = x;
+		x->byname[i] = &x->m[i];
 	ar_sort(x->byname, x->nm, sizeof *x->byname, cmp_byname);
 }
 

@@ -31,7 +31,7 @@ struct nx {
 	const char *camp, *workload, *dflt_wl;
 	struct meth *m;
 	size_t nm, capm;
-	size_t *byname;            /* m sorted by method */
+	struct meth **byname;      /* m sorted by method */
 	struct noise *nz;
 	size_t nnz;
 	char **aa_pending;         /* nodes whose A/A is queued */

@@ -380,11 +380,17 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 	return used;
 }
 
-static int trace;
+/* How the campaigns of one ar-sched simulate are run: its -s, -P and
+ * -v. */
+struct simopt {
+	uint64_t seed;
+	long std;                /* the pairs of a standard measurement */
+	int trace;               /* each measurement on stderr */
+};
 
 static void
-campaign(const struct land *L, int policy, uint64_t seed, long rep,
-    long std, struct run *r)
+campaign(const struct simopt *so, const struct land *L, int policy,
+    long rep, struct run *r)
 {
 	struct ar_pol_method *pm = ar_xcalloc(L->n, sizeof *pm);
 	double *logsum = ar_xcalloc(L->n * NK, sizeof *logsum);
@@ -393,7 +399,7 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 	double size;
 	struct ar_pol_cfg c;
 	struct ar_pol_pick pick;
-	uint64_t base = mix64(seed ^ mix64(hash_str(L->name) ^
+	uint64_t base = mix64(so->seed ^ mix64(hash_str(L->name) ^
 	    mix64((uint64_t)rep)));
 	long cap = (long)L->n * NK * 8 + 8;
 	size_t i, bm;
@@ -433,9 +439,9 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
-		size = measure(L, base, &pick, std, pm, logsum, wsum,
+		size = measure(L, base, &pick, so->std, pm, logsum, wsum,
 		    chunks);
-		if (trace)
+		if (so->trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
 			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
 			    rep, L->m[pick.method].id, ar_pol_k(pick.ki),
@@ -570,6 +576,7 @@ cmd_simulate(int argc, char **argv)
 	const char *polarg = "flat1,grid,sha,ours", *fmtarg = "tsv";
 	struct land *ls = NULL;
 	struct tally tally[8];
+	struct simopt so = {0};
 	size_t nl = 0, i;
 	long rep;
 
@@ -597,7 +604,7 @@ cmd_simulate(int argc, char **argv)
 				    "from 0", optarg);
 			break;
 		case 'S': summary = 1; break;
-		case 'v': trace = 1; break;
+		case 'v': so.trace = 1; break;
 		default: ar_usage(USAGE_SIMULATE);
 		}
 	}
@@ -632,6 +639,8 @@ cmd_simulate(int argc, char **argv)
 		ar_usage(USAGE_SIMULATE);
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(argv[i], &ls, &nl);
+	so.seed = (uint64_t)seed;
+	so.std = (long)pairs;
 	memset(tally, 0, sizeof tally);
 	if (summary && !fmt)
 		puts("policy\truns\tfound\tfound_rate\texact_rate\t"
@@ -648,8 +657,7 @@ cmd_simulate(int argc, char **argv)
 				struct tally *t = &tally[p];
 				double frac;
 
-				campaign(&ls[i], pols[p], (uint64_t)seed, rep,
-				    (long)pairs, &r);
+				campaign(&so, &ls[i], pols[p], rep, &r);
 				frac = r.grid_hours > 0 ? r.hours /
 				    r.grid_hours : 0;
 				t->runs++;
