@@ -1,9 +1,10 @@
-/* landscape.c: simulated campaigns. A landscape says, per method and k,
- * the true score (the ratio to the baseline at the same k), the noise of
- * one measurement's estimate, a guardrail value and its limit, and the
- * GPU-hours of one measurement; ar-sched simulate runs each policy of
- * policy.c against it with seeded noise, and ar-sched landscape makes
- * such files from families of methods seen in practice. */
+/* simulate.c: ar-sched simulate: whole campaigns on landscapes. A
+ * landscape file says, per method and k, the true score (the ratio to
+ * the baseline at the same k), the noise of one measurement's estimate,
+ * a guardrail value and its limit, and the GPU-hours of one measurement;
+ * each policy of lib/policy runs against it with seeded noise, one
+ * measurement at a time, and how often it found the true best and at
+ * what cost is printed. landscape.c makes such files. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -18,8 +19,8 @@
 #include "json.h"
 #include "stats.h"
 #include "tsv.h"
-#include "landscape.h"
 #include "policy.h"
+#include "sched.h"
 
 #define NK AR_POL_NK
 #define Z95 1.959964
@@ -61,16 +62,8 @@ struct run {
 
 /* ---- random numbers: a hash of the seed and what is measured, so that
  * every policy sees the same value for the j-th measurement of a pair
- * (common random numbers: the policies differ in choices, not in luck) */
-
-static uint64_t
-mix64(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+ * (common random numbers: the policies differ in choices, not in luck);
+ * mix64 and unit are in sched.h */
 
 static uint64_t
 hash_str(const char *s)
@@ -80,12 +73,6 @@ hash_str(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h;
-}
-
-static double
-unit(uint64_t h)
-{
-	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
 }
 
 /* A standard normal from a key, by Box-Muller. */
@@ -393,11 +380,17 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 	return used;
 }
 
-static int trace;
+/* How the campaigns of one ar-sched simulate are run: its -s, -P and
+ * -v. */
+struct simopt {
+	uint64_t seed;
+	long std;                /* the pairs of a standard measurement */
+	int trace;               /* each measurement on stderr */
+};
 
 static void
-campaign(const struct land *L, int policy, uint64_t seed, long rep,
-    long std, struct run *r)
+campaign(const struct simopt *so, const struct land *L, int policy,
+    long rep, struct run *r)
 {
 	struct ar_pol_method *pm = ar_xcalloc(L->n, sizeof *pm);
 	double *logsum = ar_xcalloc(L->n * NK, sizeof *logsum);
@@ -406,7 +399,7 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 	double size;
 	struct ar_pol_cfg c;
 	struct ar_pol_pick pick;
-	uint64_t base = mix64(seed ^ mix64(hash_str(L->name) ^
+	uint64_t base = mix64(so->seed ^ mix64(hash_str(L->name) ^
 	    mix64((uint64_t)rep)));
 	long cap = (long)L->n * NK * 8 + 8;
 	size_t i, bm;
@@ -446,9 +439,9 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
-		size = measure(L, base, &pick, std, pm, logsum, wsum,
+		size = measure(L, base, &pick, so->std, pm, logsum, wsum,
 		    chunks);
-		if (trace)
+		if (so->trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
 			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
 			    rep, L->m[pick.method].id, ar_pol_k(pick.ki),
@@ -479,31 +472,10 @@ campaign(const struct land *L, int policy, uint64_t seed, long rep,
 
 /* ---- ar-sched simulate ---- */
 
-const char ar_simulate_usage[] =
-	"simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] "
-	"[-r repeats] [-f tsv|jsonl] landscape-file ...";
-
 struct tally {
 	long runs, found, exact, meas;
 	double frac, frac_max, hours, grid;
 };
-
-static void
-need_args(int argc, char **argv, const char *usage)
-{
-	int i;
-
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0) {
-			printf("usage: %s %s\n", ar_prog(), usage);
-			ar_fshut(stdout, "<stdout>");
-			exit(AR_EX_OK);
-		}
-	}
-}
 
 static void
 put_num(json_t *o, const char *k, double v)
@@ -593,7 +565,7 @@ summary_line(int fmt, int pol, const struct tally *t)
 }
 
 int
-ar_sched_simulate(int argc, char **argv)
+cmd_simulate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 'S' },
@@ -604,10 +576,10 @@ ar_sched_simulate(int argc, char **argv)
 	const char *polarg = "flat1,grid,sha,ours", *fmtarg = "tsv";
 	struct land *ls = NULL;
 	struct tally tally[8];
+	struct simopt so = {0};
 	size_t nl = 0, i;
 	long rep;
 
-	need_args(argc, argv, ar_simulate_usage);
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "f:p:P:r:s:Sv", longopts,
 	    NULL)) != -1) {
@@ -632,8 +604,8 @@ ar_sched_simulate(int argc, char **argv)
 				    "from 0", optarg);
 			break;
 		case 'S': summary = 1; break;
-		case 'v': trace = 1; break;
-		default: ar_usage(ar_simulate_usage);
+		case 'v': so.trace = 1; break;
+		default: ar_usage(USAGE_SIMULATE);
 		}
 	}
 	if (strcmp(fmtarg, "tsv") && strcmp(fmtarg, "jsonl"))
@@ -664,9 +636,11 @@ ar_sched_simulate(int argc, char **argv)
 			ar_die(AR_EX_USAGE, "-p %s: no policy given", polarg);
 	}
 	if (optind == argc)
-		ar_usage(ar_simulate_usage);
+		ar_usage(USAGE_SIMULATE);
 	for (i = (size_t)optind; i < (size_t)argc; i++)
 		read_file(argv[i], &ls, &nl);
+	so.seed = (uint64_t)seed;
+	so.std = (long)pairs;
 	memset(tally, 0, sizeof tally);
 	if (summary && !fmt)
 		puts("policy\truns\tfound\tfound_rate\texact_rate\t"
@@ -683,8 +657,7 @@ ar_sched_simulate(int argc, char **argv)
 				struct tally *t = &tally[p];
 				double frac;
 
-				campaign(&ls[i], pols[p], (uint64_t)seed, rep,
-				    (long)pairs, &r);
+				campaign(&so, &ls[i], pols[p], rep, &r);
 				frac = r.grid_hours > 0 ? r.hours /
 				    r.grid_hours : 0;
 				t->runs++;
@@ -707,207 +680,3 @@ ar_sched_simulate(int argc, char **argv)
 	return AR_EX_OK;
 }
 
-/* ---- ar-sched landscape: the generator ---- */
-
-const char ar_landscape_usage[] =
-	"landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] "
-	"[--mix family=weight[,...]]";
-
-enum { F_FLAT, F_SCALER, F_CONTEND, F_INFEAS, F_NOISY, F_DUD, F_N };
-static const char *const fam_name[F_N] = {
-	"flat", "scaler", "contend", "infeasible", "noisy", "dud"
-};
-
-struct rng {
-	uint64_t s;
-};
-
-static double
-rnd(struct rng *g)
-{
-	g->s += 0x9e3779b97f4a7c15ULL;
-	return unit(mix64(g->s));
-}
-
-static double
-urange(struct rng *g, double a, double b)
-{
-	return a + (b - a) * rnd(g);
-}
-
-static double
-lrange(struct rng *g, double a, double b)
-{
-	return exp(urange(g, log(a), log(b)));
-}
-
-/* Throughput at k relative to k=1: the Universal Scalability Law. */
-static double
-usl(double k, double sigma, double kappa)
-{
-	return k / (1 + sigma * (k - 1) + kappa * k * (k - 1));
-}
-
-static void
-parse_mix(const char *arg, double *w)
-{
-	char *list = ar_xstrdup(arg), *save = NULL, *tok;
-	int f;
-
-	for (f = 0; f < F_N; f++)
-		w[f] = 0;
-	for (tok = strtok_r(list, ",", &save); tok;
-	    tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		double v;
-
-		if (eq)
-			*eq = 0;
-		for (f = 0; f < F_N; f++)
-			if (strcmp(tok, fam_name[f]) == 0)
-				break;
-		if (f == F_N || !eq || ar_parse_double(eq + 1, &v) < 0 ||
-		    v < 0) {
-			ar_warn("--mix %s: not family=weight with a family of "
-			    "flat, scaler, contend, infeasible, noisy, dud",
-			    arg);
-			free(list);
-			exit(AR_EX_USAGE);
-		}
-		w[f] = v;
-	}
-	free(list);
-	for (f = 0, w[F_N] = 0; f < F_N; f++)
-		w[F_N] += w[f];
-	if (!(w[F_N] > 0))
-		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
-}
-
-int
-ar_sched_landscape(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "mix", required_argument, NULL, 'M' },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* The default mix: every landscape has its share of methods that
-	 * pay only at scale, of contention and of broken guardrails. */
-	double w[F_N + 1] = { 3, 2, 2, 1, 1, 2, 11 };
-	long long nland = 10, nmeth = 12, seed = 1;
-	const char *prefix = "L";
-	long li, mi;
-	int c, ki;
-
-	need_args(argc, argv, ar_landscape_usage);
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:n:s:x:", longopts, NULL)) !=
-	    -1) {
-		switch (c) {
-		case 'm':
-			if (ar_parse_long(optarg, &nmeth) < 0 || nmeth < 1 ||
-			    nmeth > 1000)
-				ar_die(AR_EX_USAGE, "-m %s: not a count from 1 "
-				    "to 1000", optarg);
-			break;
-		case 'n':
-			if (ar_parse_long(optarg, &nland) < 0 || nland < 1 ||
-			    nland > 100000)
-				ar_die(AR_EX_USAGE, "-n %s: not a count from 1 "
-				    "to 100000", optarg);
-			break;
-		case 's':
-			if (ar_parse_long(optarg, &seed) < 0 || seed < 0)
-				ar_die(AR_EX_USAGE, "-s %s: not a whole number "
-				    "from 0", optarg);
-			break;
-		case 'x':
-			if (!ar_id_valid(optarg) || strlen(optarg) > 40)
-				ar_die(AR_EX_USAGE, "-x %s: not a short name of "
-				    "letters, digits, '.', '_', '-'", optarg);
-			prefix = optarg;
-			break;
-		case 'M': parse_mix(optarg, w); break;
-		default: ar_usage(ar_landscape_usage);
-		}
-	}
-	if (optind != argc)
-		ar_usage(ar_landscape_usage);
-	puts("landscape\tmethod\tk\tscore\tnoise\tguard\tguard_max\tcost_h\t"
-	    "pfrac\thint\tbase_pfrac\tfamily");
-	for (li = 0; li < nland; li++) {
-		struct rng g = { mix64((uint64_t)seed * 1000003ULL +
-		    (uint64_t)li) };
-		double bsig = urange(&g, 0.03, 0.15);   /* the baseline's */
-		double hour = urange(&g, 0.1, 0.5);     /* one k=1 run */
-		double bp = 1 - bsig;
-
-		for (mi = 0; mi < nmeth; mi++) {
-			double u = rnd(&g) * w[F_N], r1, sig, kap = 0, rsd;
-			double g1, ggrow, hq = rnd(&g);
-			int f = 0;
-			const char *hint = "";
-
-			while (f < F_N - 1 && u >= w[f])
-				u -= w[f++];
-			/* The run-to-run rsd on a shared cluster, 2-30%;
-			 * an estimate is a median of 20 runs. */
-			rsd = f == F_NOISY ? lrange(&g, 0.10, 0.30) :
-			    lrange(&g, 0.02, 0.10);
-			r1 = urange(&g, 0.97, 1.06);
-			sig = bsig * urange(&g, 0.85, 1.15);
-			g1 = urange(&g, 0.3, 0.7);
-			ggrow = urange(&g, 0.0, 0.03);
-			switch (f) {
-			case F_SCALER:
-				/* Loses a little at k=1, less serial work
-				 * and fewer syncs: wins at 4 or 8. */
-				r1 = urange(&g, 0.95, 0.995);
-				sig = bsig * urange(&g, 0.2, 0.7);
-				break;
-			case F_CONTEND:
-				/* Wins at 1, then contention (kappa). */
-				r1 = urange(&g, 1.01, 1.08);
-				kap = urange(&g, 0.003, 0.03);
-				break;
-			case F_INFEAS:
-				/* Any shape, but memory grows with k until
-				 * the guardrail breaks at 4 or 8. */
-				r1 = urange(&g, 0.97, 1.04);
-				sig = bsig * urange(&g, 0.1, 1.0);
-				g1 = urange(&g, 0.6, 0.8);
-				ggrow = urange(&g, 0.25, 0.6);
-				break;
-			case F_DUD:
-				r1 = urange(&g, 0.70, 0.95);
-				sig = bsig * urange(&g, 1.0, 1.5);
-				break;
-			default:
-				break;
-			}
-			/* The planner's hint: right half the time, wrong
-			 * a tenth of it, else none. */
-			if (hq < 0.5)
-				hint = f == F_SCALER ? "scale" : f == F_DUD ?
-				    "" : "single";
-			else if (hq < 0.6)
-				hint = f == F_SCALER ? "single" : "scale";
-			for (ki = 0; ki < NK; ki++) {
-				double k = (double)ar_pol_k(ki);
-				double sc = r1 * usl(k, sig, kap) /
-				    usl(k, bsig, 0);
-				double nz = rsd / sqrt(20) * (1 + 0.15 *
-				    log2(k));
-				double gd = g1 * (1 + ggrow * log2(k) *
-				    log2(k));
-
-				printf("%s%04ld\tm%02ld\t%ld\t%.4f\t%.4f\t%.3f\t"
-				    "1\t%.3f\t%.3f\t%s\t%.3f\t%s\n", prefix, li,
-				    mi, (long)k, sc, nz, gd, hour * k,
-				    1 - sig < 0 ? 0 : 1 - sig, hint, bp,
-				    fam_name[f]);
-			}
-		}
-	}
-	ar_fshut(stdout, "<stdout>");
-	return AR_EX_OK;
-}

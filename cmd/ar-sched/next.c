@@ -1,0 +1,505 @@
+/* next.c: ar-sched next: the most valuable measurements to make now, at
+ * which k and on which GPUs. A/As first on nodes whose noise is unknown
+ * or too loud; then lib/policy's picks, in its order, each placed by
+ * lib/pack where it fits now; printed as assignments (lib/assign) and
+ * with --put queued, under run/sched.lock (lib/lock). What it decides
+ * on is read by next-read.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "assign.h"
+#include "campaign.h"
+#include "conf.h"
+#include "err.h"
+#include "id.h"
+#include "io.h"
+#include "json.h"
+#include "lock.h"
+#include "manifest.h"
+#include "pack.h"
+#include "policy.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "sched.h"
+#include "next.h"
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct out {
+	FILE *f;
+	const char *queue;
+	size_t n;
+};
+
+/* How much to measure: ar-bench's pair limits and the ratio whose side
+ * ends the session early; pmin 0 leaves it all to ar-bench. */
+struct size {
+	long pmin, pmax;
+	double stop_at;
+};
+
+/* A pick's size in pairs: a standard measurement is std pairs. Only a
+ * pick that asks for something other than one standard measurement with
+ * no early stop is sized, so the other policies keep ar-bench's own
+ * sequential rule. ar-sched simulate sizes its measurements the same
+ * way. */
+static struct size
+size_of(const struct ar_pol_pick *pk, long std)
+{
+	struct size z = { 0, 0, NAN };
+
+	if (!ar_pol_pairs(pk, std, &z.pmin, &z.pmax))
+		return z;
+	if (pk->stop_at > 0 && isfinite(pk->stop_at))
+		z.stop_at = pk->stop_at;
+	return z;
+}
+
+/* One assignment: printed, and with --put stored in queue/ first. */
+static void
+emit(struct out *o, const char *method, const char *workload, int k,
+    const char *gpus, const char *node, const char *purpose,
+    const char *idea, const char *label, double value, const char *why,
+    long prio, struct size z)
+{
+	struct ar_assign a;
+	char now[40];
+
+	memset(&a, 0, sizeof a);
+	ar_id_new(a.experiment);
+	a.method = method;
+	a.workload = workload;
+	a.k = k;
+	if (ar_assign_gpus(gpus, a.gpus, AR_ASSIGN_GPUS, &a.ngpus) < 0)
+		ar_die(AR_EX_SOFTWARE, "placed on \"%s\": not GPU ids", gpus);
+	a.node = node;
+	a.purpose = purpose;
+	a.idea = idea;
+	a.label = label;
+	a.value = value;
+	a.why = why;
+	a.priority = prio;
+	a.pmin = z.pmin;
+	a.pmax = z.pmax;
+	a.stop_at = z.stop_at > 0 ? z.stop_at : 0;
+	if (o->queue) {
+		json_t *r;
+		char *s;
+		int st;
+
+		ar_time_now(now, sizeof now);
+		a.queued = now;
+		r = ar_assign_record(&a);
+		s = ar_json_line(r);
+		json_decref(r);
+		st = ar_spool_put(o->queue, a.experiment, prio, s, strlen(s));
+		free(s);
+		if (st != AR_SP_OK)
+			ar_die(st == AR_SP_GONE ? AR_EX_CANTCREAT :
+			    ar_errno_exit(errno), "%s: %s: %s", o->queue,
+			    a.experiment, st == AR_SP_GONE ? "exists already" :
+			    strerror(errno));
+	}
+	ar_assign_tsv_row(o->f, &a);
+	o->n++;
+}
+
+/* The lock next --put holds, for unlock: ar_on_die's cleanup hook takes
+ * no argument, so what it drops has to be here. The only state of the
+ * file; NULL when no lock is held. */
+static char *lock_path;
+
+static void
+unlock(void)
+{
+	if (lock_path)
+		ar_lock_drop(lock_path, 0);
+}
+
+/* One next --put at a time per campaign: two would both see the same
+ * GPUs free. The lock is run/sched.lock (lib/lock); one older than a
+ * minute was left by a crash on another host (a run takes a second) and
+ * is broken. Waits up to 2 seconds for it. */
+static void
+take_lock(const char *camp)
+{
+	char *dir = ar_path(camp, "run"), err[600];
+	struct ar_lock_opts o = { .wait_s = 2, .stale_s = 60 };
+	int r;
+
+	if (ar_mkdirs(dir, 0755) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", dir);
+	lock_path = ar_path(dir, "sched.lock");
+	free(dir);
+	r = ar_lock_take(lock_path, &o, NULL, err, sizeof err);
+	if (r < 0)
+		ar_die(ar_errno_exit(errno), "%s", err);
+	if (r > 0)
+		ar_die(AR_EX_TEMPFAIL, "%s: another ar-sched next --put is "
+		    "running; try again", lock_path);
+	ar_on_die(unlock);
+}
+
+
+/* Noise: a node that is loud, or unmeasured, takes only an A/A; the
+ * rest prefer the quietest. */
+static void
+quarantine(const struct nx *x, struct ar_inv *inv, double noise_max)
+{
+	size_t i;
+
+	for (i = 0; i < inv->n; i++) {
+		struct ar_snode *nd = &inv->node[i];
+		const struct noise *z = noise_of(x, nd->name);
+
+		nd->pref = z ? z->v : INFINITY;
+		if (z && z->v <= noise_max)
+			continue;
+		nd->off = 1;
+		if (z)
+			ar_warn("node %s: quarantined: its latest A/A (%s) has "
+			    "noise %.4g > %.4g; it runs an A/A only until a "
+			    "newer one clears it%s", nd->name, z->exp, z->v,
+			    noise_max, aa_queued(x, inv, i) ? " (queued)" : "");
+		else
+			ar_warn("node %s: no A/A yet: it runs one before any "
+			    "other work%s", nd->name, aa_queued(x, inv, i) ?
+			    " (queued)" : "");
+	}
+}
+
+/* The GPUs free on nodes that are not quarantined. */
+static size_t
+free_slots(const struct ar_inv *inv)
+{
+	size_t i, nfree = 0;
+
+	for (i = 0; i < inv->n; i++)
+		if (!inv->node[i].off)
+			nfree += (size_t)__builtin_popcountll(~inv->node[i].busy &
+			    (inv->node[i].n == 64 ? ~(uint64_t)0 :
+			    ((uint64_t)1 << inv->node[i].n) - 1));
+	return nfree;
+}
+
+/* An A/A on each node that needs one and has none queued. */
+static void
+place_aa(struct out *o, const struct nx *x, struct ar_inv *inv,
+    double noise_max, size_t want)
+{
+	const struct size nosize = { 0, 0, NAN };
+	size_t i;
+
+	for (i = 0; i < inv->n && o->n < want; i++) {
+		struct ar_place p;
+		char ids[512], why[200];
+		const struct noise *z = noise_of(x, inv->node[i].name);
+
+		if (!inv->node[i].off || aa_queued(x, inv, i))
+			continue;
+		if (!ar_pack_find_on(inv, i, 1, &p))
+			continue;
+		ar_pack_take(inv, &p, INFINITY);
+		ar_place_ids(inv, &p, ids, sizeof ids);
+		if (z)
+			snprintf(why, sizeof why, "node noise %.3g exceeds %.3g: "
+			    "measure it again before trusting it", z->v,
+			    noise_max);
+		else
+			snprintf(why, sizeof why, "no A/A on this node yet: "
+			    "measure its noise floor first");
+		emit(o, "baseline", x->workload ? x->workload : x->dflt_wl, 1,
+		    ids, inv->node[i].name, "aa", "", "A/A", 0, why, 900000,
+		    nosize);
+	}
+}
+
+/* What the policy is told: the scales it may use (campaign.conf's
+ * scales, up to the largest node in service), a measurement's cost at
+ * each, the minimum effect, the baseline's parallel fraction and the
+ * GPU-hours left. man is NULL when the problem has no manifest. */
+static void
+pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
+    const struct ar_conf *conf, const struct ar_manifest *man,
+    double conf_pfrac)
+{
+	const char *sc = ar_conf_get(conf, "scales"), *v;
+	double *all = NULL, all_med;
+	size_t i, na = 0;
+	int ki, maxk = 0;
+
+	for (i = 0; i < inv->n; i++)
+		if (!inv->node[i].off && inv->node[i].n > maxk)
+			maxk = inv->node[i].n;
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		cfg->use[ki] = !sc && ar_pol_k(ki) <= maxk;
+	while (sc && *sc) {
+		char *end;
+		long k = strtol(sc, &end, 10);
+
+		if (end == sc)
+			break;
+		if ((ki = ar_pol_kindex(k)) >= 0 && k <= maxk)
+			cfg->use[ki] = 1;
+		sc = end;
+	}
+	/* A measurement's cost: its k times the median time one took. */
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		all = ar_xrealloc(all, (na + x->nsecs[ki] + 1) * sizeof *all);
+		if (x->nsecs[ki])
+			memcpy(all + na, x->all_secs[ki], x->nsecs[ki] *
+			    sizeof *all);
+		na += x->nsecs[ki];
+	}
+	ar_sort(all, na, sizeof *all, cmp_double);
+	all_med = na ? all[na / 2] : man && man->time_s > 0 ? man->time_s :
+	    600;
+	free(all);
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		double sec = all_med;
+
+		if (x->nsecs[ki]) {
+			ar_sort(x->all_secs[ki], x->nsecs[ki], sizeof(double),
+			    cmp_double);
+			sec = x->all_secs[ki][x->nsecs[ki] / 2];
+		}
+		cfg->cost_h[ki] = (double)ar_pol_k(ki) * sec / 3600;
+	}
+	cfg->min_effect = man && man->min_effect > 0 ? man->min_effect :
+	    x->min_effect;
+	/* What a method's Amdahl prediction is held against: the campaign's
+	 * figure, else the baseline's own scaling in the ledger. */
+	if (conf_pfrac > 0) {
+		cfg->base_pfrac = conf_pfrac;
+	} else {
+		char how[64];
+
+		cfg->base_pfrac = base_pfrac(x, how, sizeof how);
+		if (cfg->base_pfrac > 0)
+			ar_warn("the baseline's parallel fraction: %.3f, from its "
+			    "runs at k = 1 and %s (workload %s)", cfg->base_pfrac,
+			    how, x->workload ? x->workload : x->dflt_wl);
+	}
+	cfg->budget_h = -1;
+	if ((v = ar_conf_get(conf, "budget.gpu_hours"))) {
+		double b;
+
+		if (ar_parse_double(v, &b) == 0 && b > 0)
+			cfg->budget_h = b > x->used_h ? b - x->used_h : 0;
+	}
+}
+
+/* The policy's picks, placed in its order until want are out. It is
+ * asked for more than fits: what does not fit now is skipped, and the
+ * first bundle of several GPUs that fits nowhere keeps a node. */
+static void
+place_picks(struct out *o, const struct nx *x, struct ar_inv *inv,
+    const struct ar_pol_cfg *cfg, long std_pairs, size_t want)
+{
+	struct ar_pol_method *pm = ar_xcalloc(x->nm + 1, sizeof *pm);
+	struct ar_pol_pick *pick = ar_xcalloc(4 * want + 1, sizeof *pick);
+	size_t i, npick;
+	int reserved = 0;
+
+	for (i = 0; i < x->nm; i++) {
+		pm[i].id = x->m[i].id;
+		pm[i].pfrac = x->m[i].pfrac;
+		pm[i].pfrac_sd = isnan(x->m[i].pfrac) ? NAN : 0.1;
+		pm[i].hint = x->m[i].hint;
+		memcpy(pm[i].at, x->m[i].at, sizeof pm[i].at);
+	}
+	npick = o->n < want && x->nm ? ar_policy_next(pm, x->nm, cfg, pick,
+	    4 * want) : 0;
+	for (i = 0; i < npick && o->n < want; i++) {
+		struct ar_pol_pick *pk = &pick[i];
+		const struct meth *m;
+		const struct ar_pol_obs *ob;
+		struct ar_place p;
+		char ids[512];
+		int k, close_call;
+		size_t rn;
+		double when;
+
+		if (pk->method >= x->nm || pk->ki < 0 || pk->ki >= AR_POL_NK)
+			continue;
+		m = &x->m[pk->method];
+		ob = &m->at[pk->ki];
+		k = (int)ar_pol_k(pk->ki);
+		close_call = ob->n > 0 && ob->lo <= 1 + cfg->min_effect &&
+		    ob->hi >= 1 + cfg->min_effect;
+		/* Validations and close calls go to the quietest node. */
+		if (!ar_pack_find(inv, k, pk->purpose == AR_PUR_VALIDATE ||
+		    close_call, INFINITY, &p)) {
+			if (!reserved && k > 1 &&
+			    ar_pack_reserve(inv, k, (double)time(NULL), &rn,
+			    &when)) {
+				reserved = 1;
+				ar_warn("k=%d for %s fits nowhere now; node %s is "
+				    "kept for it and smaller work goes elsewhere",
+				    k, m->label, inv->node[rn].name);
+			}
+			continue;
+		}
+		ar_pack_take(inv, &p, INFINITY);
+		ar_place_ids(inv, &p, ids, sizeof ids);
+		emit(o, m->method, m->workload, k, ids, inv->node[p.node].name,
+		    ar_pol_purpose_name(pk->purpose), m->idea, m->label,
+		    pk->value, pk->why[0] ? pk->why : "the policy's pick",
+		    1000 - (long)i, size_of(pk, std_pairs));
+	}
+	free(pick);
+	free(pm);
+}
+
+int
+cmd_next(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		INV_LONGOPTS,
+		{ "put", no_argument, NULL, O_PUT },
+		{ "noise-max", required_argument, NULL, O_NOISE },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
+	int policy = AR_POL_OURS;
+	double conf_pfrac = -1;
+	long long std_pairs = AR_POL_PAIRS_STD;
+	struct nx x = {0};
+	struct src s = {0};
+	struct ar_campaign camp;
+	struct ar_manifest man;
+	struct ar_inv inv;
+	struct ar_pol_cfg cfg = {0};
+	struct out o = {0};
+	char err[512], *qdir;
+	double noise_max = -1;
+	long long maxn = -1;
+	int c, put = 0, have_man;
+	size_t want;
+
+	while ((c = getopt_long(argc, argv, "C:g:l:m:n:w:", lo, NULL)) != -1) {
+		switch (c) {
+		case 'C': copt = optarg; break;
+		case 'l': ledger = optarg; break;
+		case 'm': subm = optarg; break;
+		case 'w': x.workload = optarg; break;
+		case 'n':
+			if (ar_parse_long(optarg, &maxn) < 0 || maxn < 1 ||
+			    maxn > 100000)
+				ar_die(AR_EX_USAGE, "-n %s: a count from 1 to "
+				    "100000", optarg);
+			break;
+		case O_PUT: put = 1; break;
+		case O_NOISE:
+			if (ar_parse_double(optarg, &noise_max) < 0 ||
+			    noise_max < 0)
+				ar_die(AR_EX_USAGE, "--noise-max %s: a number of "
+				    "0 or more", optarg);
+			break;
+		default:
+			if (!src_opt(&s, c, optarg))
+				ar_usage(sched_usage);
+		}
+	}
+	if (optind != argc)
+		ar_usage(sched_usage);
+	if (ledger && subm && strcmp(ledger, "-") == 0 && strcmp(subm, "-") == 0)
+		ar_die(AR_EX_USAGE, "-l - and -m -: standard input is one of them "
+		    "only");
+	ar_campaign_open(&camp, ar_campaign_default(copt));
+	x.camp = camp.dir;
+	/* The policy is checked before anything is printed or queued.
+	 * Campaigns made before the policies had names say "autoreduce". */
+	if ((v = ar_conf_get(&camp.conf, "policy")) &&
+	    strcmp(v, "autoreduce") != 0) {
+		if (ar_pol_parse(v) < 0)
+			ar_die(AR_EX_DATA, "%s/campaign.conf: policy: %s: not "
+			    "ours, flat1, grid or sha", camp.dir, v);
+		policy = ar_pol_parse(v);
+	}
+	if ((v = ar_conf_get(&camp.conf, "sched.base_pfrac")) &&
+	    (ar_parse_double(v, &conf_pfrac) < 0 || !(conf_pfrac > 0) ||
+	    conf_pfrac > 1))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.base_pfrac: \"%s\" "
+		    "is not a number above 0 and at most 1", camp.dir, v);
+	/* The pairs of one standard measurement: what the policy's sizes
+	 * (a quarter, a half, 2.5) are multiples of. 32 makes the smallest,
+	 * a quarter, the 8 pairs that give a 95% interval at a look. */
+	if ((v = ar_conf_get(&camp.conf, "sched.pairs")) &&
+	    (ar_parse_long(v, &std_pairs) < 0 ||
+	    std_pairs < AR_POL_PAIRS_MIN || std_pairs > 100000))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.pairs: \"%s\" is not "
+		    "a whole number from %d to 100000", camp.dir, v,
+		    AR_POL_PAIRS_MIN);
+	/* Before anything is read: what is busy must not change under us. */
+	if (put)
+		take_lock(camp.dir);
+	x.min_effect = 0.01;
+	if ((v = ar_conf_get(&camp.conf, "sched.noise_max")) && noise_max < 0 &&
+	    (ar_parse_double(v, &noise_max) < 0 || noise_max < 0))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.noise_max: \"%s\" "
+		    "is not a number of 0 or more", camp.dir, v);
+	if (noise_max < 0)
+		noise_max = 0.10;
+	{
+		char *pdir = ar_path(camp.dir, "problem");
+
+		have_man = ar_manifest_read(&man, pdir, err, sizeof err) == 0;
+		free(pdir);
+	}
+	x.dflt_wl = have_man && man.nworkload ? man.workload[0].name : "";
+	x.metric = have_man ? man.metric.name : NULL;
+	if (!have_man)
+		memset(&man, 0, sizeof man);
+
+	/* The methods, what is known of them, what is pending and what is
+	 * busy. */
+	read_methods(&x, subm);
+	read_known(&x, ledger);
+	qdir = ar_path(camp.dir, "queue");
+	read_queued(&x, qdir);
+	ar_inv_init(&inv);
+	load_inv(&inv, &s);
+	load_busy(&inv, camp.dir);
+	quarantine(&x, &inv, noise_max);
+	ar_pack_index(&inv);
+	want = maxn > 0 ? (size_t)maxn : free_slots(&inv) + inv.n;
+
+	o.f = stdout;
+	if (put) {
+		if (ar_spool_check(qdir) < 0)
+			ar_die(errno == ENOENT ? AR_EX_NOINPUT : AR_EX_IO,
+			    "%s:", qdir);
+		o.queue = qdir;
+	}
+	ar_assign_tsv_header(stdout);
+	place_aa(&o, &x, &inv, noise_max, want);
+	cfg.policy = policy;
+	pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
+	    conf_pfrac);
+	place_picks(&o, &x, &inv, &cfg, (long)std_pairs, want);
+
+	ar_fshut(stdout, "<stdout>");
+	unlock();
+	free(lock_path);
+	lock_path = NULL;
+	free(qdir);
+	ar_inv_free(&inv);
+	free_nx(&x);
+	if (have_man)
+		ar_manifest_free(&man);
+	ar_campaign_free(&camp);
+	return AR_EX_OK;
+}

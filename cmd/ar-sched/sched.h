@@ -1,0 +1,100 @@
+/* sched.h: what the files of ar-sched share: the usage text, the
+ * subcommands main.c dispatches to, where the inventory comes from and
+ * what is busy on it (gpus.c), and the seeded random numbers of the
+ * simulators (simulate.c, landscape.c, cluster.c). */
+#ifndef AR_SCHED_H
+#define AR_SCHED_H
+#include <getopt.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "inventory.h"
+
+/* One synopsis per subcommand; ar-sched(1) says the same. */
+#define USAGE_GPUS "gpus [-g file | --gpus n [--pairs] | --cpus | --slurm]"
+#define USAGE_PACK "pack [-C dir] [-g file | --gpus n [--pairs] | --cpus " \
+	"| --slurm] k ..."
+#define USAGE_NEXT "next [-C dir] [-l ledger] [-m submissions] [-n max] " \
+	"[-w workload] [--put] [--noise-max r] [-g file | --gpus n " \
+	"[--pairs] | --cpus | --slurm]"
+#define USAGE_CLUSTER "cluster [-N nodes] [-G gpus] [-p pending] " \
+	"[-R reservations] [-W window] [-s seed] [-d hours] [--check] " \
+	"[--no-reserve]"
+#define USAGE_SIMULATE "simulate [-Sv] [-p policy[,policy...]] " \
+	"[-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..."
+#define USAGE_LANDSCAPE "landscape [-n landscapes] [-m methods] " \
+	"[-s seed] [-x prefix] [--mix family=weight[,...]]"
+
+/* Every form, one a line (main.c): what gpus, pack, next and cluster
+ * print on a usage error. simulate and landscape print their own. */
+extern const char sched_usage[];
+
+/* The subcommands: argv[0] is the subcommand's name; each returns the
+ * exit status. */
+int cmd_gpus(int argc, char **argv);
+int cmd_pack(int argc, char **argv);
+int cmd_next(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_landscape(int argc, char **argv);
+
+/* ---- the inventory (gpus.c) ---- */
+
+/* The long options of every subcommand, in one numbering. */
+enum { O_GPUS = 256, O_PAIRS, O_CPUS, O_SLURM, O_PUT, O_NOISE, O_CHECK,
+	O_NORES };
+
+#define INV_LONGOPTS \
+	{ "gpus", required_argument, NULL, O_GPUS }, \
+	{ "pairs", no_argument, NULL, O_PAIRS }, \
+	{ "cpus", no_argument, NULL, O_CPUS }, \
+	{ "slurm", no_argument, NULL, O_SLURM }
+
+/* Where the inventory comes from: -g, --gpus, --cpus, --slurm, or by
+ * default NVML. */
+struct src {
+	const char *file;
+	long gpus;
+	int pairs, cpus, slurm, n;
+};
+
+/* Takes option c of the inventory's options into s; 0 when c is not
+ * one of them. */
+int src_opt(struct src *s, int c, const char *arg);
+/* Reads the inventory s names into inv, or dies. */
+void load_inv(struct ar_inv *inv, const struct src *s);
+/* Marks busy what the campaign's bookings and queued records hold. */
+void load_busy(struct ar_inv *inv, const char *camp);
+/* The node a booking or record names; "local" is this host, or the one
+ * node of a one-node inventory. -1 when not in the inventory. */
+long node_of(const struct ar_inv *inv, const char *name);
+
+/* Calls fn for every record of a spool's states (subs, NULL-ended)
+ * that parses. */
+typedef void (*rec_fn)(json_t *rec, void *arg);
+void spool_each(const char *dir, const char *const *subs, rec_fn fn,
+    void *arg);
+/* A string member of o; "" when it is not there or not a string. */
+const char *jstr(const json_t *o, const char *key);
+
+/* ---- seeded random numbers (simulate.c, landscape.c, cluster.c) ---- */
+
+/* splitmix64's step and finalizer: a generator whose state advances by
+ * the golden ratio is mix64(state) each time. */
+static inline uint64_t
+mix64(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in (0, 1) from a hash's top 53 bits. */
+static inline double
+unit(uint64_t h)
+{
+	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
+}
+
+#endif
