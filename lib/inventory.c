@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "host.h"
 #include "json.h"
 #include "tsv.h"
 #include "inventory.h"
@@ -89,6 +90,18 @@ ar_inv_add(struct ar_snode *nd, int id, const char *model, long long mem)
 	nd->link[nd->n] = 0;
 	nd->until[nd->n] = 0;
 	return nd->n++;
+}
+
+long
+ar_inv_local(const struct ar_inv *inv)
+{
+	long i = ar_inv_find(inv, ar_host_short());
+
+	if (i < 0)
+		i = ar_inv_find(inv, "local");
+	if (i < 0 && inv->n == 1)
+		i = 0;
+	return i;
 }
 
 int

@@ -53,6 +53,9 @@ int ar_inv_add(struct ar_snode *nd, int id, const char *model,
 	long long mem);
 /* The position of slot id on nd, or -1. */
 int ar_inv_pos(const struct ar_snode *nd, int id);
+/* The node of this host: the one named as this host's short name, else
+ * the one called "local", else the only node; -1 when there is none. */
+long ar_inv_local(const struct ar_inv *inv);
 /* Largest number of slots any node has. */
 int ar_inv_maxslots(const struct ar_inv *inv);
 

@@ -318,3 +318,67 @@ ar_place_ids(const struct ar_inv *inv, const struct ar_place *p, char *out,
 			len += (size_t)snprintf(out + len, n - len, "%s%d",
 			    len ? "," : "", nd->id[i]);
 }
+
+/* The positions of a block of k from pos; k may be 64. */
+static uint64_t
+span(int pos, int k)
+{
+	return (k >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << k) - 1) << pos;
+}
+
+int
+ar_pack_choose_on(const struct ar_inv *inv, size_t node, int k,
+    const int *want, size_t nwant, struct ar_place *out, int *ids)
+{
+	const struct ar_snode *nd;
+	uint64_t m = 0;
+	size_t i;
+	int p, q, step;
+
+	if (node >= inv->n || k < 1 || k > inv->node[node].n)
+		return 0;
+	nd = &inv->node[node];
+	if (nwant == (size_t)k) {
+		for (i = 0; i < nwant; i++) {
+			if ((p = ar_inv_pos(nd, want[i])) < 0 ||
+			    (nd->busy >> p & 1))
+				break;
+			m |= (uint64_t)1 << p;
+		}
+		if (i == nwant) {
+			out->node = node;
+			out->pos = __builtin_ctzll(m);
+			out->k = k;
+			out->mask = m;
+			out->conn = 0;
+			for (p = 0; p < nd->n; p++)
+				if (m >> p & 1)
+					out->conn += __builtin_popcountll(
+					    nd->link[p] & m);
+			out->conn /= 2;
+			memcpy(ids, want, nwant * sizeof *ids);
+			return 1;
+		}
+	}
+	if (kidx(k) >= 0 && inv->indexed) {
+		if (!ar_pack_find_on(inv, node, k, out))
+			return 0;
+	} else {
+		/* Sizes the packer does not place: the first free block. */
+		step = (k & (k - 1)) == 0 ? k : 1;
+		for (p = 0; p + k <= nd->n; p += step)
+			if (!(nd->busy & span(p, k)))
+				break;
+		if (p + k > nd->n)
+			return 0;
+		out->node = node;
+		out->pos = p;
+		out->k = k;
+		out->mask = span(p, k);
+		out->conn = 0;
+	}
+	for (i = 0, q = 0; q < nd->n; q++)
+		if (out->mask >> q & 1)
+			ids[i++] = nd->id[q];
+	return 1;
+}

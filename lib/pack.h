@@ -37,6 +37,14 @@ void ar_pack_release(struct ar_inv *inv, size_t node, uint64_t mask);
 int ar_pack_reserve(struct ar_inv *inv, int k, double now, size_t *node,
 	double *when);
 void ar_pack_unreserve(struct ar_inv *inv);
+/* Where ar-run puts a bundle of k on one node: on the slots want names
+ * (nwant ids) when there are k of them, all on the node and free; else on
+ * the block ar_pack_find_on finds, for k = 1, 2, 4 or 8 once indexed;
+ * else on the first free block of k positions, aligned on k when k is a
+ * power of two. 1 with the place and its k slot ids in ids (want's order,
+ * else the positions'), 0 when none is free. */
+int ar_pack_choose_on(const struct ar_inv *inv, size_t node, int k,
+	const int *want, size_t nwant, struct ar_place *p, int *ids);
 /* Slot ids of a placed bundle, comma-separated, into out. */
 void ar_place_ids(const struct ar_inv *inv, const struct ar_place *p,
 	char *out, size_t n);
