@@ -1,0 +1,117 @@
+/* ar-ledger.h: what the files of ar-ledger share. One struct lctx holds the
+ * state of a run of ar-ledger (its campaign, its ledger, the method
+ * hashes computed so far) and goes by pointer to every call. The files,
+ * by job:
+ *   main.c     options, the campaign, dispatch to a subcommand; compact
+ *   check.c    the checks of one row, on every core
+ *   verify.c   reading the whole ledger in batches; verify
+ *   export.c   export as TSV, JSON Lines or a results.tsv
+ *   store.c    append, and import through lib/imports */
+#ifndef AR_LEDGER_CMD_H
+#define AR_LEDGER_CMD_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "campaign.h"
+#include "crypto.h"
+#include "id.h"
+#include "ledger.h"
+
+/* Batches larger than this become one segment instead of loose files. */
+#define LOOSE_MAX 16
+#define BATCH 4096
+
+/* Methods in the campaign's methods/ repository, by commit: the hash of
+ * their content, computed once per commit, or "" when the commit is not
+ * there (a method given as a directory, or from elsewhere). */
+struct mcache {
+	char commit[64];
+	char hash[AR_HASH_HEX];
+};
+
+struct lctx {
+	struct ar_campaign camp;
+	struct ar_ledger led;
+	struct mcache *mc;
+	size_t nmc, capmc;
+	size_t methods_unchecked; /* verified rows whose method was not
+	                           * rehashed */
+};
+
+/* A segment header, shared by the jobs of its rows. */
+struct hdr {
+	size_t ncol;
+	char **name;
+};
+
+/* One row to check. */
+struct job {
+	char *json;
+	size_t len;
+	char *where;
+	char **cols;         /* a segment row's stored fields but json */
+	const struct hdr *h;
+	int status;          /* an ST_ value */
+	int malformed;       /* not JSON, or not an object */
+	int stored;          /* read from the ledger, hence canonical */
+	char fileid[AR_ID_MAX + 1]; /* the id its file name or column gives */
+	char id[AR_ID_MAX + 1];
+	char commit[64];     /* method.commit, when a git commit id */
+	char mhash[AR_HASH_HEX]; /* method.hash */
+	char why[320];
+};
+
+enum { ST_OK, ST_BAD, ST_UNSIGNED };
+
+/* The ledger read in batches of jobs, and what verify found. */
+struct scanner {
+	struct lctx *cx;
+	struct job *jobs;
+	size_t n;
+	struct hdr **hdrs;
+	size_t nhdr;
+	const char *last_src;
+	char **last_hdr;
+	void (*flush)(struct scanner *);
+	/* verify */
+	size_t ok, unsigned_, total;
+	int strict;
+	char **ids;
+	size_t nids, capids;
+	size_t bad;          /* problems found */
+	char **badids;       /* ids stored twice */
+	size_t nbadids, capbadids;
+	char **badwhere;     /* where the bad rows are */
+	size_t nbadwhere, capbadwhere;
+	const char *seg_src;
+	struct ar_buf seg_ids;
+	FILE *out;           /* where bad rows are named, or NULL */
+};
+
+enum { F_TSV, F_JSONL, F_AUTORESEARCH };
+
+/* check.c */
+void check_job(const struct ar_campaign *camp, struct job *j);
+void run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n);
+void free_jobs(struct job *jobs, size_t n);
+
+/* verify.c */
+int cmp_str(const void *a, const void *b);
+char *where_of(const struct ar_row *r);
+/* Runs the checks over the whole ledger; prints bad rows as TSV on
+ * stdout when print is set, and leaves in s, sorted, where the bad rows
+ * are and which ids are stored twice. */
+void verify_all(struct lctx *cx, struct scanner *s, int print);
+void free_scanner(struct scanner *s);
+int cmd_verify(struct lctx *cx, int strict);
+
+/* export.c */
+int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify);
+
+/* store.c */
+int cmd_append(struct lctx *cx, int argc, char **argv);
+int cmd_import(struct lctx *cx, const char *from, const char *file);
+
+#endif

@@ -1,0 +1,226 @@
+/* check.c: the checks of one row of the ledger (JSON, id, signature,
+ * campaign, seal, method hash, a segment row's stored columns), run on
+ * every core: signatures dominate the cost. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "flat.h"
+#include "json.h"
+#include "tsv.h"
+#include "ar-ledger.h"
+
+static int
+is_hex(const char *s, size_t n)
+{
+	return s && strlen(s) == n && strspn(s, "0123456789abcdef") == n;
+}
+
+/* Checks one row: JSON, id, signature, campaign, seal, method hash, and,
+ * for segment rows, that the stored columns say what the JSON says. */
+void
+check_job(const struct ar_campaign *camp, struct job *j)
+{
+	char err[256];
+	json_t *o = ar_json_parse(j->json, j->len, err, sizeof err);
+	const char *id, *s;
+
+	j->status = ST_BAD;
+	if (!o) {
+		snprintf(j->why, sizeof j->why, "%s", err);
+		j->malformed = 1;
+		return;
+	}
+	if (!json_is_object(o)) {
+		snprintf(j->why, sizeof j->why, "not a JSON object");
+		j->malformed = 1;
+		goto out;
+	}
+	id = json_string_value(json_object_get(o, "id"));
+	if (!id || !ar_id_valid(id)) {
+		snprintf(j->why, sizeof j->why, "no valid \"id\"");
+		goto out;
+	}
+	snprintf(j->id, sizeof j->id, "%s", id);
+	if (json_object_get(o, "signed") || json_object_get(o, "json")) {
+		snprintf(j->why, sizeof j->why, "reserved key \"signed\" or "
+		    "\"json\"");
+		goto out;
+	}
+	if (j->fileid[0] && strcmp(j->fileid, id) != 0) {
+		snprintf(j->why, sizeof j->why, "stored under id %s, but its "
+		    "\"id\" is %s", j->fileid, id);
+		goto out;
+	}
+	if (!json_object_get(o, "sig")) {
+		if (!json_is_string(json_object_get(o, "source"))) {
+			snprintf(j->why, sizeof j->why, "no signature and no "
+			    "\"source\" of an import");
+			goto out;
+		}
+		j->status = ST_UNSIGNED;
+	} else {
+		/* Stored rows are canonical: the signature is checked on
+		 * their text; other input is checked on its canonical form. */
+		if (j->stored ? ar_verify_canonical(j->json, j->len,
+		    camp->pk) < 0 : ar_json_verify(o, camp->pk, err,
+		    sizeof err) < 0) {
+			snprintf(j->why, sizeof j->why, "bad signature");
+			goto out;
+		}
+		s = json_string_value(json_object_get(o, "campaign"));
+		if (!s || strcmp(s, camp->id) != 0) {
+			snprintf(j->why, sizeof j->why, "campaign '%s' is not "
+			    "this campaign", s ? s : "");
+			goto out;
+		}
+		s = json_string_value(json_object_get(o, "seal"));
+		if (!camp->have_seal || !s || strcmp(s, camp->seal_hash) != 0) {
+			snprintf(j->why, sizeof j->why, "seal hash does not "
+			    "match this campaign's SEAL");
+			goto out;
+		}
+		if (!is_hex(ar_json_str(o, "method.hash"), 64)) {
+			snprintf(j->why, sizeof j->why, "no method hash "
+			    "(method.hash: 64 hex digits)");
+			goto out;
+		}
+		snprintf(j->mhash, sizeof j->mhash, "%s",
+		    ar_json_str(o, "method.hash"));
+		s = ar_json_str(o, "method.commit");
+		if (s && (is_hex(s, 40) || is_hex(s, 64)))
+			snprintf(j->commit, sizeof j->commit, "%s", s);
+		j->status = ST_OK;
+	}
+	if (j->cols) {
+		struct ar_flat f;
+		struct ar_buf esc = {0};
+		size_t k, x = 0;
+		const char *bad = NULL;
+
+		/* Columns after id and signed are sorted, like the flat
+		 * fields: one merge walk. */
+		ar_flatten_num(o, &f);
+		for (k = 0; k + 1 < j->h->ncol && !bad; k++) {
+			const char *name = j->h->name[k], *want = "";
+
+			if (k == 0)
+				want = id;
+			else if (k == 1)
+				want = j->status == ST_OK ? "yes" : "no";
+			else {
+				while (x < f.n && strcmp(f.kv[x].k, name) < 0) {
+					if (strcmp(f.kv[x].k, "id") != 0)
+						bad = f.kv[x].k;
+					x++;
+				}
+				if (bad)
+					break;
+				if (x < f.n && strcmp(f.kv[x].k, name) == 0) {
+					want = f.kv[x].v;
+					if (!want) {
+						/* A real: the stored text must
+						 * read back as the same number. */
+						double v;
+
+						if (ar_parse_double(j->cols[k],
+						    &v) < 0 || v != f.kv[x].num)
+							bad = name;
+						x++;
+						continue;
+					}
+					x++;
+				}
+			}
+			ar_buf_clear(&esc);
+			ar_buf_reserve(&esc, 0);
+			ar_tsv_escape(&esc, want);
+			if (strcmp(esc.p, j->cols[k]) != 0)
+				bad = name;
+		}
+		for (; !bad && x < f.n; x++)
+			if (strcmp(f.kv[x].k, "id") != 0)
+				bad = f.kv[x].k;
+		if (bad) {
+			snprintf(j->why, sizeof j->why, "stored column '%s' "
+			    "does not match the signed JSON", bad);
+			j->status = ST_BAD;
+		}
+		ar_flat_free(&f);
+		ar_buf_free(&esc);
+	}
+out:
+	json_decref(o);
+}
+
+struct slice {
+	const struct ar_campaign *camp;
+	struct job *jobs;
+	size_t n;
+};
+
+static void *
+worker(void *arg)
+{
+	struct slice *s = arg;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		check_job(s->camp, &s->jobs[i]);
+	return NULL;
+}
+
+static int
+nthreads(void)
+{
+	const char *e = getenv("AR_THREADS");
+	long n = e && *e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+}
+
+/* Checks jobs on every core; signatures dominate the cost. */
+void
+run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n)
+{
+	int t = nthreads(), i;
+	pthread_t tid[16];
+	struct slice sl[16];
+	size_t per, off = 0;
+
+	if (n < 64 || t == 1) {
+		for (off = 0; off < n; off++)
+			check_job(camp, &jobs[off]);
+		return;
+	}
+	per = (n + (size_t)t - 1) / (size_t)t;
+	for (i = 0; i < t; i++) {
+		sl[i].camp = camp;
+		sl[i].jobs = jobs + off;
+		sl[i].n = off + per <= n ? per : n - off;
+		off += sl[i].n;
+		if (pthread_create(&tid[i], NULL, worker, &sl[i]) != 0)
+			ar_die(AR_EX_SOFTWARE, "cannot start a thread");
+	}
+	for (i = 0; i < t; i++)
+		pthread_join(tid[i], NULL);
+}
+
+void
+free_jobs(struct job *jobs, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		free(jobs[i].json);
+		free(jobs[i].where);
+		if (jobs[i].cols) {
+			for (k = 0; k + 1 < jobs[i].h->ncol; k++)
+				free(jobs[i].cols[k]);
+			free(jobs[i].cols);
+		}
+	}
+}

@@ -1,0 +1,331 @@
+/* export.c: ar-ledger export: the rows as TSV (the union of their
+ * columns), as JSON Lines, or as a karpathy/autoresearch results.tsv;
+ * with -V, only the rows verify finds good. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "flat.h"
+#include "json.h"
+#include "tsv.h"
+#include "ar-ledger.h"
+
+/* What an export writes, and how far it got. */
+struct exporter {
+	int fmt, with_unsigned;
+	struct scanner *v;   /* what -V found, or NULL */
+	char **cols;         /* output columns after id and signed */
+	size_t ncols;
+	char **map_hdr;      /* the segment header the map belongs to */
+	const char *map_src;
+	long *map;           /* output column -> segment column, or -1 */
+	size_t left_unsigned, rows, other_metric;
+	char *metric;
+	int header_done;
+};
+
+/* Rows -V found bad: by where they are, or by an id stored twice. */
+static int
+is_bad(struct exporter *e, const struct ar_row *r, const char *id)
+{
+	char *w;
+	int bad;
+
+	if (!e->v)
+		return 0;
+	if (e->v->nbadids && bsearch(&id, e->v->badids, e->v->nbadids,
+	    sizeof *e->v->badids, cmp_str))
+		return 1;
+	if (!e->v->nbadwhere)
+		return 0;
+	w = where_of(r);
+	bad = bsearch(&w, e->v->badwhere, e->v->nbadwhere,
+	    sizeof *e->v->badwhere, cmp_str) != NULL;
+	free(w);
+	return bad;
+}
+
+static void
+add_cols(struct exporter *e, char **names, size_t n)
+{
+	size_t i, j, k;
+
+	e->cols = ar_xrealloc(e->cols, (e->ncols + n + 1) * sizeof *e->cols);
+	for (i = 0; i < n; i++)
+		if (strcmp(names[i], "id") != 0 && strcmp(names[i], "signed") != 0
+		    && strcmp(names[i], "json") != 0)
+			e->cols[e->ncols++] = ar_xstrdup(names[i]);
+	ar_sort(e->cols, e->ncols, sizeof *e->cols, cmp_str);
+	for (k = j = 0; k < e->ncols; k++) {
+		if (j > 0 && strcmp(e->cols[k], e->cols[j - 1]) == 0) {
+			free(e->cols[k]);
+			continue;
+		}
+		e->cols[j++] = e->cols[k];
+	}
+	e->ncols = j;
+}
+
+/* First pass: the union of every row's columns. */
+static int
+gather_cols(const struct ar_row *r, void *arg)
+{
+	struct exporter *e = arg;
+
+	if (r->lineno) {
+		if (r->hdr != e->map_hdr || r->src != e->map_src) {
+			add_cols(e, r->hdr, r->ncol);
+			e->map_hdr = r->hdr;
+			e->map_src = r->src;
+		}
+		return 0;
+	}
+	if (r->json) {
+		char err[256];
+		json_t *o = ar_json_parse(r->json, r->jsonlen, err, sizeof err);
+		struct ar_flat f;
+		char **names;
+		size_t i;
+
+		if (!o)
+			return 0;
+		ar_flatten(o, &f);
+		names = ar_xmalloc((f.n + 1) * sizeof *names);
+		for (i = 0; i < f.n; i++)
+			names[i] = f.kv[i].k;
+		add_cols(e, names, f.n);
+		free(names);
+		ar_flat_free(&f);
+		json_decref(o);
+	}
+	return 0;
+}
+
+static void
+put_tsv_header(struct exporter *e)
+{
+	size_t k;
+
+	/* With -V every row exported was checked: the column says so to
+	 * readers that take only verified rows (ar-curve). */
+	fputs(e->v ? "id\tsigned\tverified" : "id\tsigned", stdout);
+	for (k = 0; k < e->ncols; k++) {
+		putchar('\t');
+		ar_tsv_put(stdout, e->cols[k]);
+	}
+	putchar('\n');
+}
+
+static const char *
+status_of(const char *verdict)
+{
+	if (!verdict)
+		return "crash";
+	if (strcmp(verdict, "keep") == 0)
+		return "keep";
+	if (strcmp(verdict, "crash") == 0 || strcmp(verdict, "timeout") == 0 ||
+	    strcmp(verdict, "invalid") == 0)
+		return "crash";
+	return "discard";
+}
+
+static void
+put_autoresearch(struct exporter *e, json_t *o)
+{
+	const char *commit = ar_json_str(o, "method.commit");
+	const char *metric = json_string_value(json_object_get(o, "metric"));
+	const char *st = status_of(json_string_value(json_object_get(o,
+	    "verdict")));
+	const char *desc = json_string_value(json_object_get(o, "description"));
+	json_t *v = NULL, *mem;
+
+	if (!metric)
+		metric = "val_bpb";
+	/* results.tsv has one metric column: the first row's metric. */
+	if (e->header_done && strcmp(metric, e->metric) != 0) {
+		e->other_metric++;
+		e->rows--;
+		return;
+	}
+	/* Not by dotted path: a metric's name may hold a '.'. */
+	v = json_object_get(json_object_get(json_object_get(o, "metrics"),
+	    metric), "median");
+	mem = json_object_get(json_object_get(json_object_get(o, "metrics"),
+	    "memory_gb"), "median");
+	if (!desc)
+		desc = json_string_value(json_object_get(o, "why"));
+	if (!e->header_done) {
+		e->metric = ar_xstrdup(metric);
+		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n", metric);
+		e->header_done = 1;
+	}
+	printf("%.7s\t%.6f\t%.1f\t%s\t", commit ? commit : "0000000",
+	    strcmp(st, "crash") == 0 || !json_is_number(v) ? 0.0 :
+	    json_number_value(v), strcmp(st, "crash") == 0 ||
+	    !json_is_number(mem) ? 0.0 : json_number_value(mem), st);
+	/* results.tsv has no escapes: tabs and newlines become spaces. */
+	for (; desc && *desc; desc++)
+		putchar(*desc == '\t' || *desc == '\n' || *desc == '\r' ? ' ' :
+		    *desc);
+	putchar('\n');
+}
+
+static int
+emit(const struct ar_row *r, void *arg)
+{
+	struct exporter *e = arg;
+	const char *id;
+	int is_signed;
+	size_t k;
+
+	if (r->bad) {
+		char *w = where_of(r);
+
+		ar_warn("%s: left out: %s", w, r->bad);
+		free(w);
+		return 0;
+	}
+	if (r->field && e->fmt == F_TSV) {
+		/* The fast path: a segment already holds the columns. */
+		id = r->field[0];
+		is_signed = strcmp(r->field[1], "yes") == 0;
+		if (is_bad(e, r, id))
+			return 0;
+		if (!is_signed && !e->with_unsigned) {
+			e->left_unsigned++;
+			return 0;
+		}
+		if (r->hdr != e->map_hdr || r->src != e->map_src) {
+			size_t x = 2;
+
+			e->map = ar_xrealloc(e->map, (e->ncols + 1) *
+			    sizeof *e->map);
+			/* Both lists are sorted; the segment's columns sit
+			 * between id, signed and json. */
+			for (k = 0; k < e->ncols; k++) {
+				while (x + 1 < r->ncol && strcmp(r->hdr[x],
+				    e->cols[k]) < 0)
+					x++;
+				e->map[k] = x + 1 < r->ncol && strcmp(r->hdr[x],
+				    e->cols[k]) == 0 ? (long)x : -1;
+			}
+			e->map_hdr = r->hdr;
+			e->map_src = r->src;
+		}
+		fputs(id, stdout);
+		fputs(is_signed ? "\tyes" : "\tno", stdout);
+		if (e->v)
+			fputs(is_signed ? "\tyes" : "\tno", stdout);
+		for (k = 0; k < e->ncols; k++) {
+			putchar_unlocked('\t');
+			if (e->map[k] >= 0)
+				fputs(r->field[e->map[k]], stdout);
+		}
+		putchar_unlocked('\n');
+		e->rows++;
+		return 0;
+	}
+	{
+		char err[256];
+		json_t *o = ar_json_parse(r->json, r->jsonlen, err, sizeof err);
+		char *w;
+
+		if (!o || !json_is_object(o) || !(id = json_string_value(
+		    json_object_get(o, "id")))) {
+			w = where_of(r);
+			ar_warn("%s: left out: %s", w, o ? "no id" : err);
+			free(w);
+			json_decref(o);
+			return 0;
+		}
+		is_signed = json_object_get(o, "sig") != NULL;
+		if (is_bad(e, r, id)) {
+			json_decref(o);
+			return 0;
+		}
+		if (!is_signed && !e->with_unsigned) {
+			e->left_unsigned++;
+			json_decref(o);
+			return 0;
+		}
+		e->rows++;
+		if (e->fmt == F_JSONL) {
+			fwrite(r->json, 1, r->jsonlen, stdout);
+			putchar('\n');
+		} else if (e->fmt == F_AUTORESEARCH) {
+			put_autoresearch(e, o);
+		} else {
+			struct ar_flat f;
+			size_t j = 0;
+
+			ar_flatten(o, &f);
+			fputs(id, stdout);
+			fputs(is_signed ? "\tyes" : "\tno", stdout);
+			if (e->v)
+				fputs(is_signed ? "\tyes" : "\tno", stdout);
+			for (k = 0; k < e->ncols; k++) {
+				putchar('\t');
+				while (j < f.n && strcmp(f.kv[j].k,
+				    e->cols[k]) < 0)
+					j++;
+				if (j < f.n && strcmp(f.kv[j].k, e->cols[k]) == 0)
+					ar_tsv_put(stdout, f.kv[j].v);
+			}
+			putchar('\n');
+			ar_flat_free(&f);
+		}
+		json_decref(o);
+	}
+	return 0;
+}
+
+int
+cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify)
+{
+	struct exporter e;
+	struct scanner s;
+	char err[1024];
+	size_t k;
+	int ret = AR_EX_OK;
+
+	memset(&e, 0, sizeof e);
+	memset(&s, 0, sizeof s);
+	e.fmt = fmt;
+	e.with_unsigned = with_unsigned;
+	if (verify) {
+		verify_all(cx, &s, 0);
+		if (s.bad) {
+			ar_warn("%zu problem%s found; bad rows left out "
+			    "(ar-ledger verify names them)", s.bad,
+			    s.bad == 1 ? "" : "s");
+			ret = AR_EX_NO;
+		}
+		e.v = &s;
+	}
+	if (fmt == F_TSV) {
+		if (ar_ledger_scan(&cx->led, gather_cols, &e, err,
+		    sizeof err) != 0)
+			ar_die(AR_EX_DATA, "%s", err);
+		e.map_hdr = NULL;
+		e.map_src = NULL;
+		put_tsv_header(&e);
+	}
+	if (ar_ledger_scan(&cx->led, emit, &e, err, sizeof err) != 0)
+		ar_die(AR_EX_DATA, "%s", err);
+	if (fmt == F_AUTORESEARCH && !e.header_done)
+		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");
+	if (e.other_metric)
+		ar_warn("%zu rows of another metric than %s left out: "
+		    "results.tsv holds one metric", e.other_metric, e.metric);
+	free(e.metric);
+	if (e.left_unsigned)
+		ar_warn("%zu unsigned (imported) rows left out; -u includes "
+		    "them", e.left_unsigned);
+	for (k = 0; k < e.ncols; k++)
+		free(e.cols[k]);
+	free(e.cols);
+	free(e.map);
+	free_scanner(&s);
+	return ret;
+}

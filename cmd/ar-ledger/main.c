@@ -1,0 +1,122 @@
+/* ar-ledger: the result store of a campaign: append signed results, verify
+ * every row, export them for pipes, import the logs of autoresearch and
+ * pi-autoresearch (marked unsigned), compact loose results into segments.
+ * This file reads the command line, opens the campaign and hands over to
+ * the subcommand; ar-ledger.h lists the other files and their jobs. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "err.h"
+#include "io.h"
+#include "json.h"
+#include "ar-ledger.h"
+
+static const char usage[] =
+	"append [-C campaign] [file ...]\n"
+	"verify [-C campaign] [-s]\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V]\n"
+	"import [-C campaign] -F autoresearch|pi file\n"
+	"compact [-C campaign] [-B]";
+
+static void
+open_all(struct lctx *cx, const char *dir)
+{
+	char err[1024], *p;
+
+	ar_campaign_open(&cx->camp, dir);
+	p = ar_path(dir, "ledger");
+	if (ar_ledger_open(&cx->led, p, 0, err, sizeof err) < 0)
+		ar_die(AR_EX_NOINPUT, "%s", err);
+	free(p);
+}
+
+static int
+cmd_compact(struct lctx *cx, int break_lock)
+{
+	char err[1024];
+	size_t merged;
+
+	if (ar_ledger_compact(&cx->led, break_lock, &merged, err,
+	    sizeof err) < 0)
+		ar_die(errno == EAGAIN ? AR_EX_TEMPFAIL : ar_errno_exit(errno),
+		    "%s", err);
+	ar_warn("%zu results merged into segments", merged);
+	return AR_EX_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "from", required_argument, NULL, 'F' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "break-lock", no_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct lctx cx;
+	const char *cmd, *dir = NULL, *from = NULL;
+	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
+
+	ar_std_args(argc, argv, usage);
+	argv[0] = (char *)ar_prog();
+	ar_crypto_init();
+	json_object_seed(0);
+	if (argc < 2)
+		ar_usage(usage);
+	cmd = argv[1];
+	argc--;
+	argv++;
+	argv[0] = argv[-1];
+	while ((c = getopt_long(argc, argv, "BC:f:F:suV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': strict = 1; break;
+		case 'B': brk = 1; break;
+		case 'C': dir = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "tsv") == 0)
+				fmt = F_TSV;
+			else if (strcmp(optarg, "jsonl") == 0)
+				fmt = F_JSONL;
+			else if (strcmp(optarg, "autoresearch") == 0)
+				fmt = F_AUTORESEARCH;
+			else
+				ar_die(AR_EX_USAGE, "-f %s: expected tsv, jsonl "
+				    "or autoresearch", optarg);
+			break;
+		case 'F': from = optarg; break;
+		case 'u': with_unsigned = 1; break;
+		case 'V': verify = 1; break;
+		default: ar_usage(usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	dir = ar_campaign_default(dir);
+	memset(&cx, 0, sizeof cx);
+	if (strcmp(cmd, "append") == 0) {
+		open_all(&cx, dir);
+		r = cmd_append(&cx, argc, argv);
+	} else if (strcmp(cmd, "verify") == 0 && argc == 0) {
+		open_all(&cx, dir);
+		r = cmd_verify(&cx, strict);
+	} else if (strcmp(cmd, "export") == 0 && argc == 0) {
+		open_all(&cx, dir);
+		r = cmd_export(&cx, fmt, with_unsigned, verify);
+	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
+		open_all(&cx, dir);
+		r = cmd_import(&cx, from, argv[0]);
+	} else if (strcmp(cmd, "compact") == 0 && argc == 0) {
+		open_all(&cx, dir);
+		r = cmd_compact(&cx, brk);
+	} else
+		ar_usage(usage);
+	ar_ledger_close(&cx.led);
+	ar_campaign_free(&cx.camp);
+	free(cx.mc);
+	ar_fshut(stdout, "<stdout>");
+	return r;
+}

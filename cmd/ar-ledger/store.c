@@ -1,0 +1,271 @@
+/* store.c: ar-ledger append, which stores signed results once every one
+ * is checked, and ar-ledger import, which stores the runs of another
+ * tool's log, read by lib/imports, as unsigned rows (ar-ledger(5)). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "err.h"
+#include "imports.h"
+#include "io.h"
+#include "json.h"
+#include "timefmt.h"
+#include "ar-ledger.h"
+
+static void
+read_jsonl(FILE *in, const char *name, struct job **jobs, size_t *n,
+    size_t *cap)
+{
+	struct ar_buf line = {0};
+	size_t lineno = 0;
+
+	while (ar_jsonl_line(in, name, &line, &lineno)) {
+		struct job *j;
+
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 1024;
+			*jobs = ar_xrealloc(*jobs, *cap * sizeof **jobs);
+		}
+		j = &(*jobs)[(*n)++];
+		memset(j, 0, sizeof *j);
+		j->json = ar_xstrdup(line.p);
+		j->len = line.len;
+		j->where = ar_xasprintf("%s:%zu", name, lineno);
+	}
+	ar_buf_free(&line);
+}
+
+static int
+store_all(struct lctx *cx, json_t **recs, size_t n, const char *what)
+{
+	size_t i, stored = 0, dup = 0, clash = 0, off;
+	int *st = ar_xmalloc((n ? n : 1) * sizeof *st);
+	char err[1024];
+
+	if (n <= LOOSE_MAX) {
+		for (i = 0; i < n; i++) {
+			st[i] = ar_ledger_store(&cx->led, recs[i]);
+			if (st[i] < 0)
+				ar_die(ar_errno_exit(errno), "%s/results: "
+				    "cannot store %s:", cx->led.dir,
+				    json_string_value(json_object_get(recs[i],
+				    "id")));
+		}
+	} else {
+		for (off = 0; off < n; off += 16384) {
+			size_t m = n - off < 16384 ? n - off : 16384;
+
+			if (ar_ledger_add_batch(&cx->led, recs + off, m,
+			    st + off, err, sizeof err) < 0)
+				ar_die(errno == EAGAIN ? AR_EX_TEMPFAIL :
+				    ar_errno_exit(errno), "%s", err);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (st[i] == 0)
+			stored++;
+		else if (st[i] == 1)
+			dup++;
+		else {
+			clash++;
+			ar_warn("%s: id %s is stored already with other "
+			    "content; not replaced", cx->led.dir,
+			    json_string_value(json_object_get(recs[i], "id")));
+		}
+	}
+	ar_warn("%s: %zu stored, %zu already there%s", what, stored, dup,
+	    clash ? ", some refused" : "");
+	free(st);
+	return clash ? AR_EX_CANTCREAT : AR_EX_OK;
+}
+
+int
+cmd_append(struct lctx *cx, int argc, char **argv)
+{
+	struct job *jobs = NULL;
+	size_t n = 0, cap = 0, i, bad = 0;
+	json_t **recs;
+	int r, malformed = 0;
+
+	if (argc == 0)
+		read_jsonl(stdin, "<stdin>", &jobs, &n, &cap);
+	for (i = 0; i < (size_t)argc; i++) {
+		FILE *f = fopen(argv[i], "r");
+
+		if (!f)
+			ar_die(AR_EX_NOINPUT, "%s:", argv[i]);
+		read_jsonl(f, argv[i], &jobs, &n, &cap);
+		fclose(f);
+	}
+	run_jobs(&cx->camp, jobs, n);
+	for (i = 0; i < n; i++) {
+		if (jobs[i].status == ST_UNSIGNED) {
+			jobs[i].status = ST_BAD;
+			snprintf(jobs[i].why, sizeof jobs[i].why, "not signed "
+			    "(only ar-ledger import stores unsigned rows)");
+		}
+		if (jobs[i].status == ST_BAD) {
+			if (jobs[i].malformed)
+				malformed = 1;
+			if (++bad <= 20)
+				ar_warn("%s: %s%s%s", jobs[i].where,
+				    jobs[i].id[0] ? jobs[i].id : "",
+				    jobs[i].id[0] ? ": " : "", jobs[i].why);
+		}
+	}
+	if (bad) {
+		if (bad > 20)
+			ar_warn("... and %zu more", bad - 20);
+		ar_die(malformed ? AR_EX_DATA : AR_EX_NO, "%zu of %zu results "
+		    "refused; nothing stored", bad, n);
+	}
+	recs = ar_xmalloc((n ? n : 1) * sizeof *recs);
+	for (i = 0; i < n; i++) {
+		char err[256];
+
+		recs[i] = ar_json_parse(jobs[i].json, jobs[i].len, err,
+		    sizeof err);
+	}
+	free_jobs(jobs, n);
+	free(jobs);
+	r = store_all(cx, recs, n, "append");
+	for (i = 0; i < n; i++)
+		json_decref(recs[i]);
+	free(recs);
+	return r;
+}
+
+/* ---- import ---- */
+
+static char *
+import_id(const char *src, size_t lineno, const char *line)
+{
+	char h[AR_HASH_HEX];
+	struct ar_buf b = {0};
+
+	/* The same line of the same log always gets the same id, so a
+	 * repeated import stores nothing twice; lines keep their order. */
+	ar_buf_printf(&b, "%s\n%zu\n%s", src, lineno, line);
+	ar_hash_hex(h, b.p, b.len);
+	ar_buf_free(&b);
+	return ar_xasprintf("imp-%s-%06zu-%.12s", src, lineno, h);
+}
+
+static json_t *
+metric_obj(double v)
+{
+	return json_pack("{s:f}", "median", v);
+}
+
+/* A results.tsv row as an unsigned result. */
+static json_t *
+record_autoresearch(const struct ar_import_row *w)
+{
+	char *id = import_id("autoresearch", w->lineno, w->ident);
+	json_t *o;
+
+	o = json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:{s:o, s:o},"
+	    " s:s, s:s, s:I}",
+	    "id", id, "source", "autoresearch",
+	    "method", "commit", w->commit,
+	    "metric", w->metric, "direction", w->lower ? "lower" : "higher",
+	    "metrics", w->metric, metric_obj(w->logged), "memory_gb",
+	    metric_obj(w->memory_gb), "verdict", w->status_text,
+	    "description", w->description, "seq", (json_int_t)w->lineno);
+	free(id);
+	return o;
+}
+
+static json_t *
+number_json(const struct ar_import_num *n)
+{
+	return n->kind == AR_IMPORT_INT ? json_integer((json_int_t)n->i) :
+	    json_real(n->d);
+}
+
+/* A pi run as an unsigned result; checks_failed is an invalid run. */
+static json_t *
+record_pi(const struct ar_import_row *w)
+{
+	json_t *o, *metrics = json_object();
+	char *id;
+	size_t i;
+
+	if (!isnan(w->logged))
+		json_object_set_new(metrics, w->metric,
+		    metric_obj(w->logged));
+	for (i = 0; i < w->nmetrics; i++)
+		json_object_set_new(metrics, w->metrics[i].name,
+		    metric_obj(w->metrics[i].value));
+	id = import_id("pi", w->lineno, w->ident);
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:I}",
+	    "id", id, "source", "pi",
+	    "metric", w->metric, "direction", w->lower ? "lower" : "higher",
+	    "metrics", metrics, "verdict",
+	    w->status == AR_IMPORT_CHECKS_FAILED ? "invalid" : w->status_text,
+	    "seq", (json_int_t)w->lineno);
+	free(id);
+	if (!o)
+		return NULL;
+	if (w->commit)
+		json_object_set_new(o, "method", json_pack("{s:s}", "commit",
+		    w->commit));
+	if (w->description)
+		json_object_set_new(o, "description",
+		    json_string(w->description));
+	if (w->session && *w->session)
+		json_object_set_new(o, "session", json_string(w->session));
+	if (w->confidence.kind != AR_IMPORT_NONE)
+		json_object_set_new(o, "confidence",
+		    number_json(&w->confidence));
+	if (w->run.kind != AR_IMPORT_NONE)
+		json_object_set_new(o, "run", number_json(&w->run));
+	if (!isnan(w->finished)) {
+		struct timespec ts;
+		char when[32];
+
+		ts.tv_sec = (time_t)w->finished;
+		ts.tv_nsec = 0;
+		ar_time_fmt(when, sizeof when, ts, 0);
+		json_object_set_new(o, "finished", json_string(when));
+	}
+	return o;
+}
+
+int
+cmd_import(struct lctx *cx, const char *from, const char *file)
+{
+	FILE *in;
+	struct ar_import imp;
+	struct ar_import_err e;
+	json_t **recs;
+	size_t i;
+	int r, kind = ar_import_kind(from);
+
+	if (!(in = fopen(file, "r")))
+		ar_die(AR_EX_NOINPUT, "%s:", file);
+	if (kind < 0)
+		ar_die(AR_EX_USAGE, "-F %s: expected autoresearch or pi", from);
+	if (ar_import_read(&imp, kind, in, file, &e) < 0)
+		ar_die(AR_EX_DATA, "%s", e.msg);
+	fclose(in);
+	if (imp.skipped)
+		ar_warn("%s: %zu lines without a run left out", file,
+		    imp.skipped);
+	recs = ar_xmalloc((imp.nrow ? imp.nrow : 1) * sizeof *recs);
+	for (i = 0; i < imp.nrow; i++) {
+		recs[i] = kind == AR_IMPORT_PI ? record_pi(&imp.row[i]) :
+		    record_autoresearch(&imp.row[i]);
+		if (!recs[i])
+			ar_die(AR_EX_SOFTWARE, "cannot build a record");
+	}
+	r = store_all(cx, recs, imp.nrow, "import");
+	for (i = 0; i < imp.nrow; i++)
+		json_decref(recs[i]);
+	free(recs);
+	ar_import_free(&imp);
+	return r;
+}
