@@ -16,6 +16,7 @@
 #include "err.h"
 #include "io.h"
 #include "json.h"
+#include "svg.h"
 #include "tsv.h"
 
 static const char usage[] =
@@ -43,13 +44,18 @@ struct group {
 	int has_best;
 };
 
+/* The options; the only file-level state. */
 static struct {
 	int fmt, text, unverified, lower;
 	const char *metric, *svg;
-	double kpred[64];
+	double kpred[64];    /* -k */
 	size_t nkpred;
-	size_t left_unsigned, left_unverified, left_aa, left_noscore;
 } O;
+
+/* Rows read and left out, by why. */
+struct left {
+	size_t unsigned_, unverified, aa, noscore;
+};
 
 static char *
 dup_field(const struct ar_tsv *t, int c)
@@ -81,7 +87,7 @@ score_field(const struct ar_tsv *t, int c, const char *name, double *v)
 
 static void
 read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
-    size_t *cap)
+    size_t *cap, struct left *left)
 {
 	struct ar_tsv t;
 	char cy[128], clo[128], chi[128], cn[128];
@@ -128,17 +134,17 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 		if (st == 0)
 			break;
 		if (strcmp(t.field[c_signed], "yes") != 0) {
-			O.left_unsigned++;
+			left->unsigned_++;
 			continue;
 		}
 		/* Only rows checked by ar-ledger export -V, unless -U. */
 		if (!O.unverified && (c_verified < 0 ||
 		    strcmp(t.field[c_verified], "yes") != 0)) {
-			O.left_unverified++;
+			left->unverified++;
 			continue;
 		}
 		if (c_aa >= 0 && strcmp(t.field[c_aa], "true") == 0) {
-			O.left_aa++;
+			left->aa++;
 			continue;
 		}
 		if (ar_parse_long(t.field[c_k], &k) < 0 || k < 1 || k > 65536)
@@ -159,7 +165,7 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 				ar_die(AR_EX_DATA, "%s: line %zu: %s lies outside "
 				    "its interval", t.name, t.lineno, cy);
 		} else {
-			O.left_noscore++;
+			left->noscore++;
 		}
 		r.n = 0;
 		if (c_n >= 0 && t.field[c_n][0]) {
@@ -457,12 +463,15 @@ text_group(const struct group *g)
 static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c",
 	"#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
 
+/* The curves of the first 8 groups against k on a log scale, each with
+ * its band of intervals, its points (a cross where infeasible) and its
+ * knee; the legend names them. */
 static void
 svg(const char *path, struct group *g, size_t ng)
 {
-	const double W = 900, H = 440, L = 70, R = 330, T = 40, Bm = 60;
-	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, lk, kt;
-	char *tmp;
+	struct ar_svg p;
+	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, kt;
+	char *tmp, txt[256];
 	FILE *f = ar_out_open(path, &tmp);
 	size_t i, j, shown = ng < 8 ? ng : 8;
 
@@ -494,41 +503,21 @@ svg(const char *path, struct group *g, size_t ng)
 		ymin -= pad;
 		ymax += pad;
 	}
-	lk = log2(kmax > 1 ? kmax : 2);
-#define X(k) (L + (W - L - R) * log2(k) / lk)
-#define Y(v) (T + (H - T - Bm) * (1 - ((v) - ymin) / (ymax - ymin)))
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
-	    "height=\"%g\" viewBox=\"0 0 %g %g\" font-family=\"sans-serif\" "
-	    "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" "
-	    "fill=\"white\"/>\n", W, H, W, H);
-	fprintf(f, "<text x=\"%g\" y=\"22\" font-size=\"15\">%s against k "
-	    "(log scale), 95%% intervals</text>\n", L, O.metric ? O.metric :
-	    "ratio to the baseline");
+	ar_svg_begin(&p, f, 1, 900, 440, 70, 330, 40, 60);
+	p.ymin = ymin;
+	p.ymax = ymax;
+	ar_svg_xlog2(&p, kmax);
+	snprintf(txt, sizeof txt, "%s against k (log scale), 95%% intervals",
+	    O.metric ? O.metric : "ratio to the baseline");
+	ar_svg_title(&p, txt);
 	/* Axes, k ticks at powers of two, five score ticks. */
-	fprintf(f, "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
-	    "stroke=\"black\"/>\n<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" "
-	    "stroke=\"black\"/>\n", L, H - Bm, W - R, H - Bm, L, T, L, H - Bm);
+	ar_svg_axes(&p);
 	for (kt = 1; kt <= kmax; kt *= 2)
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
-		    "stroke=\"black\"/><text x=\"%.1f\" y=\"%g\" "
-		    "text-anchor=\"middle\">%g</text>\n", X(kt), H - Bm, X(kt),
-		    H - Bm + 5, X(kt), H - Bm + 20, kt);
-	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">k (GPUs "
-	    "or CPUs of the bundle)</text>\n", (L + W - R) / 2, H - 18);
-	for (i = 0; i <= 4; i++) {
-		double v = ymin + (ymax - ymin) * i / 4;
-
-		fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
-		    "stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
-		    "text-anchor=\"end\">%.3g</text>\n", L, Y(v), W - R, Y(v),
-		    L - 6, Y(v) + 4, v);
-	}
+		ar_svg_xtick(&p, kt);
+	ar_svg_xlabel(&p, "k (GPUs or CPUs of the bundle)");
+	ar_svg_ygrid(&p, ymin, ymax - ymin, 4, 3);
 	if (!O.metric)
-		fprintf(f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
-		    "stroke=\"black\" stroke-dasharray=\"6 4\"/><text x=\"%g\" "
-		    "y=\"%.1f\">baseline</text>\n", L, Y(1.0), W - R, Y(1.0),
-		    W - R - 60, Y(1.0) - 5);
+		ar_svg_hline(&p, 1.0, "baseline");
 	for (i = 0; i < shown; i++) {
 		const char *c = colour[i % 8];
 		struct group *q = &g[i];
@@ -536,55 +525,47 @@ svg(const char *path, struct group *g, size_t ng)
 		if (!q->np)
 			continue;
 		/* The CI band, then the line, then the points. */
-		fprintf(f, "<polygon fill=\"%s\" fill-opacity=\"0.15\" "
-		    "stroke=\"none\" points=\"", c);
+		ar_svg_poly(&p, AR_SVG_BAND, c);
 		for (j = 0; j < q->np; j++)
-			fprintf(f, "%.1f,%.1f ", X(q->p[j].k), Y(q->p[j].hi));
+			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+			    ar_svg_y(&p, q->p[j].hi));
 		for (j = q->np; j-- > 0;)
-			fprintf(f, "%.1f,%.1f ", X(q->p[j].k), Y(q->p[j].lo));
-		fputs("\"/>\n", f);
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" "
-		    "stroke-width=\"2\" points=\"", c);
+			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+			    ar_svg_y(&p, q->p[j].lo));
+		ar_svg_poly_end(&p);
+		ar_svg_poly(&p, AR_SVG_LINE, c);
 		for (j = 0; j < q->np; j++)
-			fprintf(f, "%.1f,%.1f ", X(q->p[j].k), Y(q->p[j].y));
-		fputs("\"/>\n", f);
+			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+			    ar_svg_y(&p, q->p[j].y));
+		ar_svg_poly_end(&p);
 		for (j = 0; j < q->np; j++) {
-			double x = X(q->p[j].k), y = Y(q->p[j].y);
+			double x = ar_svg_x(&p, q->p[j].k);
+			double y = ar_svg_y(&p, q->p[j].y);
 
 			if (q->p[j].feasible)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"4\" fill=\"%s\"/>\n", x, y, c);
+				ar_svg_dot(&p, x, y, 4, c);
 			else
-				fprintf(f, "<path d=\"M%.1f %.1fl10 10m0 -10l-10 "
-				    "10\" stroke=\"%s\" stroke-width=\"2.5\"/>"
-				    "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">"
-				    "infeasible</text>\n", x - 5, y - 5, c,
-				    x + 8, y + 16, c);
+				ar_svg_cross(&p, x, y, 10, c, 2.5,
+				    "infeasible");
 			if (q->has_best && q->p[j].k == q->knee)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"9\" fill=\"none\" stroke=\"%s\" "
-				    "stroke-width=\"2\"/><text x=\"%.1f\" "
-				    "y=\"%.1f\" text-anchor=\"middle\" "
-				    "fill=\"%s\">knee</text>\n", x, y, c, x,
-				    y - 14, c);
+				ar_svg_ring(&p, x, y, 9, c, "knee");
 		}
-		fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"14\" height=\"4\" "
-		    "fill=\"%s\"/><text x=\"%g\" y=\"%g\">", W - R + 16,
-		    T + 20 * (double)i + 4, c, W - R + 36,
-		    T + 20 * (double)i + 9);
-		ar_xml_put(f, q->r[0].label);
-		fputs(" ", f);
-		ar_xml_put(f, q->r[0].workload);
 		if (q->has_best)
-			fprintf(f, " (knee %ld, best %ld)", q->knee, q->best_k);
-		fputs("</text>\n", f);
+			snprintf(txt, sizeof txt, "%s %s (knee %ld, best %ld)",
+			    q->r[0].label, q->r[0].workload, q->knee,
+			    q->best_k);
+		else
+			snprintf(txt, sizeof txt, "%s %s", q->r[0].label,
+			    q->r[0].workload);
+		ar_svg_key(&p, AR_SVG_KEY_SWATCH, 20 * (double)i, 0, c, txt,
+		    NULL);
 	}
-	if (ng > shown)
-		fprintf(f, "<text x=\"%g\" y=\"%g\">and %zu more</text>\n",
-		    W - R + 16, T + 20 * (double)shown + 9, ng - shown);
-	fputs("</svg>\n", f);
-#undef X
-#undef Y
+	if (ng > shown) {
+		snprintf(txt, sizeof txt, "and %zu more", ng - shown);
+		ar_svg_note(&p, p.w - p.r + 16, p.t + 20 * (double)shown + 9,
+		    txt);
+	}
+	ar_svg_end(&p);
 	if (ar_out_close(f, path, tmp) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", path);
 }
@@ -621,6 +602,7 @@ main(int argc, char **argv)
 	};
 	struct row *rows = NULL;
 	struct group *g = NULL;
+	struct left left = {0};
 	size_t nrows = 0, cap = 0, ng = 0, i, j;
 	const char *fmt = "tsv";
 	int c;
@@ -644,7 +626,7 @@ main(int argc, char **argv)
 		ar_die(AR_EX_USAGE, "-f %s: the formats are tsv and jsonl", fmt);
 	O.fmt = strcmp(fmt, "jsonl") == 0;
 	if (optind == argc) {
-		read_rows(stdin, "<stdin>", &rows, &nrows, &cap);
+		read_rows(stdin, "<stdin>", &rows, &nrows, &cap, &left);
 	} else {
 		for (i = (size_t)optind; i < (size_t)argc; i++) {
 			FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "r") :
@@ -653,18 +635,17 @@ main(int argc, char **argv)
 			if (!f)
 				ar_die(errno == ENOENT || errno == EACCES ?
 				    AR_EX_NOINPUT : AR_EX_IO, "%s:", argv[i]);
-			read_rows(f, argv[i], &rows, &nrows, &cap);
+			read_rows(f, argv[i], &rows, &nrows, &cap, &left);
 			if (f != stdin)
 				fclose(f);
 		}
 	}
-	if (O.left_unsigned || O.left_unverified || O.left_aa ||
-	    O.left_noscore)
+	if (left.unsigned_ || left.unverified || left.aa || left.noscore)
 		ar_warn("left out %zu unsigned row%s, %zu not verified%s, %zu "
-		    "A/A; %zu row%s without a score", O.left_unsigned,
-		    O.left_unsigned == 1 ? "" : "s", O.left_unverified,
-		    O.left_unverified ? " (export with ar-ledger export -V, or "
-		    "-U)" : "", O.left_aa, O.left_noscore, O.left_noscore == 1 ?
+		    "A/A; %zu row%s without a score", left.unsigned_,
+		    left.unsigned_ == 1 ? "" : "s", left.unverified,
+		    left.unverified ? " (export with ar-ledger export -V, or "
+		    "-U)" : "", left.aa, left.noscore, left.noscore == 1 ?
 		    "" : "s");
 	ar_sort(rows, nrows, sizeof *rows, cmp_row);
 	for (i = 0; i < nrows; i = j) {
