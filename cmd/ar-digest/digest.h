@@ -1,0 +1,189 @@
+/* digest.h: what the files of ar-digest share. One struct digest holds
+ * the state of a run of ar-digest (what was read, the sections built from
+ * it) and goes by pointer to every call. The files, by job:
+ *   main.c       options, the order of the work, output files
+ *   ledger.c     reading the ledger export (-l), the goal (-C)
+ *   sections.c   the sections built from the ledger, the phase, curves
+ *   spools.c     the ideas and queue spools (-i, -q), staleness
+ *   imported.c   a karpathy/autoresearch or pi-autoresearch log (-F)
+ *   output.c     the sections as Markdown, JSON or an HTML page
+ *   staircase.c  the progress pictures (--svg, and in --html) */
+#ifndef AR_DIGEST_H
+#define AR_DIGEST_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "buf.h"
+#include "campaign.h"
+#include "id.h"
+#include "imports.h"
+#include "manifest.h"
+
+/* Fixed sizes keep the single pass free of per-row allocation; what
+ * does not fit is counted and reported as left out. */
+#define KEEP 32          /* near-misses, crashes, invalid kept */
+#define NK 64            /* distinct k with a best-at-k */
+#define TXT 128          /* labels, reasons, ideas: truncated */
+#define LB_MAX 50        /* rows of the leaderboard and like tables */
+#define NSECT 16
+
+enum { V_KEEP, V_DISCARD, V_EQUIV, V_INCONC, V_CRASH, V_TIMEOUT, V_INVALID,
+	V_OTHER, V_N };
+extern const char *const vname[V_N];
+
+struct item {            /* one remembered result */
+	double r, lo, hi;
+	double rf, rfb;      /* share of the roofline: method, baseline */
+	char bound[8];       /* "memory" or "compute"; "" when unknown */
+	long k;
+	int v;
+	char id[AR_ID_MAX + 1], label[TXT], why[TXT];
+};
+
+struct method {
+	char *hash, *label;
+	size_t n, nv[V_N];
+	long kmin, kmax;
+	int has_best;
+	struct item best;    /* best ratio of keep/equivalent/inconclusive */
+};
+
+struct point {           /* one staircase point, only for --svg/--html */
+	size_t id;           /* offset of the id in the arena */
+	const char *idp;     /* the id, once the arena is complete */
+	float r;
+	unsigned char cls;   /* 0 keep, 1 other verdict, 2 failure */
+};
+
+/* What the ledger export holds, aggregated in one pass. */
+struct results {
+	size_t rows, taken, unsigned_, unverified, aa, nv[V_N];
+	struct method *m;    /* open addressing, a power of two */
+	size_t mcap, mn;
+	struct item bestk[NK], best;
+	size_t nbestk, kleft;
+	int has_best;
+	struct item near[KEEP], crash[KEEP], inval[KEEP];
+	size_t nnear, ncrash, ninval, tnear, tcrash, tinval;
+	double *rsd;
+	size_t nrsd, caprsd;
+	char metric[TXT], workload[TXT], device[16], first[64], last[64];
+	int mixed_metric;
+	struct point *pt;
+	size_t npt, cappt;
+	struct ar_buf ids;
+	int want_points;
+};
+
+/* The goal and the baseline, from a campaign (-C): the problem's
+ * manifest, and the baseline's own figure as every result measured it. */
+struct goal {
+	int on;
+	struct ar_campaign c;
+	struct ar_manifest m;
+	char col[160];       /* baseline.METRIC.median */
+	double *bv;
+	size_t nb, cap;
+};
+
+/* Staleness: what landed in the ledger while a method was written.
+ * Every taken result's finish time, and each taken result of an idea
+ * with its start; the ideas spool gives each idea's creation time. */
+struct ideastart {
+	char idea[AR_ID_MAX + 1];
+	double started;
+};
+struct ideatime {
+	char id[AR_ID_MAX + 1];
+	double created;
+};
+struct stale_in {
+	double *fin;
+	size_t nfin, capfin;
+	struct ideastart *ist;
+	size_t nist, capist;
+	struct ideatime *itime;
+	size_t nitime, capitime;
+};
+
+/* A category or a source of ideas, counted. */
+struct tally {
+	char *key;
+	size_t n, nv[4];     /* by spool directory: new, cur, done, failed */
+};
+struct tallies {
+	struct tally *a;
+	size_t n, cap;
+};
+
+/* An imported log (-F) and its summary. */
+enum { L_KEEP, L_DISCARD, L_CRASH, L_OTHER, L_N };
+struct logsum {
+	const char *from;    /* "autoresearch" or "pi"; NULL without -F */
+	struct ar_import imp;
+	char metric[TXT], best_commit[TXT], best_desc[TXT];
+	size_t n[L_N];
+	double best;
+	int has_best, lower;
+};
+
+/* One section of the digest: rows of cells, rendered three ways. */
+struct sect {
+	const char *key, *title;
+	int kv;              /* two columns, item and value: an object in JSON */
+	size_t ncol;
+	const char *col[10];
+	const char *type;    /* per column: s string, n number, i integer */
+	char **cell;
+	size_t nrow, cap;
+	size_t more;         /* items counted but not kept */
+	const char *note;    /* a line under the heading */
+	const char *rowtype; /* kv: the type of each row's value */
+};
+
+struct digest {
+	struct results D;
+	struct goal GL;
+	struct stale_in st;
+	struct tallies cat, src;
+	long long now_s;     /* AR_NOW, or the clock */
+	struct logsum G;
+	struct sect S[NSECT];
+	size_t nsect;
+};
+
+/* ledger.c */
+void cpy(char *dst, size_t n, const char *s);
+void read_goal(struct digest *dg, const char *dir);
+void read_ledger(struct digest *dg, FILE *f, const char *name);
+int better(const struct item *a, const struct item *b);
+
+/* sections.c */
+struct sect *sect(struct digest *dg, const char *key, const char *title,
+	const char *type, ...);
+void row(struct sect *s, ...);
+const char *f3(char *b, double v);
+const char *fi(char *b, size_t v);
+void build(struct digest *dg, const char *curves);
+
+/* spools.c */
+void build_spools(struct digest *dg, const char *ideas, const char *queue);
+
+/* imported.c */
+void read_log(struct digest *dg, const char *from, const char *path);
+void build_log(struct digest *dg);
+int log_cls(int status);
+
+/* output.c */
+void md(const struct digest *dg, size_t budget);
+void json_out(const struct digest *dg);
+void html(const struct digest *dg, const char *path);
+FILE *out_open(const char *path, char **tmp);
+void out_close(FILE *f, const char *path, char *tmp);
+
+/* staircase.c */
+void staircase(const struct results *D, FILE *f, int decl);
+void staircase_log(const struct logsum *G, FILE *f, int decl);
+
+#endif

@@ -1,0 +1,343 @@
+/* spools.c: the health of the ideas and queue spools (-i, -q), the
+ * categories and sources of the ideas, and staleness: how many results
+ * landed between an idea's creation and the start of its measurement. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "err.h"
+#include "io.h"
+#include "json.h"
+#include "spool.h"
+#include "timefmt.h"
+#include "digest.h"
+
+static const char *const spsub[4] = { "new", "cur", "done", "failed" };
+
+static struct tally *
+tally(struct tallies *t, const char *key)
+{
+	size_t i;
+
+	/* Linear: spools hold hundreds of ideas, not millions. */
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->a[i].key, key) == 0)
+			return &t->a[i];
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 32;
+		t->a = ar_xrealloc(t->a, t->cap * sizeof *t->a);
+	}
+	memset(&t->a[t->n], 0, sizeof *t->a);
+	t->a[t->n].key = ar_xstrdup(key);
+	return &t->a[t->n++];
+}
+
+static void
+set_now(struct digest *dg)
+{
+	const char *e = getenv("AR_NOW");
+	struct timespec ts;
+
+	if (e && e[0]) {
+		if (ar_time_parse(e, &ts) < 0)
+			ar_die(AR_EX_USAGE, "AR_NOW=%s: not an RFC 3339 time", e);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+	}
+	dg->now_s = (long long)ts.tv_sec;
+}
+
+/* One spool: its row in Queue health; with ideas set, each record's
+ * category and sources are counted too. */
+static void
+read_spool(struct digest *dg, const char *dir, const char *label, int ideas,
+    struct sect *s)
+{
+	struct stale_in *sl = &dg->st;
+	size_t cnt[4] = {0}, bad = 0, expired = 0, nh = 0, i, j, k;
+	char **holders = NULL, a[8][32];
+
+	if (ar_spool_check(dir) < 0)
+		ar_die(AR_EX_NOINPUT, "%s: not a spool", dir);
+	for (i = 0; i < 4; i++) {
+		char **names;
+		size_t n;
+
+		if (ar_spool_list(dir, spsub[i], &names, &n) < 0)
+			ar_die(AR_EX_IO, "%s/%s:", dir, spsub[i]);
+		for (j = 0; j < n; j++) {
+			struct ar_lease l;
+			struct ar_buf b = {0};
+			char err[256], *p;
+			json_t *o, *v;
+			const char *c;
+
+			p = ar_spool_path(dir, spsub[i], names[j]);
+			if (ar_spool_parse(names[j], &l) < 0) {
+				ar_warn("%s: not a record name", p);
+				bad++;
+				free(p);
+				continue;
+			}
+			cnt[i]++;
+			if (i == 1 && l.expires) {
+				if (l.expires < dg->now_s)
+					expired++;
+				for (k = 0; k < nh && strcmp(holders[k],
+				    l.holder); k++)
+					;
+				if (k == nh) {
+					holders = ar_xrealloc(holders, (nh + 1) *
+					    sizeof *holders);
+					holders[nh++] = ar_xstrdup(l.holder);
+				}
+			}
+			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+				ar_warn("%s:", p);
+				bad++;
+				ar_buf_free(&b);
+				free(p);
+				continue;
+			}
+			o = ar_json_parse(b.p, b.len, err, sizeof err);
+			ar_buf_free(&b);
+			if (!o || !json_is_object(o)) {
+				ar_warn("%s: %s", p, o ? "not a JSON object" :
+				    err);
+				bad++;
+				json_decref(o);
+				free(p);
+				continue;
+			}
+			free(p);
+			if (ideas) {
+				struct tally *t;
+				struct ideatime *it;
+				size_t m, q;
+				int Y, Mo, Dd, hh, mm, ss, us;
+				const char *ord = strchr(names[j], '-');
+
+				/* The name's ORDER is the time the record was
+				 * put: 20261126T015812.123456Z-... */
+				if (ord && sscanf(ord + 1, "%4d%2d%2dT%2d%2d%2d.%6dZ",
+				    &Y, &Mo, &Dd, &hh, &mm, &ss, &us) == 7) {
+					struct tm tmv = {0};
+
+					tmv.tm_year = Y - 1900;
+					tmv.tm_mon = Mo - 1;
+					tmv.tm_mday = Dd;
+					tmv.tm_hour = hh;
+					tmv.tm_min = mm;
+					tmv.tm_sec = ss;
+					if (sl->nitime == sl->capitime) {
+						sl->capitime = sl->capitime ?
+						    2 * sl->capitime : 256;
+						sl->itime = ar_xrealloc(
+						    sl->itime, sl->capitime *
+						    sizeof *sl->itime);
+					}
+					it = &sl->itime[sl->nitime++];
+					cpy(it->id, sizeof it->id, l.id);
+					it->created = (double)timegm(&tmv) +
+					    us / 1e6;
+				}
+
+				c = json_string_value(json_object_get(o,
+				    "category"));
+				t = tally(&dg->cat, c && c[0] ? c : "(none)");
+				t->n++;
+				t->nv[i]++;
+				v = json_object_get(o, "sources");
+				for (m = 0; m < json_array_size(v); m++) {
+					json_t *w = json_array_get(v, m);
+
+					if (!json_is_string(w))
+						continue;
+					/* An idea citing a source twice counts
+					 * once. */
+					for (q = 0; q < m; q++)
+						if (json_equal(json_array_get(v, q),
+						    w))
+							break;
+					if (q == m)
+						tally(&dg->src,
+						    json_string_value(w))->n++;
+				}
+			}
+			json_decref(o);
+		}
+		ar_spool_free_list(names, n);
+	}
+	a[6][0] = 0;
+	if (nh)
+		snprintf(a[6], sizeof a[6], "%.1f", (double)cnt[0] / (double)nh);
+	row(s, label, fi(a[0], cnt[0]), fi(a[1], cnt[1]), fi(a[2], cnt[2]),
+	    fi(a[3], cnt[3]), fi(a[4], nh), fi(a[5], expired), a[6],
+	    fi(a[7], bad));
+	for (k = 0; k < nh; k++)
+		free(holders[k]);
+	free(holders);
+}
+
+static int
+cmp_cat(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->nv[2] != y->nv[2])
+		return x->nv[2] < y->nv[2] ? -1 : 1;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int
+cmp_src(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The results that landed between an idea's creation and the start of
+ * its measurement: what its author could not have seen. */
+static size_t
+unseen(const struct stale_in *sl, double from, double to)
+{
+	const double *fin = sl->fin;
+	size_t lo = 0, hi = sl->nfin, a, b;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fin[mid] <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	a = lo;
+	lo = a;
+	hi = sl->nfin;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (fin[mid] < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	b = lo;
+	return b > a ? b - a : 0;
+}
+
+struct stale {
+	const char *idea;
+	size_t n;
+	double age;
+};
+
+static int
+cmp_stale(const void *a, const void *b)
+{
+	const struct stale *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	return strcmp(x->idea, y->idea);
+}
+
+static void
+staleness(struct digest *dg)
+{
+	struct stale_in *sl = &dg->st;
+	struct sect *s;
+	struct stale *st;
+	size_t i, j, n = 0;
+	char a[3][32];
+
+	if (!sl->nist || !sl->nitime)
+		return;
+	ar_sort(sl->fin, sl->nfin, sizeof *sl->fin, cmp_dbl);
+	st = ar_xcalloc(sl->nist, sizeof *st);
+	for (i = 0; i < sl->nist; i++) {
+		const struct ideastart *is = &sl->ist[i];
+
+		for (j = 0; j < sl->nitime; j++) {
+			const struct ideatime *it = &sl->itime[j];
+
+			if (strcmp(is->idea, it->id) == 0 &&
+			    is->started >= it->created) {
+				st[n].idea = is->idea;
+				st[n].n = unseen(sl, it->created, is->started);
+				st[n++].age = is->started - it->created;
+				break;
+			}
+		}
+	}
+	ar_sort(st, n, sizeof *st, cmp_stale);
+	s = sect(dg, "staleness", "Staleness (results an idea's author could "
+	    "not see)", "sin", "idea", "unseen_results",
+	    "hours_from_idea_to_run", NULL);
+	for (i = 0; i < n; i++) {
+		if (s->nrow < 20) {
+			snprintf(a[1], sizeof a[1], "%.2f", st[i].age / 3600);
+			row(s, st[i].idea, fi(a[0], st[i].n), a[1]);
+		} else {
+			s->more++;
+		}
+	}
+	free(st);
+}
+
+void
+build_spools(struct digest *dg, const char *ideas, const char *queue)
+{
+	struct tallies *cat = &dg->cat, *src = &dg->src;
+	struct sect *s;
+	size_t i;
+	char a[4][32];
+
+	set_now(dg);
+	s = sect(dg, "queue_health", "Queue health", "siiiiiini", "spool",
+	    "new", "cur", "done", "failed", "holders", "expired",
+	    "new_per_holder", "unreadable", NULL);
+	if (ideas)
+		read_spool(dg, ideas, "ideas", 1, s);
+	if (queue)
+		read_spool(dg, queue, "queue", 0, s);
+	if (!ideas)
+		return;
+	ar_sort(cat->a, cat->n, sizeof *cat->a, cmp_cat);
+	s = sect(dg, "categories", "Under-explored categories", "siiii",
+	    "category", "ideas", "open", "done", "failed", NULL);
+	for (i = 0; i < cat->n; i++) {
+		const struct tally *c = &cat->a[i];
+
+		if (s->nrow < LB_MAX)
+			row(s, c->key, fi(a[0], c->n), fi(a[1],
+			    c->nv[0] + c->nv[1]), fi(a[2], c->nv[2]),
+			    fi(a[3], c->nv[3]));
+		else
+			s->more++;
+	}
+	ar_sort(src->a, src->n, sizeof *src->a, cmp_src);
+	s = sect(dg, "sources", "Sources cited", "si", "source", "ideas", NULL);
+	for (i = 0; i < src->n; i++) {
+		if (s->nrow < LB_MAX)
+			row(s, src->a[i].key, fi(a[0], src->a[i].n));
+		else
+			s->more++;
+	}
+	staleness(dg);
+}
