@@ -25,8 +25,9 @@ struct unit_test {
 /* Every module with tests, in the order they run; each defines
  * unit_NAME[]. */
 #define UNIT_MODULES \
-	X(utf8) X(tsv) X(json) X(crypto) X(timefmt) X(id) X(io) X(flat) \
-	X(conf) X(stats) X(metric) X(manifest) X(tree) X(spool)
+	X(buf) X(err) X(utf8) X(tsv) X(json) X(crypto) X(timefmt) X(id) \
+	X(io) X(flat) X(conf) X(campaign) X(stats) X(metric) X(manifest) \
+	X(tree) X(spool)
 
 #define X(m) extern const struct unit_test unit_##m[];
 UNIT_MODULES
