@@ -72,7 +72,8 @@ numbers(void)
 	    "overflow, hex, empty, garbage rejected");
 	OK(ar_parse_double(" 1", &v) < 0 && ar_parse_double("1 ", &v) < 0,
 	    "blanks around a number rejected");
-	OK(ar_parse_double("-2.5e3", &v) == 0 && v == -2500, "parse");
+	OK(ar_parse_double("-2.5e3", &v) == 0 && v == -2500, "a number "
+	    "parses");
 	OK(ar_parse_long("-42", &l) == 0 && l == -42 &&
 	    ar_parse_long("9223372036854775807", &l) == 0 &&
 	    l == 9223372036854775807LL, "whole numbers, to the largest");
