@@ -86,6 +86,14 @@ $(O)/bench/%: bench/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote dev -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
 
+# The unit tests of lib/: tests/unit/*.c, one file per module and the
+# harness, into one program that links libar.a alone.
+UNITSRC = $(wildcard tests/unit/*.c)
+
+$(O)/tests/unit: $(UNITSRC) tests/unit/unit.h $(O)/libar.a $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote tests/unit -o $@ $(UNITSRC) $(O)/libar.a $(LDFLAGS) $(LDLIBS)
+
 $(O)/tests/%: tests/%.c $(O)/libar.a $(O)/libardev.a $(HDR)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -iquote lib -iquote dev -o $@ $< $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)

@@ -1,0 +1,206 @@
+/* ledger.c: unit tests of lib/ledger: storing results as loose files
+ * (stored, the same again, a clash, refused), batches into segments,
+ * scanning in storage order, and compaction. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "json.h"
+#include "ledger.h"
+#include "unit.h"
+
+static json_t *
+rec(const char *id, int x)
+{
+	return json_pack("{s:s, s:i, s:{s:f}}", "id", id, "x", x, "metrics",
+	    "t", 1.5);
+}
+
+/* Each row as "id@src-kind:lineno;" (src-kind "seg" or "loose"). */
+static int
+seen(const struct ar_row *r, void *arg)
+{
+	struct ar_buf *b = arg;
+	char err[256];
+	json_t *j = r->json ? ar_json_parse(r->json, r->jsonlen, err,
+	    sizeof err) : NULL;
+
+	ar_buf_printf(b, "%s@%s:%zu%s;", j ? json_string_value(json_object_get(j,
+	    "id")) : "?", r->ncol ? "seg" : "loose", r->lineno, r->bad ?
+	    " bad" : "");
+	json_decref(j);
+	return 0;
+}
+
+static int
+stop_at_first(const struct ar_row *r, void *arg)
+{
+	(void)r;
+	++*(int *)arg;
+	return 7;
+}
+
+static void
+store(void)
+{
+	char *dir = unit_tmpdir(), err[512], *t, *p;
+	struct ar_ledger l;
+	struct ar_buf b = {0};
+	struct stat st;
+	json_t *r;
+
+	OK(ar_ledger_open(&l, dir, 0, err, sizeof err) == -1 && strstr(err,
+	    ": not a ledger (no results/)"), "open: not a ledger");
+	ar_ledger_close(&l);
+	OK(ar_ledger_open(&l, dir, 1, err, sizeof err) == 0 && unit_exists(dir,
+	    "results") && unit_exists(dir, "seg") && l.nseg == 0, "open: "
+	    "create makes results/ and seg/");
+	r = rec("r1", 1);
+	OK(ar_ledger_store(&l, r) == 0, "store: stored");
+	t = unit_read(dir, "results/r1.json");
+	p = ar_json_canon(r);
+	OK(t && strncmp(t, p, strlen(p)) == 0 && strcmp(t + strlen(p), "\n") ==
+	    0, "store: the canonical JSON and a newline, in results/ID.json");
+	free(t);
+	free(p);
+	p = unit_path(dir, "results/r1.json");
+	OK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0444, "store: "
+	    "read-only");
+	free(p);
+	OK(ar_ledger_store(&l, r) == 1, "store: the same again is a no-op");
+	json_decref(r);
+	r = rec("r1", 2);
+	OK(ar_ledger_store(&l, r) == 2, "store: the same id, other content: a "
+	    "clash");
+	json_decref(r);
+	r = json_pack("{s:i}", "x", 1);
+	errno = 0;
+	OK(ar_ledger_store(&l, r) == -1 && errno == EINVAL, "store: no id");
+	json_decref(r);
+	r = json_pack("{s:s}", "id", "a/b");
+	OK(ar_ledger_store(&l, r) == -1 && errno == EINVAL, "store: an id that "
+	    "is not one");
+	json_decref(r);
+	r = json_pack("{s:s, s:i}", "id", "r9", "signed", 1);
+	OK(ar_ledger_store(&l, r) == -1 && errno == EINVAL, "store: a reserved "
+	    "key (signed)");
+	json_decref(r);
+	ar_buf_reserve(&b, 0);
+	OK(ar_ledger_scan(&l, seen, &b, err, sizeof err) == 0 && strcmp(b.p,
+	    "r1@loose:0;") == 0, "scan: the loose result");
+	ar_ledger_close(&l);
+	ar_buf_free(&b);
+	unit_rmtree(dir);
+}
+
+static void
+batches(void)
+{
+	char *dir = unit_tmpdir(), err[512];
+	struct ar_ledger l;
+	struct ar_buf b = {0};
+	json_t *recs[6];
+	int st[6], i, calls = 0;
+	size_t merged = 99;
+
+	ar_ledger_open(&l, dir, 1, err, sizeof err);
+	recs[5] = rec("r1", 1);
+	ar_ledger_store(&l, recs[5]);
+	json_decref(recs[5]);
+	recs[0] = rec("r3", 1);
+	recs[1] = rec("r2", 1);
+	recs[2] = rec("r3", 1);
+	recs[3] = rec("r1", 1);
+	recs[4] = rec("r1", 5);
+	recs[5] = json_pack("{s:i}", "x", 1);
+	OK(ar_ledger_add_batch(&l, recs, 6, st, err, sizeof err) == 0,
+	    "batch: added");
+	OK(st[0] == 0 && st[1] == 0 && st[2] == 1 && st[3] == 1 && st[4] == 2 &&
+	    st[5] == -1, "batch: stored, stored, the same twice in the batch, "
+	    "the same as stored, a clash, invalid");
+	for (i = 0; i < 6; i++)
+		json_decref(recs[i]);
+	OK(l.nseg == 1 && ar_ledger_in_segments(&l, "r2") &&
+	    ar_ledger_in_segments(&l, "r3") && !ar_ledger_in_segments(&l, "r1")
+	    && !ar_ledger_in_segments(&l, "r"), "batch: one segment, its ids "
+	    "indexed");
+	OK(!unit_exists(dir, "lock"), "batch: the lock is dropped");
+	ar_buf_reserve(&b, 0);
+	OK(ar_ledger_scan(&l, seen, &b, err, sizeof err) == 0 && strcmp(b.p,
+	    "r2@seg:2;r3@seg:3;r1@loose:0;") == 0, "scan: segments in id order, "
+	    "then loose results");
+	OK(ar_ledger_scan(&l, stop_at_first, &calls, err, sizeof err) == 7 &&
+	    calls == 1, "scan: stops at the first row whose call says so");
+	OK(ar_ledger_compact(&l, 0, &merged, err, sizeof err) == 0 && merged ==
+	    1, "compact: one loose result merged");
+	OK(!unit_exists(dir, "results/r1.json") && l.nseg == 2 &&
+	    ar_ledger_in_segments(&l, "r1"), "compact: into a new segment, the "
+	    "loose file gone");
+	ar_buf_clear(&b);
+	OK(ar_ledger_scan(&l, seen, &b, err, sizeof err) == 0 && strcmp(b.p,
+	    "r2@seg:2;r3@seg:3;r1@seg:2;") == 0, "scan: compacting changes "
+	    "no row");
+	recs[0] = rec("r1", 1);
+	recs[1] = rec("r2", 2);
+	OK(ar_ledger_store(&l, recs[0]) == 1 && ar_ledger_store(&l, recs[1]) ==
+	    2 && !unit_exists(dir, "results/r1.json"), "store: ids in "
+	    "segments are found there");
+	json_decref(recs[0]);
+	json_decref(recs[1]);
+	OK(ar_ledger_compact(&l, 0, &merged, err, sizeof err) == 0 && merged ==
+	    0 && l.nseg == 2, "compact: nothing loose, no segment");
+	ar_ledger_close(&l);
+	ar_buf_free(&b);
+	unit_rmtree(dir);
+}
+
+static void
+compact_bad(const char *dir)
+{
+	struct ar_ledger l;
+	char err[512];
+	size_t merged = 0;
+	int r;
+
+	ar_ledger_open(&l, dir, 0, err, sizeof err);
+	r = ar_ledger_compact(&l, 0, &merged, err, sizeof err);
+	ar_ledger_close(&l);
+	_exit(r == 0 && merged == 1 ? 0 : 1);
+}
+
+static void
+left(void)
+{
+	char *dir = unit_tmpdir(), err[512], *e;
+	struct ar_ledger l;
+	json_t *r = rec("good", 1);
+
+	ar_ledger_open(&l, dir, 1, err, sizeof err);
+	ar_ledger_store(&l, r);
+	json_decref(r);
+	ar_ledger_close(&l);
+	unit_put(dir, "results/broken.json", "{\"id\":", 0444);
+	unit_put(dir, "results/other.json", "{\"id\":\"notother\"}\n", 0444);
+	OK(unit_child("compact", dir, NULL, &e) == 0, "compact: merges the "
+	    "good one");
+	OK(e && strstr(e, "/results/broken.json: left in place: invalid JSON") &&
+	    strstr(e, "/results/other.json: left in place: id does not match "
+	    "the file name"), "compact: warns of what it leaves");
+	free(e);
+	OK(unit_exists(dir, "results/broken.json") && unit_exists(dir,
+	    "results/other.json") && !unit_exists(dir, "results/good.json"),
+	    "compact: the bad ones left in place");
+	unit_rmtree(dir);
+}
+
+const struct unit_test unit_ledger[] = {
+	TEST(store),
+	TEST(batches),
+	TEST(left),
+	CHILD("compact", compact_bad),
+	UNIT_END,
+};

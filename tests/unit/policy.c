@@ -1,0 +1,455 @@
+/* policy.c: unit tests of lib/policy: k and its index, the names, the
+ * pairs of a pick, what each policy measures next on small hand-made
+ * method sets (grid every k, flat1 k=1 only, sha by halving, ours by
+ * value with its ladder, budget and use mask), and the best feasible
+ * (method, k). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "unit.h"
+
+static void
+method(struct ar_pol_method *m, const char *id)
+{
+	int k;
+
+	memset(m, 0, sizeof *m);
+	m->id = id;
+	m->pfrac = m->pfrac_sd = NAN;
+	for (k = 0; k < AR_POL_NK; k++)
+		m->at[k].est = m->at[k].lo = m->at[k].hi = NAN;
+}
+
+/* n measurements at k = 1 << ki with estimate est, its interval est +-
+ * half. */
+static void
+measure(struct ar_pol_method *m, int ki, int n, double est, double half,
+    int feasible)
+{
+	m->at[ki].n = n;
+	m->at[ki].est = est;
+	m->at[ki].lo = est - half;
+	m->at[ki].hi = est + half;
+	m->at[ki].feasible = feasible;
+}
+
+static void
+config(struct ar_pol_cfg *c, int policy)
+{
+	int k;
+
+	memset(c, 0, sizeof *c);
+	c->policy = policy;
+	for (k = 0; k < AR_POL_NK; k++)
+		c->use[k] = 1;
+	c->min_effect = 0.01;
+	c->budget_h = -1;
+}
+
+/* The picks as "mMETHOD:k=K:PURPOSE " text, into buf. */
+static const char *
+picks(const struct ar_pol_pick *p, size_t n)
+{
+	static char buf[1024];
+	size_t i, len = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && len < sizeof buf; i++)
+		len += (size_t)snprintf(buf + len, sizeof buf - len,
+		    "m%zu:k=%ld:%s ", p[i].method, ar_pol_k(p[i].ki),
+		    ar_pol_purpose_name(p[i].purpose));
+	return buf;
+}
+
+static void
+names(void)
+{
+	static const long ks[] = { 1, 2, 4, 8 };
+	static const char *const pol[] = { "ours", "flat1", "grid", "sha" },
+	    *const pur[] = { "probe", "scale", "validate", "aa" };
+	int i;
+
+	for (i = 0; i < AR_POL_NK; i++)
+		OK(ar_pol_kindex(ks[i]) == i && ar_pol_k(i) == ks[i], "k=%ld is "
+		    "index %d, and back", ks[i], i);
+	OK(ar_pol_kindex(0) == -1 && ar_pol_kindex(3) == -1 &&
+	    ar_pol_kindex(16) == -1 && ar_pol_kindex(-1) == -1, "no index for "
+	    "k = 0, 3, 16, -1");
+	for (i = 0; i < 4; i++)
+		OK(strcmp(ar_pol_name(i), pol[i]) == 0 && ar_pol_parse(pol[i]) ==
+		    i, "policy %d is %s, and back", i, pol[i]);
+	OK(ar_pol_parse("OURS") == -1 && ar_pol_parse("") == -1 &&
+	    ar_pol_parse("grid ") == -1, "unknown policies are -1");
+	OK(strcmp(ar_pol_name(4), "?") == 0 && strcmp(ar_pol_name(-1), "?") ==
+	    0, "no name out of range");
+	for (i = 0; i < 4; i++)
+		OK(strcmp(ar_pol_purpose_name(i), pur[i]) == 0, "purpose %d is "
+		    "%s", i, pur[i]);
+	OK(strcmp(ar_pol_purpose_name(4), "?") == 0, "no purpose out of range");
+}
+
+static int
+pairs_of(double lo, double hi, double stop, long std, long *pmin, long *pmax)
+{
+	struct ar_pol_pick p;
+
+	memset(&p, 0, sizeof p);
+	p.size_min = lo;
+	p.size_max = hi;
+	p.stop_at = stop;
+	*pmin = *pmax = -1;
+	return ar_pol_pairs(&p, std, pmin, pmax);
+}
+
+static void
+pairs(void)
+{
+	long a, b;
+	int bad = 0;
+	double lo, hi;
+	long std;
+
+	OK(pairs_of(1, 1, NAN, 32, &a, &b) == 0 && a == -1 && b == -1, "a "
+	    "default pick is 0: ar-bench's own rule");
+	OK(pairs_of(1, 1, 1.05, 32, &a, &b) == 1 && a == 32 && b == 32, "one "
+	    "standard measurement with a stop is sized");
+	OK(pairs_of(0.25, 1, 1.1, 32, &a, &b) == 1 && a == 8 && b == 32,
+	    "a quarter to one: 8 to 32 pairs of 32");
+	OK(pairs_of(0.5, 2.5, NAN, 32, &a, &b) == 1 && a == 16 && b == 80,
+	    "half to two and a half: 16 to 80");
+	OK(pairs_of(0.25, 1, NAN, 8, &a, &b) == 1 && a == AR_POL_PAIRS_MIN &&
+	    b == AR_POL_PAIRS_MIN, "never below %d pairs", AR_POL_PAIRS_MIN);
+	OK(pairs_of(0.1, 0.2, NAN, 32, &a, &b) == 1 && a == 8 && b == 8,
+	    "the most is never below the least");
+	OK(pairs_of(0.57, 1.1, NAN, 100, &a, &b) == 1 && a == 57 && b == 110,
+	    "no pair more for a rounding error (0.57 and 1.1 of 100)");
+	for (std = 1; std <= 64; std++)
+		for (lo = 0.05; lo < 3; lo += 0.15)
+			for (hi = lo; hi < 3; hi += 0.35)
+				if (pairs_of(lo, hi, NAN, std, &a, &b) == 1 &&
+				    (a < AR_POL_PAIRS_MIN || b < a))
+					bad++;
+	OK(bad == 0, "over many sizes: never below the minimum, never a most "
+	    "below the least (%d bad)", bad);
+}
+
+static void
+grid(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+	long a, b;
+
+	method(&m[0], "a");
+	method(&m[1], "b");
+	config(&c, AR_POL_GRID);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 8 && strcmp(picks(p, n), "m0:k=1:probe m1:k=1:probe "
+	    "m0:k=2:scale m1:k=2:scale m0:k=4:scale m1:k=4:scale "
+	    "m0:k=8:scale m1:k=8:scale ") == 0, "grid: every method at every "
+	    "k, k by k");
+	OK(ar_pol_pairs(&p[0], 32, &a, &b) == 0 && ar_pol_pairs(&p[7], 32, &a,
+	    &b) == 0, "grid: default measurements");
+	n = ar_policy_next(m, 2, &c, p, 3);
+	OK(n == 3 && strcmp(picks(p, n), "m0:k=1:probe m1:k=1:probe "
+	    "m0:k=2:scale ") == 0, "grid: at most max");
+	measure(&m[0], 0, 1, 1.1, 0.01, 1);
+	m[1].at[2].pending = 1;
+	c.use[3] = 0;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 4 && strcmp(picks(p, n), "m1:k=1:probe m0:k=2:scale "
+	    "m1:k=2:scale m0:k=4:scale ") == 0, "grid: not what is measured, "
+	    "pending or not to be used");
+	method(&m[0], "a");
+	method(&m[1], "b");
+	config(&c, AR_POL_GRID);
+	c.budget_h = 3;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 2 && strcmp(picks(p, n), "m0:k=1:probe m1:k=1:probe ") == 0,
+	    "grid: within the budget, a k's cost k GPU-hours by default");
+	c.budget_h = 2;
+	c.cost_h[0] = 0.5;
+	c.cost_h[1] = 1;
+	c.cost_h[2] = 2;
+	c.cost_h[3] = 4;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 3 && strcmp(picks(p, n), "m0:k=1:probe m1:k=1:probe "
+	    "m0:k=2:scale ") == 0, "grid: within the budget at the costs "
+	    "given");
+	c.budget_h = 0.25;
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "grid: nothing within a "
+	    "budget too small");
+	OK(ar_policy_next(m, 0, &c, p, 16) == 0 && ar_policy_next(m, 2, &c, p,
+	    0) == 0, "no methods or max 0: no picks");
+}
+
+static void
+flat1(void)
+{
+	struct ar_pol_method m[3];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+
+	method(&m[0], "a");
+	method(&m[1], "b");
+	method(&m[2], "c");
+	measure(&m[1], 0, 1, 1.2, 0.01, 1);
+	config(&c, AR_POL_FLAT1);
+	n = ar_policy_next(m, 3, &c, p, 16);
+	OK(n == 2 && strcmp(picks(p, n), "m0:k=1:probe m2:k=1:probe ") == 0,
+	    "flat1: every unmeasured method at k=1, and nothing else");
+	measure(&m[0], 0, 1, 1.0, 0.01, 1);
+	measure(&m[2], 0, 1, 1.0, 0.01, 0);
+	OK(ar_policy_next(m, 3, &c, p, 16) == 0, "flat1: all measured at k=1: "
+	    "done, whatever k > 1 could show");
+	method(&m[0], "a");
+	c.use[0] = 0;
+	OK(ar_policy_next(m, 3, &c, p, 16) == 0, "flat1: nothing when k=1 may "
+	    "not be used");
+}
+
+static void
+sha(void)
+{
+	struct ar_pol_method m[5];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+	static const double est[] = { 1.0, 1.3, 1.1, 1.2 };
+	int i;
+
+	config(&c, AR_POL_SHA);
+	for (i = 0; i < 4; i++) {
+		method(&m[i], "m");
+		measure(&m[i], 0, 1, est[i], 0.01, 1);
+	}
+	n = ar_policy_next(m, 4, &c, p, 16);
+	OK(n == 2 && strcmp(picks(p, n), "m1:k=2:scale m3:k=2:scale ") == 0,
+	    "sha: the better half of k=1 goes to k=2");
+	method(&m[4], "new");
+	n = ar_policy_next(m, 5, &c, p, 16);
+	OK(n == 1 && strcmp(picks(p, n), "m4:k=1:probe ") == 0, "sha: a rung "
+	    "is finished before the next");
+	measure(&m[4], 0, 1, 2.0, 0.01, 0);
+	n = ar_policy_next(m, 5, &c, p, 16);
+	OK(n == 2 && strcmp(picks(p, n), "m1:k=2:scale m3:k=2:scale ") == 0,
+	    "sha: an infeasible method takes no place in the halving");
+	measure(&m[1], 1, 1, 1.5, 0.01, 1);
+	measure(&m[3], 1, 1, 1.4, 0.01, 1);
+	n = ar_policy_next(m, 5, &c, p, 16);
+	OK(n == 1 && strcmp(picks(p, n), "m1:k=4:scale ") == 0, "sha: then "
+	    "the better half of those at k=4");
+}
+
+/* Two methods at k=1: fast, whose parallel fraction is 0.99, and serial,
+ * whose fraction is the baseline's 0.5; fast leads. */
+static void
+two(struct ar_pol_method *m, struct ar_pol_cfg *c)
+{
+	method(&m[0], "fast");
+	measure(&m[0], 0, 1, 1.10, 0.02, 1);
+	m[0].pfrac = 0.99;
+	m[0].pfrac_sd = 0.01;
+	method(&m[1], "serial");
+	measure(&m[1], 0, 2, 1.05, 0.01, 1);
+	m[1].pfrac = 0.5;
+	m[1].pfrac_sd = 0.01;
+	config(c, AR_POL_OURS);
+	c->base_pfrac = 0.5;
+}
+
+static void
+ours_probes(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+	long a, b;
+
+	method(&m[0], "a");
+	method(&m[1], "b");
+	config(&c, AR_POL_OURS);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 2 && strcmp(picks(p, n), "m0:k=1:probe m1:k=1:probe ") == 0,
+	    "ours: new methods are probed at k=1 first");
+	OK(p[0].size_min == 0.25 && p[0].size_max == 1 && isnan(p[0].stop_at) &&
+	    ar_pol_pairs(&p[0], 32, &a, &b) == 1 && a == 8 && b == 32, "ours: "
+	    "a probe runs 8 to 32 pairs; no incumbent, no early stop");
+	measure(&m[0], 0, 2, 1.2, 0.01, 1);
+	n = ar_policy_next(m, 2, &c, p, 1);
+	OK(n == 1 && p[0].method == 1 && p[0].ki == 0 && p[0].purpose ==
+	    AR_PUR_PROBE && fabs(p[0].stop_at - 1.2 * 0.85) < 1e-12, "ours: a "
+	    "new method's probe may stop once clearly below the incumbent");
+	m[1].at[0].pending = 1;
+	c.use[1] = c.use[2] = c.use[3] = 0;
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: not a probe pending "
+	    "already");
+}
+
+static void
+ours_scale(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n, i;
+	int sorted = 1, eight = 0, fast_first = 1;
+
+	two(m, &c);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n >= 1 && p[0].method == 0 && p[0].ki == 1 && p[0].purpose ==
+	    AR_PUR_SCALE && p[0].value > 0, "ours: the method with a high "
+	    "parallel fraction is scaled first, at k=2");
+	OK(n >= 1 && fabs(p[0].stop_at - 1.10 * 1.01) < 1e-12 &&
+	    p[0].size_min == 0.25 && p[0].size_max == 1, "ours: a scale probe "
+	    "stops once it clearly beats the incumbent by the minimum effect");
+	for (i = 0; i < n; i++) {
+		if (i && p[i].value > p[i - 1].value)
+			sorted = 0;
+		if (p[i].ki == 3)
+			eight++;
+		if (p[i].method == 1 && p[i].value >= p[0].value)
+			fast_first = 0;
+	}
+	OK(sorted, "ours: picks in order of value");
+	OK(fast_first, "ours: the serial method is worth less at scale");
+	OK(eight == 0, "ours: no k=8 on one measured scale (the ladder)");
+	c.use[1] = 0;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	for (i = 0, eight = 0; i < n; i++)
+		if (p[i].ki == 1)
+			eight++;
+	OK(n >= 1 && p[0].method == 0 && p[0].ki == 2 && eight == 0, "ours: "
+	    "with k=2 not to be used, k=4, never k=2");
+	c.use[1] = 1;
+	c.budget_h = 3;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 1 && p[0].method == 0 && p[0].ki == 1, "ours: one k=2 within "
+	    "3 GPU-hours");
+	c.budget_h = 1;
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: nothing within 1 "
+	    "GPU-hour: every scale costs more");
+	c.budget_h = -1;
+	measure(&m[0], 1, 1, 1.6, 0.02, 1);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	for (i = 0, eight = 0; i < n; i++)
+		if (p[i].method == 0 && p[i].ki == 3)
+			eight++;
+	OK(eight == 1, "ours: k=8 once two scales give a curve");
+}
+
+static void
+ours_stops(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "a");
+	measure(&m[0], 0, 2, 1.0, 0.01, 1);
+	measure(&m[0], 1, 2, 1.1, 0.01, 1);
+	measure(&m[0], 2, 2, 1.2, 0.01, 1);
+	measure(&m[0], 3, 2, 1.5, 0.01, 1);
+	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: all measured, a clear "
+	    "best: nothing is worth its cost");
+	method(&m[0], "broken");
+	measure(&m[0], 0, 1, 1.3, 0.01, 0);
+	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: a guardrail broken at "
+	    "k=1 stays broken above: nothing to scale");
+	method(&m[0], "lone");
+	measure(&m[0], 0, 1, 1.2, 0.2, 1);
+	c.use[1] = c.use[2] = c.use[3] = 0;
+	n = ar_policy_next(m, 1, &c, p, 16);
+	OK(n == 1 && p[0].ki == 0 && p[0].purpose == AR_PUR_VALIDATE &&
+	    p[0].size_min == 0.5 && p[0].size_max == 0.5, "ours: a best on one "
+	    "noisy measurement is measured again, half a measurement");
+	measure(&m[0], 0, 2, 1.2, 0.2, 1);
+	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: but not a third time "
+	    "alone");
+	method(&m[0], "a");
+	measure(&m[0], 0, 2, 1.20, 0.03, 1);
+	method(&m[1], "b");
+	measure(&m[1], 0, 1, 1.19, 0.03, 1);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 1 && p[0].method == 1 && p[0].purpose == AR_PUR_VALIDATE &&
+	    p[0].size_min == 0.5 && p[0].size_max == 2.5 && p[0].stop_at ==
+	    1.20, "ours: a rival within the incumbent's noise is measured "
+	    "again, until clearly above or below it");
+	measure(&m[1], 0, 4, 1.19, 0.03, 1);
+	measure(&m[0], 0, 4, 1.20, 0.03, 1);
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: no pair more than four "
+	    "times: a close call is a tie");
+	measure(&m[1], 0, 1, 0.9, 0.01, 1);
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: a rival clearly below "
+	    "is not measured again");
+}
+
+static void
+best(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	size_t bm = 99;
+	int bk = -1;
+
+	method(&m[0], "a");
+	method(&m[1], "b");
+	config(&c, AR_POL_GRID);
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == -1, "best: none measured: -1");
+	measure(&m[0], 0, 1, 1.2, 0.01, 1);
+	measure(&m[0], 1, 1, 1.5, 0.01, 0);
+	measure(&m[1], 2, 1, 1.3, 0.01, 1);
+	m[1].at[3].est = 9;
+	m[1].at[3].feasible = 1;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 1 && bk == 2,
+	    "best: grid, the highest feasible estimate; an infeasible higher "
+	    "one and an unmeasured one ignored");
+	c.policy = AR_POL_SHA;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 1 && bk == 2,
+	    "best: sha, the same");
+	c.policy = AR_POL_FLAT1;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 0 && bk == 0,
+	    "best: flat1 looks at k=1 alone");
+	m[0].at[0].feasible = 0;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == -1, "best: flat1, none "
+	    "feasible at k=1: -1");
+	method(&m[0], "wide");
+	measure(&m[0], 0, 1, 1.20, 0.2, 1);
+	method(&m[1], "narrow");
+	measure(&m[1], 0, 2, 1.15, 0.01, 1);
+	c.policy = AR_POL_GRID;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 0, "best: grid "
+	    "takes the higher estimate");
+	c.policy = AR_POL_OURS;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 1 && bk == 0,
+	    "best: ours takes one standard error off: the narrow one");
+	measure(&m[1], 0, 2, 1.20, 0.2, 1);
+	c.policy = AR_POL_GRID;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 0 && bk == 0,
+	    "best: a tie goes to the first");
+	m[0].at[0].feasible = m[1].at[0].feasible = 0;
+	c.policy = AR_POL_OURS;
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == -1, "best: ours, none "
+	    "feasible: -1");
+}
+
+const struct unit_test unit_policy[] = {
+	TEST(names),
+	TEST(pairs),
+	TEST(grid),
+	TEST(flat1),
+	TEST(sha),
+	TEST(ours_probes),
+	TEST(ours_scale),
+	TEST(ours_stops),
+	TEST(best),
+	UNIT_END,
+};

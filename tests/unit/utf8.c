@@ -1,0 +1,30 @@
+/* utf8.c: unit tests of lib/utf8: what is valid UTF-8 and where the
+ * first bad byte is. */
+#include <stdio.h>
+#include <string.h>
+
+#include "utf8.h"
+#include "unit.h"
+
+static void
+validity(void)
+{
+	const char *t = "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80";
+
+	OK(ar_utf8_invalid(t, strlen(t)) == -1, "valid text");
+	OK(ar_utf8_invalid("", 0) == -1, "empty text is valid");
+	OK(ar_utf8_invalid("\xc0\xaf", 2) == 0, "overlong rejected");
+	OK(ar_utf8_invalid("ab\xed\xa0\x80", 5) == 2, "surrogate rejected");
+	OK(ar_utf8_invalid("\xf4\x90\x80\x80", 4) == 0, "> U+10FFFF");
+	OK(ar_utf8_invalid("\xff", 1) == 0, "0xff rejected");
+	OK(ar_utf8_invalid("abc\xe2\x82", 5) == 3, "a character cut short "
+	    "at the end");
+	OK(ar_utf8_invalid("a\x80", 2) == 1, "a lone continuation byte");
+	OK(ar_utf8_invalid("\xf4\x8f\xbf\xbf", 4) == -1, "U+10FFFF itself is "
+	    "valid");
+}
+
+const struct unit_test unit_utf8[] = {
+	TEST(validity),
+	UNIT_END,
+};
