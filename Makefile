@@ -145,7 +145,7 @@ lint-man:
 
 lint: lint-man
 	cppcheck --quiet --error-exitcode=1 --std=c11 \
-		--suppress=missingIncludeSystem -Ilib -Idev lib dev cmd tests/*.c
+		--suppress=missingIncludeSystem -Ilib -Idev -Itests/unit lib dev cmd tests/*.c tests/unit/*.c
 
 demo: all
 	scripts/demo

@@ -73,8 +73,10 @@ ar_conf_read(struct ar_conf *c, const char *path, char *err, size_t errlen)
 	ar_buf_free(&b);
 	return 0;
 fail:
+	/* Malformed, not unreadable: errno must not say otherwise. */
 	ar_buf_free(&b);
 	ar_conf_free(c);
+	errno = EINVAL;
 	return -1;
 }
 

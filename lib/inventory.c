@@ -167,6 +167,7 @@ ar_inv_read(struct ar_inv *inv, FILE *f, const char *name, char *err,
 
 	if (ar_tsv_open(&t, f, name) < 0) {
 		snprintf(err, errlen, "%s", t.err);
+		ar_tsv_close(&t);
 		return -1;
 	}
 	for (k = 0; k < 5; k++)

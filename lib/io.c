@@ -148,9 +148,14 @@ ar_fsync_parent(const char *path)
 int
 ar_mkdirs(const char *path, int mode)
 {
-	char *p = ar_xstrdup(path), *s;
+	char *p, *s;
 	struct stat st;
 
+	if (!*path) {
+		errno = ENOENT;
+		return -1;
+	}
+	p = ar_xstrdup(path);
 	for (s = p + 1; ; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;

@@ -112,8 +112,14 @@ ar_lock_take(const char *path, const struct ar_lock_opts *o, int *broke,
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			break;
 		}
-		if (ar_readfile(path, &old, 4096) < 0)
-			continue;       /* dropped meanwhile: try again */
+		if (ar_readfile(path, &old, 4096) < 0) {
+			/* Dropped meanwhile: try again; anything else (a
+			 * directory, no permission) will not go away. */
+			if (errno == ENOENT)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			break;
+		}
 		parse(old.p, &h);
 		if (breaks < 10 && (force || gone(&h) || (o->stale_s > 0 &&
 		    stat(path, &st) == 0 &&

@@ -17,7 +17,10 @@ int ar_spool_init(const char *dir);
 /* Checks that dir is a spool; -1 with errno otherwise. */
 int ar_spool_check(const char *dir);
 /* Durably delivers a record into new/; its file name is derived from prio
- * and id. AR_SP_GONE if the id exists already. */
+ * and id, with a fresh order id, so a record is never refused: it does not
+ * look for the id elsewhere in the spool (that would read every state).
+ * A caller that must not queue an id twice checks first, as ar-queue put
+ * does. AR_SP_ERR with errno when it cannot be written. */
 int ar_spool_put(const char *dir, const char *id, long prio,
 	const char *data, size_t len);
 /* Lists a subdirectory's entries (dot files skipped), sorted. */

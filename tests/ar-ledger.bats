@@ -1057,6 +1057,16 @@ $id	yes	v	$CAMP_ID	$HASH	$(jq -r .seal "$T/d.jsonl")	2	1"
 	[ "$stderr" = "ar-ledger: 6 rows: 0 verified, 6 unsigned (imported); 6 problems" ]
 }
 
+@test "ar-ledger import -F pi: a later config line keeps the settings it does not name (no use after free)" {
+	printf '%s\n' '{"type":"config","name":"s","metricName":"tok_s","bestDirection":"higher"}' \
+	    '{"run":1,"metric":10,"status":"keep"}' '{"type":"config","metricName":"lat_ms"}' \
+	    '{"run":2,"metric":7,"status":"keep"}' > "$T/c.jsonl"
+	run -0 ar-ledger import -C "$C" -F pi "$T/c.jsonl"
+	run -0 ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -r '"\(.seq) \(.metric) \(.direction) \(.session)"')" = "2 tok_s higher s
+4 lat_ms higher s" ]
+}
+
 @test "ar-ledger: export -f autoresearch holds one metric, the first row's" {
 	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
 	run -0 ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"

@@ -136,14 +136,10 @@ malformed(void)
 		    t[i].err);
 		ar_inv_free(&inv);
 	}
-	/* The message is right, but ar_inv_read returns without
-	 * ar_tsv_close when the header cannot be read: the input's name
-	 * leaks (asan and valgrind report it). */
-	BUG(read_text(&inv, "", err, sizeof err) == -1 && strcmp(err, "topo: "
+	OK(read_text(&inv, "", err, sizeof err) == -1 && strcmp(err, "topo: "
 	    "empty input: no header line") == 0, "read refuses an empty input "
 	    "and frees all it took");
-	if (unit_bugs())
-		ar_inv_free(&inv);
+	ar_inv_free(&inv);
 	{
 		struct ar_buf b = {0};
 

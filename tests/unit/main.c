@@ -46,28 +46,6 @@ unit_ok(int pass, const char *file, int line, const char *expr,
 	return pass;
 }
 
-int
-unit_bugs(void)
-{
-	const char *s = getenv("AR_UNIT_BUGS");
-
-	return s && *s;
-}
-
-int
-unit_skip(const char *fmt, ...)
-{
-	va_list ap;
-
-	ntest++;
-	printf("ok %d - ", ntest);
-	va_start(ap, fmt);
-	name_line(fmt, ap);
-	va_end(ap);
-	printf(" # SKIP known bug in lib (AR_UNIT_BUGS=1 runs it)\n");
-	return 1;
-}
-
 static void
 bail(const char *what)
 {

@@ -41,14 +41,6 @@ UNIT_MODULES
 int unit_ok(int pass, const char *file, int line, const char *expr,
 	const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* An assertion that fails, hangs or crashes because of a known bug of
- * lib/: reported as a TAP SKIP, cond not evaluated, unless AR_UNIT_BUGS
- * is set in the environment. The report of the branch names each one. */
-#define BUG(cond, ...) (unit_bugs() ? unit_ok(!!(cond), __FILE__, \
-	__LINE__, #cond, __VA_ARGS__) : unit_skip(__VA_ARGS__))
-int unit_bugs(void);
-int unit_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* A fresh directory under $TMPDIR (else /tmp), malloc'd; the run bails
  * out when none can be made. unit_rmtree removes it, read-only
  * directories included, and frees the name. */
