@@ -14,7 +14,9 @@
  *              statistics stop it
  *   result.c   the result record: statistics, verdict, checks, roofline
  *   roofline.c ar-bench --roofline: the machine profile
- * --runner and --rank are still lib/runner's and dev/ranks'. */
+ *   runner.c   ar-bench --runner: the server that runs the stages inside
+ *              a sandbox (lib/runner is its client and protocol)
+ * --rank is still dev/ranks'. */
 #ifndef AR_BENCH_H
 #define AR_BENCH_H
 
@@ -136,6 +138,7 @@ struct bench {
 /* The programs. */
 int exec_main(struct bench *b, const struct opts *o);
 int roofline_main(struct bench *b, const struct opts *o);
+int runner_main(int sandboxed);
 
 /* setup.c */
 char *open_campaign(struct bench *b, const char *dir);

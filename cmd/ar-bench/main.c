@@ -1,7 +1,7 @@
 /* ar-bench: the sealed benchmark. main.c reads the command line, checks
  * it, and hands over to one of the four programs of this binary: the exec
  * benchmark (exec.c), --roofline (roofline.c), and the servers ar-bench
- * starts of itself, --runner (lib/runner) and --rank (dev/ranks).
+ * starts of itself, --runner (runner.c) and --rank (dev/ranks).
  * ar-bench(1) is the contract. */
 #include <getopt.h>
 #include <stdio.h>
@@ -123,8 +123,8 @@ main(int argc, char **argv)
 	/* The first option given that only the exec benchmark takes. */
 	int exec_only = 0;
 
-	if (argc >= 3 && strcmp(argv[1], "--runner") == 0)
-		return ar_runner_main(strcmp(argv[2], "sandbox") == 0);
+	if (argc >= 3 && strcmp(argv[1], AR_RUNNER_ARG) == 0)
+		return runner_main(strcmp(argv[2], AR_RUNNER_SANDBOX) == 0);
 	if (argc == 2 && strcmp(argv[1], "--rank") == 0) {
 		ar_setprog(argv[0]);
 		return ar_rank_main();
