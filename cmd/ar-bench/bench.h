@@ -16,7 +16,8 @@
  *   roofline.c ar-bench --roofline: the machine profile
  *   runner.c   ar-bench --runner: the server that runs the stages inside
  *              a sandbox (lib/runner is its client and protocol)
- * --rank is still dev/ranks'. */
+ *   rank.c     ar-bench --rank: one device's ops on command (dev/ranks
+ *              is its client and protocol) */
 #ifndef AR_BENCH_H
 #define AR_BENCH_H
 
@@ -135,10 +136,11 @@ struct bench {
 	double profile_scale;    /* a k=1 profile read for a k bundle: k */
 };
 
-/* The programs. */
+/* The four programs. */
 int exec_main(struct bench *b, const struct opts *o);
 int roofline_main(struct bench *b, const struct opts *o);
 int runner_main(int sandboxed);
+int rank_main(void);
 
 /* setup.c */
 char *open_campaign(struct bench *b, const char *dir);

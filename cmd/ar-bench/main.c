@@ -1,8 +1,8 @@
 /* ar-bench: the sealed benchmark. main.c reads the command line, checks
  * it, and hands over to one of the four programs of this binary: the exec
  * benchmark (exec.c), --roofline (roofline.c), and the servers ar-bench
- * starts of itself, --runner (runner.c) and --rank (dev/ranks).
- * ar-bench(1) is the contract. */
+ * starts of itself, --runner (runner.c) and --rank (rank.c). ar-bench(1)
+ * is the contract. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,9 +125,9 @@ main(int argc, char **argv)
 
 	if (argc >= 3 && strcmp(argv[1], AR_RUNNER_ARG) == 0)
 		return runner_main(strcmp(argv[2], AR_RUNNER_SANDBOX) == 0);
-	if (argc == 2 && strcmp(argv[1], "--rank") == 0) {
+	if (argc == 2 && strcmp(argv[1], AR_RANK_ARG) == 0) {
 		ar_setprog(argv[0]);
-		return ar_rank_main();
+		return rank_main();
 	}
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
