@@ -146,6 +146,7 @@ int rank_main(void);
 char *open_campaign(struct bench *b, const char *dir);
 void start_session(struct bench *b);
 void cleanup(struct bench *b);
+void bench_free(struct bench *b);
 void check_interrupt(void);
 void pick_cpus(struct bench *b, long k);
 int cuda_ordinal(long id);

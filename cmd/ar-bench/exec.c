@@ -219,5 +219,6 @@ exec_main(struct bench *b, const struct opts *o)
 	free(dev.order);
 	free(hold.x);
 	free(hold.order);
+	bench_free(b);
 	return AR_EX_OK;
 }

@@ -120,6 +120,7 @@ roofline_main(struct bench *b, const struct opts *opt)
 	free(s);
 	free(keypath);
 	json_decref(rec);
+	bench_free(b);
 	return AR_EX_OK;
 }
 

@@ -58,6 +58,47 @@ cleanup(struct bench *b)
 		ar_rm_rf(b->session, 0);
 }
 
+/* Frees what a measurement holds, once its result is out. */
+void
+bench_free(struct bench *b)
+{
+	size_t i;
+	int ri;
+
+	for (ri = 0; ri < 3; ri++) {
+		struct role *r = &b->role[ri];
+
+		for (i = 0; i < r->ns; i++)
+			free(r->s[i].val);
+		free(r->s);
+		/* Without a sandbox, the inputs' path is the role's own. */
+		if (!b->sandbox && r->v_in)
+			free((char *)r->v_in);
+		free(r->dir);
+		free(r->src);
+		free(r->out);
+		free(r->log);
+		free(r->tmp);
+	}
+	free(b->metric);
+	free(b->gate_worst_v);
+	free(b->guard_worst_v);
+	free(b->gate_runs);
+	free(b->guard_runs);
+	free(b->gate_pass);
+	free(b->guard_pass);
+	free(b->fail.tail);
+	json_decref(b->profile);
+	free(b->profile_path);
+	free(b->problem);
+	free(b->session);
+	ar_manifest_free(&b->m);
+	ar_campaign_free(&b->camp);
+	memset(b, 0, sizeof *b);
+	if (dying == b)
+		dying = NULL;
+}
+
 static void
 cleanup_at_die(void)
 {
