@@ -145,6 +145,7 @@ int rank_main(void);
 /* setup.c */
 char *open_campaign(struct bench *b, const char *dir);
 void start_session(struct bench *b);
+void bench_init(struct bench *b);
 void cleanup(struct bench *b);
 void bench_free(struct bench *b);
 void check_interrupt(void);

@@ -118,7 +118,7 @@ main(int argc, char **argv)
 		.pmin = -1, .pmax = -1, .warm = -1, .k = 1, .spmin = -1,
 		.spmax = -1,
 	};
-	struct bench b = {0};
+	struct bench b;
 	int c, roofline = 0, kset = 0, nosandbox = 0;
 	/* The first option given that only the exec benchmark takes. */
 	int exec_only = 0;
@@ -131,6 +131,7 @@ main(int argc, char **argv)
 	}
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
+	bench_init(&b);
 	while ((c = getopt_long(argc, argv, "aC:e:G:i:k:Km:p:P:qS:t:T:vw:W:x:",
 	    longopts, NULL)) != -1) {
 		switch (c) {

@@ -58,6 +58,20 @@ cleanup(struct bench *b)
 		ar_rm_rf(b->session, 0);
 }
 
+/* A measurement with nothing started: no runner has a process (pid 0
+ * would be taken for one, and stopping it would write to descriptor 0
+ * and wait for any child). */
+void
+bench_init(struct bench *b)
+{
+	int i;
+
+	memset(b, 0, sizeof *b);
+	for (i = 0; i < 3; i++)
+		b->role[i].run.pid = -1;
+	b->score.pid = -1;
+}
+
 /* Frees what a measurement holds, once its result is out. */
 void
 bench_free(struct bench *b)
