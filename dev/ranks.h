@@ -1,7 +1,17 @@
 /* The ranks of a bundle: one process per GPU (or CPU), driven by ar-bench
  * over pipes, one command at a time, so that ar-bench owns the clock: it
  * starts every rank's timed window together and ends it when the last
- * rank answers. */
+ * rank answers. This is the parent's side; a rank is ar-bench --rank
+ * (cmd/ar-bench/rank.c). The protocol, one line each way, is this:
+ *   open KIND ORDINAL RANK NRANKS COMM   ok NAME-AND-FACTS-AS-JSON
+ *   prepare OP SIZE REPS                 ok | skip WHY
+ *   flush OP                             ok
+ *   run OP                               ok DEV_S CPU_S
+ *   post OP                              ok CLOCK_MHZ ERR CHECKED OK
+ *   release | close                      ok
+ * and any command may answer "err WHY". KIND is cuda or cpu, OP a name
+ * of ar_dev_op_name (dev.h), COMM the communicator's id or "-"; an
+ * answer is at most AR_RANK_LINE bytes, with no newline inside. */
 #ifndef AR_RANKS_H
 #define AR_RANKS_H
 
@@ -9,6 +19,8 @@
 
 #define AR_RANKS_MAX 64
 #define AR_RANK_LINE 1024
+/* A rank is started as "EXE AR_RANK_ARG". */
+#define AR_RANK_ARG "--rank"
 
 struct ar_ranks {
 	int k;
@@ -40,8 +52,5 @@ int ar_ranks_call(struct ar_ranks *g, const char *line, double timeout,
 void ar_ranks_stop(struct ar_ranks *g);
 /* Asks the ranks to close, waits for them, then stops what is left. */
 void ar_ranks_close(struct ar_ranks *g);
-
-/* The rank process: reads commands on stdin, answers on stdout. */
-int ar_rank_main(void);
 
 #endif

@@ -1,0 +1,212 @@
+/* ar-bench: the sealed benchmark. main.c reads the command line, checks
+ * it, and hands over to one of the four programs of this binary: the exec
+ * benchmark (exec.c), --roofline (roofline.c), and the servers ar-bench
+ * starts of itself, --runner (runner.c) and --rank (rank.c). ar-bench(1)
+ * is the contract. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "err.h"
+#include "id.h"
+#include "json.h"
+#include "ranks.h"
+#include "runner.h"
+#include "bench.h"
+
+static const char usage[] =
+	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
+	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
+	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
+	"[--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
+	"--roofline [--aa] [-q] [-C campaign] [-k cpus] "
+	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]";
+
+/* -G 0,1,2,3: the GPUs a bundle may use, given to the stages as
+ * CUDA_VISIBLE_DEVICES. */
+static void
+parse_gpus(struct bench *b, const char *s)
+{
+	const char *p = s;
+	char *end = (char *)s;
+	size_t i, len = 0;
+
+	while (*p) {
+		long v = *p >= '0' && *p <= '9' ? strtol(p, &end, 10) : -1;
+
+		if (v < 0 || v > 1023 || (*end && *end != ',') ||
+		    (*end == ',' && !end[1]) ||
+		    b->ngpu == sizeof b->gpu / sizeof *b->gpu)
+			ar_die(AR_EX_USAGE, "-G %s: not a list of GPU ids like "
+			    "0,1,2,3", s);
+		for (i = 0; i < b->ngpu; i++)
+			if (b->gpu[i] == v)
+				ar_die(AR_EX_USAGE, "-G %s: GPU %ld given twice", s,
+				    v);
+		b->gpu[b->ngpu++] = v;
+		p = *end ? end + 1 : end;
+	}
+	if (!b->ngpu)
+		ar_die(AR_EX_USAGE, "-G: no GPU ids");
+	/* The stages get the ids as parsed, not as typed. */
+	for (i = 0; i < b->ngpu; i++)
+		len += (size_t)snprintf(b->gpulist + len, sizeof b->gpulist - len,
+		    "%s%ld", i ? "," : "", b->gpu[i]);
+	b->gpus = b->gpulist;
+}
+
+static long
+int_arg(const char *opt, const char *s, long lo, long hi)
+{
+	long long v;
+
+	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "-%s %s: not a whole number from %ld to %ld",
+		    opt, s, lo, hi);
+	return (long)v;
+}
+
+/* --sched-pairs min,max: whole numbers, 1 <= min <= max <= 1000000. */
+static void
+sched_pairs(const char *s, long *lo, long *hi)
+{
+	long long a, b;
+	const char *c = strchr(s, ',');
+	char *first;
+	int ok;
+
+	if (!c)
+		ar_die(AR_EX_USAGE, "--sched-pairs %s: expected min,max", s);
+	first = ar_xasprintf("%.*s", (int)(c - s), s);
+	ok = ar_parse_long(first, &a) == 0 && ar_parse_long(c + 1, &b) == 0 &&
+	    a >= 1 && b >= a && b <= 1000000;
+	free(first);
+	if (!ok)
+		ar_die(AR_EX_USAGE, "--sched-pairs %s: expected min,max, whole "
+		    "numbers with 1 <= min <= max <= 1000000", s);
+	*lo = (long)a;
+	*hi = (long)b;
+}
+
+static double
+num_arg(const char *opt, const char *s, double lo, double hi)
+{
+	double v;
+
+	if (ar_parse_double(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "-%s %s: not a number from %g to %g", opt, s,
+		    lo, hi);
+	return v;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "aa", no_argument, NULL, 'A' },
+		{ "no-sandbox", no_argument, NULL, 'N' },
+		{ "roofline", no_argument, NULL, 'R' },
+		{ "device", required_argument, NULL, 'D' },
+		{ "stop-at", required_argument, NULL, 'Z' },
+		{ "sched-pairs", required_argument, NULL, 'Y' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = {
+		.seeds = "dev", .device = "auto", .T = -1, .e = -1, .rt = -1,
+		.pmin = -1, .pmax = -1, .warm = -1, .k = 1, .spmin = -1,
+		.spmax = -1,
+	};
+	struct bench b;
+	int c, roofline = 0, kset = 0, nosandbox = 0;
+	/* The first option given that only the exec benchmark takes. */
+	int exec_only = 0;
+
+	if (argc >= 3 && strcmp(argv[1], AR_RUNNER_ARG) == 0)
+		return runner_main(strcmp(argv[2], AR_RUNNER_SANDBOX) == 0);
+	if (argc == 2 && strcmp(argv[1], AR_RANK_ARG) == 0) {
+		ar_setprog(argv[0]);
+		return rank_main();
+	}
+	ar_setprog(argv[0]);
+	ar_std_args(argc, argv, usage);
+	bench_init(&b);
+	while ((c = getopt_long(argc, argv, "aC:e:G:i:k:Km:p:P:qS:t:T:vw:W:x:",
+	    longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': o.append = 1; exec_only = exec_only ? exec_only : 'a'; break;
+		case 'A': b.aa = 1; break;
+		case 'C': o.dir = optarg; break;
+		case 'e': o.e = num_arg("e", optarg, 0, 0.99); exec_only = exec_only ? exec_only : 'e'; break;
+		case 'G': b.gpus = optarg; break;
+		case 'i': o.idea = optarg; exec_only = exec_only ? exec_only : 'i'; break;
+		case 'k': o.k = int_arg("k", optarg, 1, 1024); kset = 1; break;
+		case 'R': roofline = 1; break;
+		case 'D': o.device = optarg; break;
+		case 'Y': sched_pairs(optarg, &o.spmin, &o.spmax); exec_only = exec_only ? exec_only : 'Y'; break;
+		case 'Z': b.stop_at = num_arg("-stop-at", optarg, 1e-6, 1e6); exec_only = exec_only ? exec_only : 'Z'; break;
+		case 'K': b.keep = 1; exec_only = exec_only ? exec_only : 'K'; break;
+		case 'm': o.spec = optarg; exec_only = exec_only ? exec_only : 'm'; break;
+		case 'N': nosandbox = 1; exec_only = exec_only ? exec_only : 'N'; break;
+		case 'p': o.pmin = int_arg("p", optarg, 1, 1000000); exec_only = exec_only ? exec_only : 'p'; break;
+		case 'P': o.pmax = int_arg("P", optarg, 1, 1000000); break;
+		case 'q': o.quiet = 1; break;
+		case 'S': o.seeds = optarg; exec_only = exec_only ? exec_only : 'S'; break;
+		case 't': o.rt = num_arg("t", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 't'; break;
+		case 'T': o.T = num_arg("T", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 'T'; break;
+		case 'v': o.verbose = 1; break;
+		case 'w': o.wname = optarg; exec_only = exec_only ? exec_only : 'w'; break;
+		case 'W': o.warm = int_arg("W", optarg, 0, 1000000); break;
+		case 'x': o.experiment = optarg; exec_only = exec_only ? exec_only : 'x'; break;
+		default: ar_usage(usage);
+		}
+	}
+	if (optind != argc)
+		ar_usage(usage);
+	if (strcmp(o.device, "auto") && strcmp(o.device, "cuda") &&
+	    strcmp(o.device, "cpu"))
+		ar_die(AR_EX_USAGE, "--device %s: auto, cuda or cpu", o.device);
+	if (roofline) {
+		if (exec_only == 'N')
+			ar_die(AR_EX_USAGE, "--roofline: --no-sandbox is for exec "
+			    "problems; the roofline runs no method");
+		if (exec_only == 'Z' || exec_only == 'Y')
+			ar_die(AR_EX_USAGE, "--roofline: --%s is for exec "
+			    "problems", exec_only == 'Z' ? "stop-at" :
+			    "sched-pairs");
+		if (exec_only)
+			ar_die(AR_EX_USAGE, "--roofline: -%c is for exec problems",
+			    exec_only);
+		if (b.gpus)
+			parse_gpus(&b, b.gpus);
+		if (b.gpus && kset)
+			ar_die(AR_EX_USAGE, "--roofline: -k and -G: a bundle is "
+			    "CPUs or GPUs, not both");
+		if (!b.gpus && strcmp(o.device, "cuda") == 0)
+			ar_die(AR_EX_USAGE, "--device cuda: give the GPUs with -G");
+		return roofline_main(&b, &o);
+	}
+	if (!o.spec && !b.aa)
+		ar_die(AR_EX_USAGE, "no method: give -m commit-or-directory, "
+		    "or --aa to measure the baseline against itself");
+	if (o.spec && b.aa)
+		ar_die(AR_EX_USAGE, "--aa measures the baseline against itself; "
+		    "it takes no -m");
+	if (strcmp(o.seeds, "dev") && strcmp(o.seeds, "holdout") &&
+	    strcmp(o.seeds, "both"))
+		ar_die(AR_EX_USAGE, "-S %s: seeds are dev, holdout or both",
+		    o.seeds);
+	if (o.experiment && !ar_id_valid(o.experiment))
+		ar_die(AR_EX_USAGE, "-x %s: not an id ([A-Za-z0-9._-], at most "
+		    "%d)", o.experiment, AR_ID_MAX);
+	if (o.idea && !ar_id_valid(o.idea))
+		ar_die(AR_EX_USAGE, "-i %s: not an id ([A-Za-z0-9._-], at most "
+		    "%d)", o.idea, AR_ID_MAX);
+	b.sandbox = !nosandbox;
+	if (b.gpus)
+		parse_gpus(&b, b.gpus);
+	if (!b.gpus && strcmp(o.device, "cuda") == 0)
+		ar_die(AR_EX_USAGE, "--device cuda: give the GPUs with -G");
+	return exec_main(&b, &o);
+}

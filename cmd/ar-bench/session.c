@@ -1,0 +1,363 @@
+/* session.c: the pairs of one session. Baseline and method run in
+ * balanced, shuffled AB/BA pairs on seeds of one kind (dev or holdout);
+ * every scored run is checked (the work done, the gates, the primary
+ * metric, and on a method run the guardrails against its pair's
+ * baseline), and the statistics of the per-pair log-ratios decide when
+ * the session stops and with which verdict. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+
+#include "buf.h"
+#include "err.h"
+#include "json.h"
+#include "manifest.h"
+#include "stats.h"
+#include "timefmt.h"
+#include "bench.h"
+
+/* ---- metrics and checks ---- */
+
+size_t
+track(struct bench *b, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < b->nmetric; i++)
+		if (strcmp(b->metric[i], name) == 0)
+			return i;
+	b->metric = ar_xrealloc(b->metric, (b->nmetric + 1) *
+	    sizeof *b->metric);
+	b->metric[b->nmetric] = name;
+	return b->nmetric++;
+}
+
+void
+track_all(struct bench *b)
+{
+	size_t i;
+
+	track(b, b->m.metric.name);
+	for (i = 0; i < b->m.nsecondary; i++)
+		track(b, b->m.secondary[i].name);
+	for (i = 0; i < b->m.ngate; i++)
+		if (b->m.gate[i].metric)
+			track(b, b->m.gate[i].metric);
+	for (i = 0; i < b->m.nguard; i++)
+		track(b, b->m.guard[i].metric);
+	if (b->m.work_metric)
+		track(b, b->m.work_metric);
+	b->gate_worst_v = ar_xcalloc(b->m.ngate + 1, sizeof(double));
+	b->guard_worst_v = ar_xcalloc(b->m.nguard + 1, sizeof(double));
+	b->gate_runs = ar_xcalloc(b->m.ngate + 1, sizeof(size_t));
+	b->guard_runs = ar_xcalloc(b->m.nguard + 1, sizeof(size_t));
+	b->gate_pass = ar_xcalloc(b->m.ngate + 1, sizeof(int));
+	b->guard_pass = ar_xcalloc(b->m.nguard + 1, sizeof(int));
+	for (i = 0; i < b->m.ngate; i++)
+		b->gate_pass[i] = 1;
+	for (i = 0; i < b->m.nguard; i++)
+		b->guard_pass[i] = 1;
+	b->work_pass = 1;
+}
+
+/* The value that is worse for a bound: for "<=" the larger. */
+static double
+worse(int op, double a, double b)
+{
+	if (isnan(a))
+		return b;
+	if (op == AR_OP_LT || op == AR_OP_LE)
+		return a > b ? a : b;
+	if (op == AR_OP_GT || op == AR_OP_GE)
+		return a < b ? a : b;
+	return a == b ? a : b;
+}
+
+struct sample *
+new_sample(struct bench *b, int ri)
+{
+	struct role *r = &b->role[ri];
+	struct sample *s;
+	size_t i;
+
+	if (r->ns == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 64;
+		r->s = ar_xrealloc(r->s, r->cap * sizeof *r->s);
+	}
+	s = &r->s[r->ns++];
+	memset(s, 0, sizeof *s);
+	s->val = ar_xmalloc((b->nmetric + 1) * sizeof *s->val);
+	for (i = 0; i < b->nmetric; i++)
+		s->val[i] = NAN;
+	return s;
+}
+
+/* Ends a run of role ri with end, why it did in b->end_why; a baseline
+ * that fails stops ar-bench instead. */
+int
+end_run(struct bench *b, int ri, int end, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[400];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	/* A baseline that fails is a broken problem, not a verdict; in A/A
+	 * both sides are the baseline. */
+	if (ri == R_BASE || b->aa)
+		ar_die(AR_EX_DATA, "baseline: %s%s%s", msg, b->fail.tail &&
+		    b->fail.tail[0] ? "; stderr ends: " : "", b->fail.tail &&
+		    b->fail.tail[0] ? strrchr(b->fail.tail, '\n') ?
+		    strrchr(b->fail.tail, '\n') + 1 : b->fail.tail : "");
+	snprintf(b->end_why, sizeof b->end_why, "%s", msg);
+	return end;
+}
+
+/* Checks the metric gates and the work of one scored run. */
+int
+check_run(struct bench *b, int ri, const struct sample *s, long pair)
+{
+	size_t i, k;
+
+	/* Lost work first: it names the cause where a gate on the output
+	 * would only see its effect. */
+	if (b->m.work_metric) {
+		double v = s->val[track(b, b->m.work_metric)];
+
+		if (ri == R_METH)
+			b->work_runs++;
+		if (isnan(v) || v != b->w->work) {
+			char num[40], want[40];
+
+			if (ri == R_METH) {
+				b->work_pass = 0;
+				b->work_bad = isnan(v) ? 0 : v;
+			}
+			ar_fmt_double(num, sizeof num, isnan(v) ? 0 : v);
+			ar_fmt_double(want, sizeof want, b->w->work);
+			return end_run(b, ri, END_INVALID, "lost work: %s = %s, "
+			    "the workload asked for %s (pair %ld)",
+			    b->m.work_metric, isnan(v) ? "missing" : num, want,
+			    pair);
+		}
+	}
+	for (i = 0; i < b->m.ngate; i++) {
+		const struct ar_check *g = &b->m.gate[i];
+		double v;
+
+		if (!g->metric)
+			continue;
+		k = track(b, g->metric);
+		v = s->val[k];
+		if (ri == R_METH) {
+			b->gate_runs[i]++;
+			b->gate_worst_v[i] = worse(g->op, b->gate_runs[i] == 1 ?
+			    NAN : b->gate_worst_v[i], v);
+		}
+		if (isnan(v))
+			return end_run(b, ri, END_INVALID, "gate %s: the score "
+			    "printed no METRIC %s (pair %ld)", g->text,
+			    g->metric, pair);
+		if (!ar_op_holds(g->op, v, g->value)) {
+			char num[40];
+
+			if (ri == R_METH)
+				b->gate_pass[i] = 0;
+			ar_fmt_double(num, sizeof num, v);
+			return end_run(b, ri, END_INVALID, "gate %s failed: %s "
+			    "(pair %ld)", g->text, num, pair);
+		}
+	}
+	k = track(b, b->m.metric.name);
+	if (isnan(s->val[k]) || !(s->val[k] > 0))
+		return end_run(b, ri, END_INVALID, "the score printed %s METRIC "
+		    "%s (pair %ld)", isnan(s->val[k]) ? "no" : "a non-positive",
+		    b->m.metric.name, pair);
+	return END_NONE;
+}
+
+/* Guardrails on a method run, some against its paired baseline run. */
+static int
+check_guards(struct bench *b, const struct sample *m, const struct sample *base,
+    long pair)
+{
+	size_t i;
+	int bad = END_NONE;
+
+	for (i = 0; i < b->m.nguard; i++) {
+		const struct ar_check *g = &b->m.guard[i];
+		size_t k = track(b, g->metric);
+		double v = m->val[k], bound = g->ratio > 0 ? g->ratio *
+		    base->val[k] : g->value;
+
+		b->guard_runs[i]++;
+		b->guard_worst_v[i] = worse(g->op, b->guard_runs[i] == 1 ? NAN :
+		    b->guard_worst_v[i], v);
+		if (isnan(v) || isnan(bound))
+			return end_run(b, R_METH, END_INVALID, "guardrail %s: "
+			    "the score printed no METRIC %s (pair %ld)",
+			    g->text, g->metric, pair);
+		if (!ar_op_holds(g->op, v, bound) && bad == END_NONE) {
+			char num[40], bnum[40];
+
+			b->guard_pass[i] = 0;
+			ar_fmt_double(num, sizeof num, v);
+			ar_fmt_double(bnum, sizeof bnum, bound);
+			bad = end_run(b, R_METH, END_DISCARD, "guardrail %s "
+			    "failed: %s against %s (pair %ld)", g->text, num,
+			    bnum, pair);
+		}
+	}
+	return bad;
+}
+
+static void
+progress(struct bench *b, const struct session *se, int force)
+{
+	struct ar_interval ci;
+	double t = ar_mono(), conf;
+
+	if (!b->progress || (!force && t - b->progress_last < 1))
+		return;
+	b->progress_last = t;
+	if (se->n < 2) {
+		fprintf(stderr, "%s: %s seeds: pair %zu\n", ar_prog(), se->seeds,
+		    se->npairs);
+		return;
+	}
+	conf = 1 - b->vo.alpha / (double)ar_verdict_looks(&b->vo);
+	ar_signed_rank_ci(se->x, se->n, conf, &ci.est, &ci.lo, &ci.hi);
+	fprintf(stderr, "%s: %s seeds: pair %zu: ratio %.4f [%.4f, %.4f]\n",
+	    ar_prog(), se->seeds, se->npairs, exp(ci.est), exp(ci.lo),
+	    exp(ci.hi));
+}
+
+static unsigned long long
+seed_of(struct bench *b, const char *kind, size_t pair)
+{
+	size_t n = b->w->nseed;
+
+	if (strcmp(kind, "holdout") == 0)
+		return ar_seed_derive(b->hkey, sizeof b->hkey, "holdout",
+		    b->w->name, pair, 0);
+	return ar_seed_derive(NULL, 0, "dev", b->w->name, b->w->seed[pair % n],
+	    pair / n);
+}
+
+/* Pairs until the verdict or the end. Returns END_* of what ended it, the
+ * verdict in se. */
+int
+session_run(struct bench *b, struct session *se)
+{
+	double t0 = ar_mono(), el;
+	int first = 0, end = END_NONE;
+	size_t p;
+
+	se->first_sample[0] = b->role[R_BASE].ns;
+	se->first_sample[1] = b->role[R_METH].ns;
+	se->verdict = AR_V_CONTINUE;
+	for (p = 0; end == END_NONE; p++) {
+		unsigned long long seed = seed_of(b, se->seeds, p);
+		struct sample *sb = NULL, *sm = NULL;
+		int o[2], i, warm = (long)p < b->warmup, last;
+
+		/* Warm-up runs count for the checks, not the statistics. */
+		if ((long)p == b->warmup) {
+			se->first_sample[0] = b->role[R_BASE].ns;
+			se->first_sample[1] = b->role[R_METH].ns;
+		}
+		run_prepare(b, seed);
+		/* Balanced: every two pairs, one AB and one BA, the first
+		 * of the two drawn at random. */
+		/* The very first pair runs the baseline first, so a problem
+		 * broken for everyone fails on the baseline, not on a coin
+		 * toss; the next pair of its block is the other way round. */
+		if (p == 0)
+			first = 0;
+		else if ((warm ? p : p - (size_t)b->warmup) % 2 == 0)
+			first = randombytes_uniform(2);
+		else
+			first = !first;
+		o[0] = first ? R_METH : R_BASE;
+		o[1] = first ? R_BASE : R_METH;
+		for (i = 0; i < 2 && end == END_NONE; i++)
+			end = run_one(b, o[i], (long)p, seed, o[i] == R_BASE ? &sb
+			    : &sm);
+		if (end == END_NONE)
+			end = check_guards(b, sm, sb, (long)p);
+		if (end != END_NONE)
+			break;
+		if (warm)
+			continue;
+		if (se->n == se->cap) {
+			se->cap = se->cap ? 2 * se->cap : 64;
+			se->x = ar_xrealloc(se->x, se->cap * sizeof *se->x);
+			se->order = ar_xrealloc(se->order, se->cap + 1);
+		}
+		{
+			double bv = sb->val[0], mv = sm->val[0];
+
+			se->x[se->n] = b->m.metric.higher ? log(mv / bv) :
+			    log(bv / mv);
+		}
+		se->order[se->n++] = first ? 'm' : 'b';
+		se->order[se->n] = 0;
+		se->npairs = p + 1;
+		el = ar_mono() - t0;
+		/* The time limit ends the session at the pair that would
+		 * cross it. */
+		last = se->n >= b->vo.max_pairs ||
+		    el + el / (double)(p + 1) > b->time_s;
+		progress(b, se, 0);
+		if (!ar_verdict_look(se->n, &b->vo) && !last)
+			continue;
+		se->verdict = ar_verdict(se->x, se->n, &b->vo, last, &se->ci);
+		/* With --stop-at, the scheduler's question ends the session:
+		 * a verdict decided first does not, since the scheduler
+		 * sized the measurement for its own question, and the
+		 * verdict taken where the session ends is one of its looks
+		 * (each at alpha / looks), whichever that is. */
+		if (se->verdict != AR_V_CONTINUE && (!(b->stop_at > 0) || last))
+			break;
+		/* The scheduler's question (does the ratio clear the
+		 * incumbent?) is asked at 95% per look, as ar-sched
+		 * simulate models it; its errors cost the scheduler a miss,
+		 * never a verdict: the verdict keeps its own confidence,
+		 * and is inconclusive where it is undecided. */
+		if (b->stop_at > 0) {
+			double est, lo, hi;
+
+			ar_signed_rank_ci(se->x, se->n, 0.95, &est, &lo, &hi);
+			if (isfinite(lo) && isfinite(hi) && (lo > log(b->stop_at) ||
+			    hi < log(b->stop_at))) {
+				se->verdict = ar_verdict(se->x, se->n, &b->vo, 1,
+				    &se->ci);
+				se->stopped = se->verdict == AR_V_INCONCLUSIVE;
+				se->stop_lo = lo;
+				se->stop_hi = hi;
+				break;
+			}
+		}
+	}
+	se->npairs = p + (end == END_NONE ? 1 : 0);
+	se->secs = ar_mono() - t0;
+	se->end = end;
+	if (end == END_NONE)
+		progress(b, se, 1);
+	/* The interval is reported whatever ended the session, at the
+	 * confidence of a look; with too few pairs for it, it is
+	 * unbounded (null in the result). */
+	se->conf = 1 - b->vo.alpha / (double)ar_verdict_looks(&b->vo);
+	if (se->n >= 1) {
+		ar_signed_rank_ci(se->x, se->n, se->conf, &se->ci.est,
+		    &se->ci.lo, &se->ci.hi);
+		se->ci.n = se->n;
+		se->outliers = ar_mad_outliers(se->x, se->n, 3.5);
+	}
+	snprintf(se->why, sizeof se->why, "%s", b->end_why);
+	return end;
+}
