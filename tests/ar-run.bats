@@ -725,7 +725,7 @@ SH
 	[ "$(col state <<< "$output" | sort -u)" = submitted ]
 	[ "$(col job <<< "$output" | sort | tr '\n' ' ')" = "$(cat camp/run/jobs/n1 camp/run/jobs/p1 camp/run/jobs/t1 | sort | tr '\n' ' ')" ]
 	jt=$(cat camp/run/jobs/t1) jn=$(cat camp/run/jobs/n1) jp=$(cat camp/run/jobs/p1)
-	printf '%s TIMEOUT\n%s NODE_FAIL\n%s PREEMPTED\n' $jt $jn $jp > override
+	printf '%s TIMEOUT\n%s NODE_FAIL\n%s PREEMPTED\n' $jt $jn $jp | replace override
 	st=0
 	wait $pid || st=$?
 	scancel $jt $jn $jp
@@ -759,15 +759,19 @@ SH
 # ---- Slurm job arrays ----
 
 # fake_slurm: an sbatch that logs its arguments to sbatch.log ("job ID"
-# first) and answers ids from 100 up, and an squeue that prints ./sq, or
-# when there is none every job of its -j list as pending (as a job and as
-# an array). Slurm's own answers cannot be made to order in seconds.
+# first, the whole entry in one write, so that a test reading the log
+# never sees half of one) and answers ids from 100 up, and an squeue that
+# prints ./sq, or when there is none every job of its -j list as pending
+# (as a job and as an array). Slurm's own answers cannot be made to order
+# in seconds. The tests change sq with `replace`, whole: ar-run polls
+# squeue all the while, and a job missing from a half-written sq is GONE.
 fake_slurm() {
 	cat > sbatch <<SH
 #!/bin/sh
 n=\$(cat "$T/next" 2>/dev/null || echo 100)
 echo \$((n + 1)) > "$T/next"
-{ echo "job \$n"; for a; do echo "\$a"; done; } >> "$T/sbatch.log"
+{ echo "job \$n"; for a; do echo "\$a"; done; } > "$T/sbatch.\$n"
+cat "$T/sbatch.\$n" >> "$T/sbatch.log"
 echo "\$n"
 SH
 	cat > squeue <<SH
@@ -799,7 +803,7 @@ jobfiles() {
 	mkcamp
 	fake_slurm
 	{ assign 5 1; row x1 ok 2; } > a.tsv
-	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' > sq
+	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' | replace sq
 	ar-run slurm -C camp --drain -i a.tsv > out 2> err &
 	pid=$!
 	jobfiles 6
@@ -821,11 +825,9 @@ jobfiles() {
 	for t in 0 1; do
 		SLURM_ARRAY_TASK_ID=$t CUDA_VISIBLE_DEVICES=$t ar-run job -C camp "$map"
 	done
-	printf '100_0|COMPLETED|n1\n100_1|COMPLETED|n2\n100_[2-3,4%%2]|PENDING|\n101|RUNNING|n1\n' > sq
-	for i in $(seq 100); do
-		[ "$(grep -c done out)" -ge 2 ] && break
-		sleep 0.05
-	done
+	printf '100_0|COMPLETED|n1\n100_1|COMPLETED|n2\n100_[2-3,4%%2]|PENDING|\n101|RUNNING|n1\n' | replace sq
+	poll sh -c '[ "$(grep -c done out)" -ge 2 ]'
+	# A while for a pending task to be decided wrongly, were it.
 	sleep 0.5
 	[ "$(awk -F '\t' '$6 != "" && NR > 1 { print $1, $3, $4, $5, $6 }' out | tr '\n' ' ')" = "e001 1 0 n1 done e002 1 1 n2 done " ]
 	empty camp/run/tries
@@ -834,14 +836,14 @@ jobfiles() {
 	# again as a plain job), e005 failed before its ar-bench ran.
 	SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=2 ar-run job -C camp "$map"
 	CUDA_VISIBLE_DEVICES=0,1 ar-run job -C camp x1
-	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' > sq
+	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' | replace sq
 	poll grep -q '^job 102' sbatch.log
 	[ "$(sed -n '/^job 102/,$p' sbatch.log | grep -c -e '^--array' )" -eq 0 ]
 	sed -n '/^job 102/,$p' sbatch.log | grep -q "job -C .* 'e004'"
 	[ "$(cat camp/run/tries/e004)" = 1 ]
 	[ ! -f "camp/run/jobs/$map" ]
 	CUDA_VISIBLE_DEVICES=3 ar-run job -C camp e004
-	printf '102|COMPLETED|n1\n' > sq
+	printf '102|COMPLETED|n1\n' | replace sq
 	st=0
 	wait $pid || st=$?
 	cat out err

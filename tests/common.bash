@@ -19,3 +19,25 @@ ar_setup() {
 ar_unlock() {
 	chmod -R u+w "$BATS_TEST_TMPDIR" 2>/dev/null || true
 }
+
+# poll CMD...: runs CMD (its stderr thrown away) every 0.05 s until it
+# succeeds, for POLL_S seconds at most (default 60: only a hang takes so
+# long, even on a loaded machine); fails when CMD never did.
+poll() {
+	local end=$((EPOCHSECONDS + ${POLL_S:-60}))
+	until "$@" 2>/dev/null; do
+		if [ "$EPOCHSECONDS" -ge "$end" ]; then
+			echo "poll: $* did not succeed in ${POLL_S:-60} s" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# replace FILE: replaces FILE with standard input, whole, through a
+# temporary and a rename: a program that reads FILE meanwhile (a fake
+# squeue, say) sees the old content or the new, never a part.
+replace() {
+	cat > "$1.tmp.$$"
+	mv -f "$1.tmp.$$" "$1"
+}
