@@ -25,23 +25,45 @@ teardown() {
 	ar_unlock
 }
 
-# ranks: the rank processes of this test's ar-bench, by their parent.
+# ranks: the rank processes of this tree's ar-bench (they are ar-bench
+# --rank, by their executable, its path made canonical as /proc's is),
+# one pid a line.
 ranks() {
-	pgrep -f -- '--rank$' | while read -r p; do
-		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$(command -v ar-bench)" ] &&
-		    echo "$p"
+	local exe p
+	exe=$(readlink -f "$(command -v ar-bench)")
+	for p in $(pgrep -f -- '--rank$'); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && echo "$p"
 	done
 	true
 }
 
-# wait_ranks N: until N ranks run, then a moment into their samples.
-wait_ranks() {
-	for _ in $(seq 100); do
-		[ "$(ranks | wc -l)" -eq "$1" ] && break
-		sleep 0.05
+# answers PID: how many answers rank PID has written: a rank answers each
+# command with one line, one write(2) (ar_rank_main flushes each), and
+# writes nothing else; the kernel counts its writes (/proc/PID/io).
+answers() {
+	sed -n 's/^syscw: //p' "/proc/$1/io" 2>/dev/null
+}
+
+# sampling N: N ranks run, and each is inside the samples of its first op
+# (copy), which -P 100000 makes last for minutes: it has answered at
+# least 8 commands: open, prepare, then two whole samples (flush, run,
+# post). The ranks get "flush" only once every rank has answered
+# "prepare", so the run as a whole is past its setup too.
+sampling() {
+	local p n=0 a
+	for p in $(ranks); do
+		a=$(answers "$p")
+		[ "${a:-0}" -ge 8 ] || return 1
+		n=$((n + 1))
 	done
-	[ "$(ranks | wc -l)" -eq "$1" ]
-	sleep 0.3
+	[ "$n" -eq "$1" ]
+}
+
+# wait_ranks N: until N ranks run, inside their samples. (Prepare alone
+# takes seconds on a loaded machine: a rank killed then dies outside any
+# sample, and the why has no "sample N".)
+wait_ranks() {
+	poll sampling "$1"
 }
 
 # roof ARGS: a short roofline; the record in r.json.
@@ -115,7 +137,9 @@ same_tests() {
 	kill -KILL "$victim"
 	wait "$pid"
 	[ "$(j .verdict)" = crash ]
-	[[ "$(j .why)" =~ ^(copy|memcpy|gemm_bf16|gemm_bf16_ref|allreduce):\ sample\ [0-9]+:\ rank\ [0-3]\ \(pid\ $victim\)\ was\ killed\ by\ SIGKILL$ ]]
+	# Killed inside the samples of copy, the first op: the why names the
+	# op, the sample and the rank (ar-bench(1)).
+	[[ "$(j .why)" =~ ^copy:\ sample\ [0-9]+:\ rank\ [0-3]\ \(pid\ $victim\)\ was\ killed\ by\ SIGKILL$ ]]
 	[ -z "$(ranks)" ]
 	# A crashed run writes no profile.
 	[ ! -e "camp/machine/$HOST.cpu.k4.json" ]
