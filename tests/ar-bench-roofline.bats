@@ -11,23 +11,24 @@ load common
 
 setup() {
 	ar_setup ar-bench
-	TOY=$BATS_TEST_DIRNAME/fixtures/bench/toy
-	M=$BATS_TEST_DIRNAME/fixtures/bench/toy-methods
+	TOY=$FIXTURES/bench/toy
+	M=$FIXTURES/bench/toy-methods
 	mkdir -p "$T/w" "$T/tmp"
 	export TMPDIR=$T/tmp
 	unset AR_CAMPAIGN NO_COLOR CUDA_VISIBLE_DEVICES
 	HOST=$(hostname)
 	cd "$T/w"
-	ar-init -k "$T/keys" -p "$TOY" camp > /dev/null
+	mkcamp -p "$TOY"
 }
 
+# A test that failed with a long roofline in the background leaves none
+# running (its ranks die with it).
 teardown() {
-	ar_unlock
+	ar_teardown
 }
 
 # ranks: the rank processes of this tree's ar-bench (they are ar-bench
-# --rank, by their executable, its path made canonical as /proc's is),
-# one pid a line.
+# --rank, by their executable), one pid a line.
 ranks() {
 	local exe p
 	exe=$(readlink -f "$(command -v ar-bench)")
@@ -66,13 +67,16 @@ wait_ranks() {
 	poll sampling "$1"
 }
 
+# no_ranks: no rank of this tree's ar-bench is left (for poll).
+no_ranks() {
+	[ -z "$(ranks)" ]
+}
+
 # roof ARGS: a short roofline; the record in r.json.
 roof() {
 	run --separate-stderr ar-bench --roofline -C camp -q -P 3 -W 1 "$@"
 	printf '%s\n' "$output" > r.json
 }
-
-j() { jq -r "$@" r.json; }
 
 # same_tests K: what every profile of K ranks must hold.
 same_tests() {
@@ -154,11 +158,7 @@ same_tests() {
 	wait_ranks 2
 	kill -KILL "$pid"
 	wait "$pid" || true
-	for _ in $(seq 100); do
-		[ -z "$(ranks)" ] && break
-		sleep 0.05
-	done
-	[ -z "$(ranks)" ]
+	poll no_ranks
 	cmp before.json "camp/machine/$HOST.cpu.k2.json"
 }
 
@@ -253,7 +253,7 @@ declared() {
 	rm -rf prob c2
 	cp -R "$TOY" prob
 	jq ".workloads[0].bytes = $1" "$TOY/problem.json" > prob/problem.json
-	ar-init -k "$T/keys" -p prob c2 > /dev/null
+	mkcamp -p prob c2
 }
 
 @test "ar-bench: a workload that declares bytes gains roofline fractions from the profile" {
@@ -305,7 +305,7 @@ declared() {
 		rm -rf prob c3
 		cp -R "$TOY" prob
 		jq "$bad" "$TOY/problem.json" > prob/problem.json
-		ar-init -k "$T/keys" -p prob c3 > /dev/null
+		mkcamp -p prob c3
 		run --separate-stderr -65 ar-bench -C c3 --no-sandbox --aa -p 2 -P 2
 		echo "$bad: $stderr"
 		[[ "$stderr" =~ ^ar-bench:\ problem.json:\ workloads\[0\]\.(bytes|flops|dtype):\ .+$ ]]

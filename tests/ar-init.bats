@@ -13,25 +13,12 @@ bats_require_minimum_version 1.5.0
 load common
 
 setup() {
-	ar_setup ar-init
-	P="$BATS_TEST_DIRNAME/fixtures/problem"
-	USAGE1="usage: ar-init [-k keydir] [-n name] -p problem dir"
-	USAGE2="       ar-init -c dir"
-	HDR=$(printf 'state\tpath\tdetail')
-	umask 022
-	# A scratch directory of its own: bats keeps files in BATS_TEST_TMPDIR.
-	mkdir -p "$BATS_TEST_TMPDIR/w"
-	cd "$BATS_TEST_TMPDIR/w"
+	ar_init_setup
 }
 
 teardown() {
 	# The sealed problem is read-only; let bats remove the scratch.
-	ar_unlock
-}
-
-# mkcamp DIR: a fresh campaign from the fixture problem.
-mkcamp() {
-	ar-init -p "$P" "$1" >/dev/null
+	ar_teardown
 }
 
 # writable PATH...: opens part of the sealed copy for tampering; the test
@@ -39,22 +26,6 @@ mkcamp() {
 # (root writes through read-only modes anyway; other users need this.)
 writable() {
 	chmod u+w "$@"
-}
-
-# conf DIR KEY: a value of DIR/campaign.conf.
-conf() {
-	sed -n "s/^$2 = //p" "$1/campaign.conf"
-}
-
-# snapshot DIR: every path, type, mode, size and content hash under DIR.
-snapshot() {
-	find "$1" -printf '%y %m %s %p\n' | LC_ALL=C sort
-	find "$1" -type f -exec sha256sum {} + | LC_ALL=C sort -k2
-}
-
-# tmpdirs: the hidden siblings ar-init builds in, left in the scratch.
-tmpdirs() {
-	find . -maxdepth 1 -name '.*.tmp-*' | wc -l
 }
 
 # ---- usage ----

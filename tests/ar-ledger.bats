@@ -23,23 +23,12 @@ GEN_HEADER="id	signed	baseline.tok_s.ci_hi	baseline.tok_s.ci_lo	baseline.tok_s.m
 HASH=abababababababababababababababababababababababababababababababab
 
 setup() {
-	ar_setup ar-ledger
-	mkdir -p "$T/prob"
-	printf 'metric = tok_s\n' > "$T/prob/manifest"
-	C=$T/camp
-	ar-init -p "$T/prob" "$C" > /dev/null
-	L=$C/ledger
-	CAMP_ID=$(sed -n 's/^campaign = //p' "$C/campaign.conf")
+	ar_ledger_setup
 }
 
 # ar-init seals problem/ read-only; let bats remove the scratch tree.
 teardown() {
-	ar_unlock
-}
-
-# gen N FILE [SEED]: N realistic results signed by this campaign.
-gen() {
-	ar-sign-test -C "$C" -g "$1" -s "${3:-1}" > "$2"
+	ar_teardown
 }
 
 # sign FILE: signs the JSON lines on stdin for this campaign.
@@ -62,11 +51,6 @@ get() {
 	awk -F '\t' -v id="$2" -v c="$3" '
 	    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	    $1 == id { if (c in h) print $h[c]; else print "NO COLUMN " c }' "$1"
-}
-
-# save FILE: writes the last run's stdout to FILE.
-save() {
-	printf '%s\n' "$output" > "$1"
 }
 
 nothing_stored() {
@@ -1233,16 +1217,6 @@ ar-ledger: import: 6 stored, 0 already there" ]
 	nothing_stored
 }
 
-# Runs "$@" without the power to ignore file permissions: as is when not
-# root; as root, through setpriv with CAP_DAC_OVERRIDE and friends dropped.
-unprivileged() {
-	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
-	else
-		setpriv --bounding-set=-dac_override,-dac_read_search,-fowner "$@"
-	fi
-}
-
 # try_writes: append (loose, then a batch), import, compact, verify and
 # export, unprivileged, each with its exit status, stdout and stderr in
 # $T/w.N.rc, .out and .err. (Plain shell: it also runs in a namespace.)
@@ -1311,19 +1285,13 @@ writes_setup() {
 }
 
 @test "ar-ledger: a ledger on a read-only filesystem refuses writes with 73 and stays intact" {
-	local un rc=0
-	if unshare -m true 2> /dev/null; then
-		un="unshare -m"
-	elif unshare -rm true 2> /dev/null; then
-		un="unshare -rm"
-	else
-		skip "no private mount namespace to mount the ledger read-only in"
-	fi
+	local rc=0
+	private_mounts "to mount the ledger read-only in"
 	writes_setup
 	# The ledger, bind-mounted read-only on itself in a private namespace.
 	export C L T FIX PATH
 	export -f try_writes unprivileged
-	$un bash -c 'mount --bind "$L" "$L" && mount -o remount,bind,ro "$L" || exit 99
+	$UNSHARE bash -c 'mount --bind "$L" "$L" && mount -o remount,bind,ro "$L" || exit 99
 	    try_writes' || rc=$?
 	[ "$rc" -ne 99 ] || skip "cannot mount the ledger read-only"
 	[ "$rc" -eq 0 ]
@@ -1331,28 +1299,6 @@ writes_setup() {
 }
 
 # ---- the lock ----
-
-# dead_pid: the id of a process of this host that has exited.
-dead_pid() {
-	sh -c 'exit 0' &
-	dead=$!
-	wait "$dead"
-}
-
-# lock_by PID: writes a lock as a writer of this host with PID would.
-lock_by() {
-	printf '%s %s %s\n' "$(uname -n)" "$1" "$(date +%s)" > "$L/lock"
-}
-
-# Nothing left beside results/ and seg/: no lock, no temporary file; only
-# lock.break, the guard that breakers of stale locks take, may stay.
-ledger_clean() {
-	run -0 ls -A "$L"
-	[ "$output" = "results
-seg" ] || [ "$output" = "lock.break
-results
-seg" ]
-}
 
 @test "ar-ledger: the lock of a dead local process is broken" {
 	dead_pid
@@ -1545,33 +1491,6 @@ seg" ]
 	run -0 cat "$T/fail"
 	[ "$output" = "" ]
 	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
-}
-
-# check_ledger ACKED OFFERED: verify passes; every acknowledged result is
-# there exactly once; nothing is there that was not offered.
-check_ledger() {
-	run -0 --separate-stderr ar-ledger verify -C "$C"
-	[ "$output" = "where	id	problem" ]
-	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
-	save "$T/all.jsonl"
-	jq -r .id "$T/all.jsonl" | LC_ALL=C sort > "$T/have.ids"
-	run -0 uniq -d "$T/have.ids"
-	[ "$output" = "" ]
-	jq -r .id "$1" | LC_ALL=C sort > "$T/acked.ids"
-	jq -r .id "$2" | LC_ALL=C sort > "$T/offered.ids"
-	run -0 comm -23 "$T/acked.ids" "$T/have.ids"
-	[ "$output" = "" ]
-	run -0 comm -13 "$T/offered.ids" "$T/have.ids"
-	[ "$output" = "" ]
-	# Each row is exactly what was offered.
-	run -0 comm -13 <(LC_ALL=C sort "$2") <(LC_ALL=C sort "$T/all.jsonl")
-	[ "$output" = "" ]
-}
-
-# now_us: the wall clock in microseconds, without a fork.
-now_us() {
-	local t=${EPOCHREALTIME/./}
-	echo "${t#0}"
 }
 
 # One round of the kill loop: writes the round's results, starts the

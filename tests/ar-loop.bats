@@ -17,65 +17,28 @@ bats_require_minimum_version 1.5.0
 load common
 
 setup_file() {
-	SANDBOX=
-	if [ "$(id -u)" -eq 0 ] && command -v bwrap >/dev/null 2>&1 &&
-	    bwrap --unshare-all --die-with-parent --ro-bind / / true \
-	    >/dev/null 2>&1; then
-		SANDBOX=bwrap
-	fi
-	export SANDBOX
-	# One private Slurm for the file (tests/slurm-up), for the
-	# --backend slurm tests; they skip, saying why, where it cannot run
-	# (not root, no slurm-wlm or munge), and fail when it should have.
-	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
-	SLURM_SKIP= SLURM_WHY=
-	rc=0
-	out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1) || rc=$?
-	case $rc in
-	0) SLURM_CONF=$SLURM_DIR/slurm.conf; export SLURM_CONF ;;
-	69) SLURM_SKIP="no Slurm test cluster here: $out" ;;
-	*) SLURM_WHY="tests/slurm-up failed ($rc): $out" ;;
-	esac
-	export SLURM_DIR SLURM_SKIP SLURM_WHY
+	ar_bench_setup_file
+	slurm_start
 }
 
 teardown_file() {
-	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
+	slurm_stop
 }
 
 setup() {
-	ar_setup ar-loop
-	export AR_TOP=$TOP
-	FIX=$BATS_TEST_DIRNAME/fixtures/agent
+	ar_loop_setup
 	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
-	unset AR_AGENT AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_CAMPAIGN \
-	    AR_HOLDER AR_PROGRAM AR_BWRAP
-	if [ -n "$SANDBOX" ]; then
-		NOSB=() BNOSB=()
-	else
-		NOSB=(--no-sandbox) BNOSB=(--no-sandbox)
-	fi
-	# The loop's common arguments: the CPU path, tiny, short measurements.
-	L=(-C camp --cpus -w tiny -l 4 "${NOSB[@]}")
-	B=(-- -P 6 -T 2 -q "${BNOSB[@]}")
-	export AR_PLANNER=$TOP/examples/agent/planner
-	export AR_AGENT=$TOP/examples/agent/agent
-	cd "$T"
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
-	# The loop under test measures the methods on any machine. At the
-	# default 0.10 a loaded machine's A/A noise (0.03 to 0.07 idle here,
-	# more under load) quarantines the node, every step measures one more
-	# A/A and nothing else, and a campaign ends at its budget with no
-	# method measured and no curve (an empty loop/curves.jsonl).
-	echo 'sched.noise_max = 10' >> camp/campaign.conf
 }
 
 teardown() {
-	ar_unlock
+	ar_teardown
 }
 
-# rows: results of the campaign in the ledger.
-rows() { ar-ledger export -C camp -f tsv | tail -n +2 | wc -l; }
+# no_claimed_ideas: no idea is claimed (cur/) (for poll).
+no_claimed_ideas() {
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
+}
+
 # gpuh: the GPU-hours of the ledger's results, as the loop counts them.
 gpuh() {
 	ar-ledger export -C camp -f jsonl |
@@ -90,11 +53,6 @@ busy() {
 	done
 	[ "$(gpuh)" != 0 ]
 }
-# experiments: the ledger's experiment ids, one a line.
-experiments() {
-	ar-ledger export -C camp -f tsv | jq -Rr 'split("\t")' | jq -rs '
-	    .[0] as $h | ($h | index("experiment")) as $e | .[1:][] | .[$e]'
-}
 
 @test "ar-loop: a whole campaign: planned, implemented, measured, digested, to the experiment budget" {
 	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 6 "${B[@]}"
@@ -106,8 +64,8 @@ experiments() {
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
 	ar-ledger verify -C camp
-	# Methods were measured, not only the node's A/A (setup); their
-	# curves are what loop/curves.jsonl holds.
+	# Methods were measured, not only the node's A/A (ar_loop_setup);
+	# their curves are what loop/curves.jsonl holds.
 	ar-ledger export -C camp -f jsonl > rows.jsonl
 	[ "$(jq -s 'map(select(.aa)) | length' rows.jsonl)" -ge 1 ]
 	[ "$(jq -s 'map(select(.aa | not)) | length' rows.jsonl)" -ge 1 ]
@@ -191,17 +149,20 @@ experiments() {
 }
 
 @test "ar-loop: the lock: a second loop exits 75; a dead loop's lock is broken; another host's is kept" {
-	AR_AGENT=$FIX/slow SLOW=3 ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
+	# The first loop holds the lock while its agent sleeps, until the
+	# test ends the sleep (its length names it for pgrep).
+	slow=$((100000 + RANDOM))
+	AR_AGENT=$FIX/slow SLOW=$slow ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
 	pid=$!
-	for _ in $(seq 50); do [ -e camp/loop/lock ] && break; sleep 0.1; done
+	poll running "sleep $slow"
+	[ -e camp/loop/lock ]
 	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"another ar-loop holds the campaign (pid $pid on $(hostname))"* ]]
+	pkill -fx "sleep $slow"
 	wait "$pid"
 	[ ! -e camp/loop/lock ]
 	# A lock left by a loop that died (kill -9): broken.
-	sh -c 'exit 0' &
-	dead=$!
-	wait "$dead"
+	dead_pid
 	echo "$dead $(hostname) 1 x" > camp/loop/lock
 	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"broke the lock of ar-loop $dead, which died"* ]]
@@ -214,26 +175,26 @@ experiments() {
 }
 
 @test "ar-loop: SIGTERM: the loop stops at once, passes it on to its agents, leaves no lock" {
-	AR_AGENT=$FIX/slow SLOW=41 ar-loop "${L[@]}" "${B[@]}" 2> err &
+	# An agent at work for a day (its sleep's length names it for pgrep):
+	# a loop that waited for it would not end before poll gives up.
+	slow=$((100000 + RANDOM))
+	AR_AGENT=$FIX/slow SLOW=$slow ar-loop "${L[@]}" "${B[@]}" 2> err &
 	pid=$!
-	for _ in $(seq 100); do
-		[ "$(ar-queue ls -s cur camp/ideas 2>/dev/null | tail -n +2 | wc -l)" -gt 0 ] && break
-		sleep 0.1
-	done
-	sleep 0.5
-	SECONDS=0
+	poll running "sleep $slow"
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	kill -TERM "$pid"
+	poll exited "$pid"
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ]
-	[ "$SECONDS" -lt 10 ]
 	[ ! -e camp/loop/lock ]
-	for _ in $(seq 50); do
-		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ] && break
-		sleep 0.1
-	done
-	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
-	! pgrep -fx "sleep 41" > /dev/null
+	poll no_claimed_ideas
+	poll gone "sleep $slow"
+}
+
+# group_gone PGID: no process of the group is left (for poll).
+group_gone() {
+	! pgrep -g "$1" > /dev/null
 }
 
 @test "ar-loop: kill -9 of the whole loop at random instants, then a restart: nothing lost, nothing run twice" {
@@ -259,11 +220,7 @@ experiments() {
 	printf '%s\n' "$stderr" >> loop.err
 	# The orphans finish; then one more loop tidies up after them.
 	for g in "${groups[@]}"; do
-		for _ in $(seq 100); do
-			pgrep -g "$g" > /dev/null || break
-			sleep 0.2
-		done
-		! pgrep -g "$g" > /dev/null
+		poll group_gone "$g"
 	done
 	sleep 5
 	ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err
@@ -291,19 +248,16 @@ experiments() {
 
 # ---- --backend slurm, on a real single-node cluster (tests/slurm-up) ----
 
-# slurm_ready: skips without a cluster to start, fails when one did not
-# come up.
-slurm_ready() {
-	[ -z "$SLURM_SKIP" ] || skip "$SLURM_SKIP"
-	if [ -n "$SLURM_WHY" ]; then
-		echo "$SLURM_WHY" >&2
-		return 1
-	fi
-	export AR_RUN_POLL=0.2
-	HOST=$(hostname -s)
-	# Jobs are told apart by the directory they were submitted from.
-	TP=$(pwd -P)
+# job_file: ar-run wrote the job file of an experiment (for poll).
+job_file() {
+	[ -n "$(ls camp/run/jobs 2>/dev/null | grep -v -e '^@' -e '\.rc$')" ]
 }
+
+# job_is LINE: this test's Slurm jobs are LINE (for poll).
+job_is() {
+	[ "$(slurm_jobs)" = "$1" ]
+}
+
 # slurm_jobs: "NAME|STATE|NODE" of this test's Slurm jobs, sorted.
 slurm_jobs() {
 	squeue -h -t all -o '%j|%T|%N|%Z' |
@@ -376,17 +330,11 @@ slurm_jobs() {
 	LB=(-- -p 100000 -P 100000 -T 8 -q "${BNOSB[@]}")
 	setsid ar-loop "${S[@]}" "${LB[@]}" 2> loop1.err &
 	pid=$!
-	for _ in $(seq 100); do
-		[ -n "$(ls camp/run/jobs 2>/dev/null | grep -v -e '^@' -e '\.rc$')" ] && break
-		sleep 0.1
-	done
 	# Its job file (not an array's map, nor the .rc of an ended job).
+	poll job_file
 	e=$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$')
 	[ -n "$e" ]
-	for _ in $(seq 100); do
-		[ "$(slurm_jobs)" = "ar-$e|RUNNING|$HOST" ] && break
-		sleep 0.1
-	done
+	poll job_is "ar-$e|RUNNING|$HOST"
 	# The whole loop dies, ar-run with it; the job runs on.
 	kill -KILL -- "-$pid"
 	wait "$pid" || true

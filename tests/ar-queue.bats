@@ -15,38 +15,13 @@
 bats_require_minimum_version 1.5.0
 load common
 
-# An id made by put: UTC time to the microsecond, then 64 random bits.
-# The ORDER in a spool name (PRIO-ORDER-ID) has the same form.
-ORD='[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9a-f]{16}'
-ID_RE="^$ORD\$"
-
 setup() {
-	ar_setup ar-queue
-	FIX=$BATS_TEST_DIRNAME/fixtures/queue
-	cd "$BATS_TEST_TMPDIR"
-	S=spool
-	ar-queue init "$S"
+	ar_queue_setup
 }
 
 # A test that failed midway may leave directories read-only.
 teardown() {
-	ar_unlock
-}
-
-# Fails, showing both, unless $1 is exactly $2.
-same() {
-	if [ "$1" != "$2" ]; then
-		printf 'expected:\n%s\n--- got:\n%s\n---\n' "$2" "$1" >&2
-		return 1
-	fi
-}
-
-# The records (not dot files) of a state directory, one a line, with the
-# ORDER cut out of each name: PRIO-ID, or PRIO-ID@EXPIRY@HOLDER for a
-# lease. A name without a valid ORDER is printed whole, so it never
-# matches what a test expects.
-names() {
-	ls "$S/$1" | sed -E "s/^([0-9]{7})-$ORD-/\\1-/"
+	ar_teardown
 }
 
 # The path of the record PRIO-ID (as names prints it, without a lease) in
@@ -72,10 +47,6 @@ craft() {
 	printf '%07d-20000101T000000.%06dZ-%016x-%s' $((1000000 - $1)) "$3" "$3" "$2"
 }
 
-count() {
-	ls "$S/$1" | wc -l
-}
-
 # Fails unless every directory of the spool is empty, dot files included.
 nothing_stored() {
 	local d
@@ -93,10 +64,6 @@ rfc3339() {
 	date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ
 }
 
-need_jq() {
-	command -v jq >/dev/null 2>&1 || skip "jq is not installed"
-}
-
 # Runs put on the file "in" and expects exit status $1, the one line $2 on
 # stderr, nothing on stdout, and nothing stored: not even a tmp/ file.
 reject() {
@@ -104,19 +71,6 @@ reject() {
 	same "$output" ""
 	same "$stderr" "$2"
 	nothing_stored
-}
-
-# Writes n records straight into new/ the way put names and writes them
-# (priority 0, ids r00001..., oldest first), far faster than n fsync'd
-# puts.
-make_records() {
-	awk -v d="$S/new" -v n="$1" 'BEGIN {
-		for (i = 1; i <= n; i++) {
-			f = sprintf("%s/1000000-20000101T000000.%06dZ-%016x-r%05d", d, i, i, i)
-			printf "{\"n\":%d,\"id\":\"r%05d\",\"priority\":0}\n", i, i > f
-			close(f)
-		}
-	}'
 }
 
 # --- the command line -------------------------------------------------------
@@ -569,16 +523,6 @@ make_records() {
 	nothing_stored
 }
 
-# Runs "$@" without the power to ignore file permissions: as is when not
-# root; as root, through setpriv with CAP_DAC_OVERRIDE and friends dropped.
-unprivileged() {
-	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
-	else
-		setpriv --bounding-set=-dac_override,-dac_read_search,-fowner "$@"
-	fi
-}
-
 @test "put: a read-only spool (chmod): exit 73, nothing stored" {
 	if [ "$(id -u)" -eq 0 ] && ! setpriv --bounding-set=-dac_override true 2>/dev/null; then
 		skip "root ignores permissions"
@@ -595,17 +539,10 @@ unprivileged() {
 # Runs the shell script $1 in a private mount namespace where mnt is a
 # tmpfs of size $2; skips where no such namespace can be made.
 in_small_fs() {
-	local un
-	if unshare -m true 2>/dev/null; then
-		un="unshare -m"
-	elif unshare -rm true 2>/dev/null; then
-		un="unshare -rm"
-	else
-		skip "no private mount namespace to mount a small tmpfs in"
-	fi
+	private_mounts "to mount a small tmpfs in"
 	mkdir -p mnt
 	rc=0
-	$un sh -c "mount -t tmpfs -o size=$2 tmpfs mnt || exit 99
+	$UNSHARE sh -c "mount -t tmpfs -o size=$2 tmpfs mnt || exit 99
 $1" || rc=$?
 	[ "$rc" -ne 99 ] || skip "cannot mount a tmpfs"
 	[ "$rc" -eq 0 ]

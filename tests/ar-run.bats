@@ -16,146 +16,19 @@ bats_require_minimum_version 1.5.0
 load common
 
 setup_file() {
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	export TOP
-	# One private Slurm for the file; the Slurm tests fail (not skip)
-	# when it cannot start, saying why.
-	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
-	SLURM_WHY=
-	if out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1); then
-		SLURM_CONF=$SLURM_DIR/slurm.conf
-		export SLURM_CONF
-	else
-		SLURM_WHY="tests/slurm-up failed: $out (ar-run's Slurm tests need a real slurmctld and slurmd: install slurm-wlm and munge, and run as root)"
-	fi
-	export SLURM_DIR SLURM_WHY
+	slurm_start --required
 }
 
 teardown_file() {
-	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
+	slurm_stop
 }
 
 setup() {
-	ar_setup ar-run
-	# The fake bench signs its results with ar-sign-test.
-	if ! command -v ar-sign-test >/dev/null 2>&1; then
-		PATH="$PATH:$BATS_TEST_DIRNAME/../build/tests"
-	fi
-	FIX=$BATS_TEST_DIRNAME/fixtures/run
-	export AR_BENCH=$FIX/fake-bench
-	cd "$T"
-	unset AR_CAMPAIGN AR_HOLDER NO_COLOR FAKE_SLEEP FAKE_POST FAKE_LOG
-	export AR_RUN_POLL=0.05
-	HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why"
-	OUTHDR="experiment	method	k	gpus	node	status	verdict	result	seconds"
+	ar_run_setup
 }
 
 teardown() {
-	# Whatever a failed test left running.
-	local p
-	for p in $(pgrep -f "ar-run (local|slurm) .*-C $T" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	# Those started with a relative -C, by their directory.
-	for p in $(pgrep -f "ar-run (local|slurm) " 2>/dev/null); do
-		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$T" ] &&
-		    kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in $(pgrep -f "fake-bench .*-C $T" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	ar_unlock
-}
-
-# mkcamp: campaign "camp" of problems/int8-matvec; CAMP is its real path.
-mkcamp() {
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
-	CAMP=$(cd camp && pwd -P)
-}
-
-# assign N [K-LIST] [METHOD]: N assignments e001.. of METHOD (default ok),
-# k cycling through K-LIST (default 1), as ar-sched next prints them.
-assign() {
-	local n=$1 ks=(${2:-1}) m=${3:-ok} i
-	echo "$HDR"
-	for ((i = 1; i <= n; i++)); do
-		printf 'e%03d\t%s\ttiny\t%s\t\t\tprobe\t\tl%d\t1\twhy %d\n' \
-		    "$i" "$m" "${ks[$(((i - 1) % ${#ks[@]}))]}" "$i" "$i"
-	done
-}
-
-# row EXP METHOD K [GPUS]: one assignment line; one: the same with the
-# header.
-row() {
-	printf '%s\t%s\ttiny\t%s\t%s\t\tprobe\t\t\t1\twhy\n' "$1" "$2" "$3" "${4:-}"
-}
-one() {
-	echo "$HDR"
-	row "$@"
-}
-
-# poll CMD...: runs CMD every 0.05 s until it succeeds, 10 s at most;
-# the assertions after it say whether it did. wait_count N RE FILE: the
-# same until FILE has N lines matching RE.
-poll() {
-	local i
-	for i in $(seq 200); do
-		"$@" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 0
-}
-wait_count() {
-	poll sh -c '[ "$(grep -c "$1" "$2")" -ge "$0" ]' "$@"
-}
-
-# empty DIR...: the directories hold nothing (a temporary dot file that a
-# kill -9 left mid-write is not state).
-empty() {
-	local left
-	left=$(find "$@" -mindepth 1 ! -name '.tmp-*')
-	[ -z "$left" ] || { echo "left: $left" >&2; return 1; }
-}
-
-# col NAME: a column of TSV on stdin by its header name.
-col() {
-	awk -F '\t' -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next } { print $n }'
-}
-
-# ledger_count EXP: rows of the ledger naming EXP.
-ledger_count() {
-	ar-ledger export -C camp -f jsonl | jq -r .experiment | grep -cx "$1" || true
-}
-
-# no_overlap LOG: no slot (GPU, or CPU with cpus=) named by two runs whose
-# [start, end] intervals overlap; prints the offending pair otherwise.
-no_overlap() {
-	awk -v field="${2:-gpus}" '
-	function slots(line,   i, f) {
-		for (i = 1; i <= NF; i++)
-			if (index($i, field "=") == 1)
-				return substr($i, length(field) + 2)
-	}
-	function tm(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^t=/) return substr($i, 3) + 0 }
-	$1 == "start" { s[$2] = tm(); g[$2] = slots() }
-	$1 == "end" { e[$2] = tm() }
-	END {
-		for (x in s) {
-			if (!(x in e)) { print "no end: " x; bad = 1; continue }
-			n = split(g[x], a, ",")
-			for (i = 1; i <= n; i++) { cnt[a[i]]++; iv[a[i], cnt[a[i]]] = x }
-		}
-		for (gp in cnt)
-			for (i = 1; i <= cnt[gp]; i++)
-				for (j = i + 1; j <= cnt[gp]; j++) {
-					x = iv[gp, i]; y = iv[gp, j]
-					if (s[x] < e[y] && s[y] < e[x]) {
-						print "slot " gp ": " x " and " y " overlap"
-						bad = 1
-					}
-				}
-		exit bad
-	}' "$1"
+	ar_run_teardown
 }
 
 # ---- command line ----
@@ -217,7 +90,7 @@ no_overlap() {
 
 @test "malformed assignments exit 65 with one line, and nothing is stored" {
 	mkcamp
-	{ assign 2; row e9 ok four; } > bad.tsv
+	{ assign 2; assignment e9 ok four; } > bad.tsv
 	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i - < bad.tsv
 	[ "$stderr" = "ar-run: <stdin>: line 4: k: expected an integer from 1 to 1024" ]
 	empty camp/queue/new
@@ -299,7 +172,7 @@ no_overlap() {
 	mkcamp
 	printf 'node\tgpu\tmodel\tmemory_mib\tnvlink\n' > topo.tsv
 	for g in 0 1 2 3; do printf 'other\t%d\tH100\t81559\t\n' $g >> topo.tsv; done
-	{ assign 3 "1 4"; row big ok 8; } > a.tsv
+	{ assign 3 "1 4"; assignment big ok 8; } > a.tsv
 	run -1 --separate-stderr ar-run local -C camp -g topo.tsv --drain -i a.tsv
 	[ "$(awk -F '\t' '$1 == "big" { print $6 }' <<< "$output")" = failed ]
 	[ "$(ar-queue ls -s failed camp/queue | col why)" = "failed: k=8: the inventory has 4 GPUs" ]
@@ -359,10 +232,7 @@ no_overlap() {
 	assign 3 1 > a.tsv
 	FAKE_SLEEP=30 ar-run local -C camp --gpus 8 -i a.tsv > out 2> err &
 	pid=$!
-	for i in $(seq 100); do
-		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" = 3 ] && break
-		sleep 0.05
-	done
+	wait_count 3 '^start' camp/fake.log
 	run -0 ar-run status -C camp
 	[ "${lines[0]}" = "experiment	backend	gpus	holder	host	pid	child	job	started	expires	state" ]
 	[ "$(col state <<< "$output" | sort -u)" = running ]
@@ -479,7 +349,7 @@ no_overlap() {
 	ar-queue claim -H "w.$h.999999.1" -l 600 camp/queue > /dev/null
 	setsid sleep 300 &
 	child=$!
-	sleep 0.1
+	poll grep -qx sleep "/proc/$child/comm"
 	start=$(cut -d ' ' -f 22 /proc/$child/stat)
 	mkdir -p camp/run/pid
 	printf 'z1\tw\t%s\t999999\t1\t0\t%d\t%s\t0\t0\n' "$h" $child "$start" > camp/run/pid/z1
@@ -535,8 +405,7 @@ no_overlap() {
 	mkcamp
 	unset AR_BENCH
 	sb=()
-	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null ||
-	    sb=(--no-sandbox)
+	bwrap_works || sb=(--no-sandbox)
 	{ echo "$HDR"; printf 'aa1\t\ttiny\t1\t\t\taa\t\t\t1\tnoise\n';
 	  printf 'm1\t%s\ttiny\t1\t\t\tprobe\t\t\t1\tfast\n' "$TOP/examples/int8-matvec/fast"; } > a.tsv
 	run -0 --separate-stderr ar-run local -C camp --cpus --drain -i a.tsv -- "${sb[@]}" -p 4 -P 8 -T 5
@@ -563,15 +432,6 @@ no_overlap() {
 
 # ---- the Slurm backend, on a real single-node cluster (tests/slurm-up) ----
 
-# slurm_ready: fails the test, saying what to install, without a cluster.
-slurm_ready() {
-	if [ -n "$SLURM_WHY" ]; then
-		echo "$SLURM_WHY" >&2
-		return 1
-	fi
-	export AR_RUN_POLL=0.2
-}
-
 # jobs_named EXP: how many jobs Slurm knows named ar-EXP, of this test
 # (submitted from its directory).
 jobs_named() {
@@ -581,7 +441,7 @@ jobs_named() {
 @test "slurm: submits, runs and collects; GPUs from the job's IDX; crash recorded" {
 	slurm_ready
 	mkcamp
-	{ assign 6 "1 2 4 8"; row s1 crash 1; } > a.tsv
+	{ assign 6 "1 2 4 8"; assignment s1 crash 1; } > a.tsv
 	# A record whose spool id is not its experiment, as ar-queue put
 	# makes it.
 	one q1 ok 2 | ar-queue put camp/queue > /dev/null
@@ -611,7 +471,7 @@ jobs_named() {
 @test "slurm: a job's ar-bench killed mid-run is a crash; a cancelled job is requeued, then failed past -r" {
 	slurm_ready
 	mkcamp
-	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; } > a.tsv
+	{ echo "$HDR"; assignment k1 hang 1; assignment c1 hang 1; } > a.tsv
 	ar-run slurm -C camp --no-array -r 1 --drain -i a.tsv > out 2> err &
 	pid=$!
 	wait_count 2 '^start' camp/fake.log
@@ -657,17 +517,21 @@ jobs_named() {
 	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
 }
 
-@test "slurm: ar-run killed between sbatch and writing the job id finds the job by name" {
-	slurm_ready
-	mkcamp
-	# An sbatch that submits, then kills its caller before it can
-	# record the job id.
+# sbatch_die: ./sbatch-die, an sbatch that submits, then kills its caller
+# before it can record the job id.
+sbatch_die() {
 	cat > sbatch-die <<'SH'
 #!/bin/sh
 sbatch "$@"
 kill -KILL $PPID
 SH
 	chmod +x sbatch-die
+}
+
+@test "slurm: ar-run killed between sbatch and writing the job id finds the job by name" {
+	slurm_ready
+	mkcamp
+	sbatch_die
 	one n1 ok 2 > a.tsv
 	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
 	[ "$status" -eq 137 ]
@@ -716,7 +580,7 @@ squeue "\$@" | while IFS='|' read -r id st rest; do
 done
 SH
 	chmod +x squeue-override
-	{ echo "$HDR"; row t1 hang 1; row n1 hang 1; row p1 hang 1; } > a.tsv
+	{ echo "$HDR"; assignment t1 hang 1; assignment n1 hang 1; assignment p1 hang 1; } > a.tsv
 	SQUEUE=$T/squeue-override ar-run slurm -C camp --no-array -r 0 --drain -i a.tsv > out 2> err &
 	pid=$!
 	wait_count 3 '^start' camp/fake.log
@@ -789,20 +653,10 @@ SH
 	export SBATCH=$T/sbatch SQUEUE=$T/squeue
 }
 
-# jobfiles N: waits until run/jobs holds N experiments' job files.
-jobfiles() {
-	local i
-	for i in $(seq 300); do
-		[ "$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$' | wc -l)" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "slurm arrays: task ids such as 100_0 and 100_[1-2,3-4%2] from squeue; each task decided alone (fake Slurm)" {
 	mkcamp
 	fake_slurm
-	{ assign 5 1; row x1 ok 2; } > a.tsv
+	{ assign 5 1; assignment x1 ok 2; } > a.tsv
 	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' | replace sq
 	ar-run slurm -C camp --drain -i a.tsv > out 2> err &
 	pid=$!
@@ -864,6 +718,7 @@ jobfiles() {
 	ar-run slurm -C camp --array-max 2 -j 4 --drain -i a.tsv > out 2> err &
 	pid=$!
 	jobfiles 4
+	# A while for a fifth submission, were -j 4 not kept.
 	sleep 0.3
 	kill -TERM $pid
 	st=0
@@ -897,7 +752,7 @@ arrays_here() {
 @test "slurm arrays: same-k assignments go out as one array; each task's result lands once" {
 	slurm_ready
 	mkcamp
-	{ assign 7 "1 2"; row l1 ok 4; } > a.tsv
+	{ assign 7 "1 2"; assignment l1 ok 4; } > a.tsv
 	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
 	echo "$output"
 	[ "${#lines[@]}" -eq 9 ]
@@ -924,7 +779,7 @@ arrays_here() {
 @test "slurm arrays: a task killed mid-run is a crash, the others finish; a cancelled task is requeued, then failed past -r" {
 	slurm_ready
 	mkcamp
-	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; row o1 ok 1; row o2 ok 1; } > a.tsv
+	{ echo "$HDR"; assignment k1 hang 1; assignment c1 hang 1; assignment o1 ok 1; assignment o2 ok 1; } > a.tsv
 	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
 	pid=$!
 	wait_count 1 '^start k1' camp/fake.log
@@ -978,13 +833,8 @@ arrays_here() {
 @test "slurm arrays: ar-run killed between sbatch and writing the task ids finds the array through its map" {
 	slurm_ready
 	mkcamp
-	cat > sbatch-die <<'SH'
-#!/bin/sh
-sbatch "$@"
-kill -KILL $PPID
-SH
-	chmod +x sbatch-die
-	{ echo "$HDR"; row n1 ok 2; row n2 ok 2; } > a.tsv
+	sbatch_die
+	{ echo "$HDR"; assignment n1 ok 2; assignment n2 ok 2; } > a.tsv
 	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
 	[ "$status" -eq 137 ]
 	[ ! -f camp/run/jobs/n1 ]
