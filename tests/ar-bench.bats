@@ -9,7 +9,8 @@
 # commits, progress lines, -k, -G, the sandbox (what a method can see, read
 # and write; /tmp; leftovers; AR_BWRAP), interrupts, bad manifests named
 # field by field, and the command line. Then the int8-matvec example
-# methods on its "tiny" workload.
+# methods on its "tiny" workload. Eight sessions at once into one ledger
+# is a stress test (tests/stress/ar-bench-stress.bats).
 #
 # Tests that use the sandbox skip without root and a working bwrap; the
 # others run in the sandbox where it works and with --no-sandbox elsewhere.
@@ -868,27 +869,6 @@ ar-bench: camp: refusing to measure: the problem differs from SEAL in 1 file" ]
 	run --separate-stderr -0 ar-ledger verify -C camp
 	[ "$output" = "$(printf 'where\tid\tproblem')" ]
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
-}
-
-@test "ar-bench -a: 8 sessions at once into one ledger store 8 results, all verified" {
-	mkcamp
-	for i in 1 2 3 4 5 6 7 8; do
-		ar-bench -C camp "${NOSB[@]}" -q -a -W 0 -p 2 -P 2 -x "exp-$i" \
-		    -m "$M/skip" > "r$i.json" 2> "e$i.txt" &
-	done
-	wait
-	for i in 1 2 3 4 5 6 7 8; do
-		[ ! -s "e$i.txt" ]
-		[ "$(jq -r .experiment "r$i.json")" = "exp-$i" ]
-		cmp "r$i.json" "camp/ledger/results/$(jq -r .id "r$i.json").json"
-	done
-	run -0 ls camp/ledger/results
-	[ "${#lines[@]}" -eq 8 ]
-	run --separate-stderr -0 ar-ledger verify -C camp
-	[ "$stderr" = "ar-ledger: 8 rows: 8 verified, 0 unsigned (imported); 0 problems" ]
-	# Every session removed its scratch directory.
-	run -0 ls "$TMPDIR"
-	[ -z "$output" ]
 }
 
 @test "ar-bench's output piped to ar-ledger append verifies; a hand edit does not" {
