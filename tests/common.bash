@@ -411,6 +411,80 @@ ar_bench_teardown() {
 	ar_teardown
 }
 
+# ---- ar-bench --roofline ----
+
+# roofline_setup: the toy problem's campaign camp in $T/w (its key signs
+# the profiles in camp/machine/); ar-bench's scratch in $T/tmp, where the
+# tests see what is left; no GPU named; HOST, the node's name in profile
+# file names.
+roofline_setup() {
+	ar_setup ar-bench
+	TOY=$FIXTURES/bench/toy
+	M=$FIXTURES/bench/toy-methods
+	mkdir -p "$T/w" "$T/tmp"
+	export TMPDIR=$T/tmp
+	unset AR_CAMPAIGN NO_COLOR CUDA_VISIBLE_DEVICES
+	HOST=$(hostname)
+	cd "$T/w"
+	mkcamp -p "$TOY"
+}
+
+# ranks: the rank processes of this tree's ar-bench (they are ar-bench
+# --rank, by their executable), one pid a line.
+ranks() {
+	local exe p
+	exe=$(readlink -f "$(command -v ar-bench)")
+	for p in $(pgrep -f -- '--rank$'); do
+		[ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] && echo "$p"
+	done
+	true
+}
+
+# roof ARGS: a short roofline; the record in r.json.
+roof() {
+	run --separate-stderr ar-bench --roofline -C camp -q -P 3 -W 1 "$@"
+	printf '%s\n' "$output" > r.json
+}
+
+# same_tests K: what every profile of K ranks must hold.
+same_tests() {
+	local k=$1
+	[ "$(j .verdict)" = ok ]
+	[ "$(j .why)" = "" ]
+	[ "$(j .kind)" = roofline ]
+	[ "$(j .device)" = cpu ]
+	[ "$(j .k)" = "$k" ]
+	[ "$(j '.devices | length')" = "$k" ]
+	[ "$(j -c '[.devices[].rank]')" = "$(jq -nc "[range($k)]")" ]
+	for op in copy memcpy gemm_bf16 gemm_bf16_ref; do
+		[ "$(j ".measures.$op.samples")" = 3 ]
+		[ "$(j ".measures.$op.warmup")" = 1 ]
+		[ "$(j ".measures.$op.max_err <= 0.0001")" = true ]
+		[ "$(j ".measures.$op.checked > 0")" = true ]
+		[ "$(j "[.measures.$op | .bundle_s.median, .event_s.median, .cpu_s.median] | all(. > 0)")" = true ]
+	done
+	# Every byte of every copy was checked, on every rank, every sample.
+	[ "$(j .measures.copy.checked)" = $((16777216 * 4 * k)) ]
+	[ "$(j '.measures.copy.gb_s.median > 0 and .measures.gemm_bf16.tflop_s.median > 0')" = true ]
+	[ "$(j .measures.gemm_fp8.skipped)" = "no FP8 GEMM on the cpu device" ]
+	[ "$(j '.roofline.mem_gb_s == ([.measures.copy.gb_s.median, .measures.memcpy.gb_s.median] | max)')" = true ]
+	[ "$(j '.figures.copy_vs_memcpy > 0')" = true ]
+	if [ "$k" -eq 1 ]; then
+		[ "$(j .measures.allreduce.skipped)" = "one rank: nothing to all-reduce across" ]
+		[ "$(j '.roofline | has("allreduce_busbw_gb_s")')" = false ]
+	else
+		# The sum of every rank's input, checked element by element.
+		[ "$(j .measures.allreduce.checked)" = $((4194304 / 4 * 4 * k)) ]
+		[ "$(j .measures.allreduce.max_err)" = 0 ]
+		[ "$(j '.roofline.allreduce_busbw_gb_s > 0')" = true ]
+	fi
+	[ "$(j .sig | wc -c)" -gt 64 ]
+	# The profile on disk is what was printed.
+	[ "$(cat "camp/machine/$HOST.cpu.k$k.json")" = "$(cat r.json)" ]
+	[ -z "$(ranks)" ]
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
 # ---- ar-run ----
 
 # ar_run_setup: the fake ar-bench of fixtures/run (it logs what it was

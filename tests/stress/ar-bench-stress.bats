@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
-# ar-bench-stress: ar-bench under load, a stress test of `make
+# ar-bench-stress: ar-bench under load, the stress tests of `make
 # check-stress`: 8 sessions at once appending to one ledger, on the toy
-# problem of fixtures/bench, each result stored and verified. The rest of
-# ar-bench's tests are in tests/ar-bench.bats and
-# tests/ar-bench-roofline.bats.
+# problem of fixtures/bench, each result stored and verified; the
+# roofline's k-rank path for k = 4 and 8 (8 rank processes on the cpu
+# device), held to the tests of k = 1. The rest of ar-bench's tests are in
+# tests/ar-bench.bats and tests/ar-bench-roofline.bats.
 
 bats_require_minimum_version 1.5.0
 load ../common
@@ -39,4 +40,13 @@ teardown() {
 	# Every session removed its scratch directory.
 	run -0 ls "$TMPDIR"
 	[ -z "$output" ]
+}
+
+@test "ar-bench --roofline: the k-rank path for k = 4, 8 passes the tests of k = 1" {
+	roofline_setup
+	for k in 4 8; do
+		roof -k "$k"
+		[ "$status" -eq 0 ]
+		same_tests "$k"
+	done
 }
