@@ -6,8 +6,10 @@
 #
 # Waiting: a test never sleeps and hopes. It polls for the condition it
 # needs (poll), with a bound far above what a loaded machine takes, so
-# that only a hang reaches it; a sleep is left only where wall-clock time
-# itself is under test (a lease that must expire, a lock held N seconds).
+# that only a hang reaches it. Neither a sleep nor a time bound is left
+# but where wall-clock time itself is under test (a lease that must
+# expire, a writer that waits AR_LOCK_WAIT seconds), or where a wrong
+# outcome is given the time to show.
 
 # The tests directory, whichever file loaded this one, and the fixtures.
 AR_TESTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
