@@ -127,7 +127,7 @@ check: all lint-man
 	tests/run $(O)
 
 # The stress tests (tests/stress/): kill -9 at random instants, many
-# processes at once, a real Slurm; minutes, where check takes seconds.
+# processes at once, a real single-node Slurm (tests/slurm-up).
 check-stress: all
 	tests/run $(O) stress
 
