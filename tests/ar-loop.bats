@@ -141,8 +141,8 @@ busy() {
 }
 
 @test "ar-loop: the lock: a second loop exits 75; a dead loop's lock is broken; another host's is kept" {
-	# The first loop holds the lock while its agent sleeps, until the
-	# test ends the sleep (its length names it for pgrep).
+	# The first loop holds the lock while its agents sleep, until the
+	# test ends their sleeps (their length names them for pgrep).
 	slow=$((100000 + RANDOM))
 	AR_AGENT=$FIX/slow SLOW=$slow ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
 	pid=$!
@@ -150,7 +150,13 @@ busy() {
 	[ -e camp/loop/lock ]
 	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"another ar-loop holds the campaign (pid $pid on $(hostname))"* ]]
-	pkill -fx "sleep $slow"
+	# The loop runs two agents, and the second may start its sleep after
+	# the first's is ended: each sleep ends as it starts, until the loop
+	# is done.
+	while ! exited "$pid"; do
+		pkill -fx "sleep $slow" || true
+		sleep 0.1
+	done
 	wait "$pid"
 	[ ! -e camp/loop/lock ]
 	# A lock left by a loop that died (kill -9): broken.
