@@ -134,6 +134,11 @@ gpu-check:
 check: all lint-man
 	tests/run $(O)
 
+# The stress tests (tests/stress/): kill -9 at random instants, many
+# processes at once, a real single-node Slurm (tests/slurm-up).
+check-stress: all
+	tests/run $(O) stress
+
 check-asan:
 	$(MAKE) O=build-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" check
 
@@ -173,5 +178,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: FORCE all bench cuda cuda-build gpu-build gpu-check check check-asan check-valgrind lint lint-man demo tour install uninstall clean
+.PHONY: FORCE all bench cuda cuda-build gpu-build gpu-check check check-stress check-asan check-valgrind lint lint-man demo tour install uninstall clean
 .PRECIOUS: $(O)/lib/%.o

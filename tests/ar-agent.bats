@@ -36,12 +36,11 @@ setup() {
 		NOSB=(--no-sandbox)
 	fi
 	cd "$T"
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
-	CAMP=$(cd camp && pwd -P)
+	mkcamp -p "$TOP/problems/int8-matvec"
 }
 
 teardown() {
-	ar_unlock
+	ar_teardown
 }
 
 # idea TITLE [JSON]: puts an idea; prints its id.
@@ -161,12 +160,19 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 
 @test "ar-agent: a slow agent keeps its lease (renewed), and its method is submitted" {
 	id=$(idea slow)
-	SLOW=5 AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once -l 3 -H slowpoke > out 2> err &
+	# The agent works until the test ends its sleep (its length names it
+	# for pgrep), whatever the load.
+	slow=$((100000 + RANDOM))
+	SLOW=$slow AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once -l 3 -H slowpoke > out 2> err &
 	pid=$!
+	poll running "sleep $slow"
+	[ "$(state "$id")" = cur ]
+	# Past the first lease (3 s from the claim, which came before the
+	# agent started), still held: reap returns nothing.
 	sleep 4
-	# Past the first lease, still held: reap returns nothing.
 	[ "$(ar-queue reap camp/ideas)" = 0 ]
 	[ "$(state "$id")" = cur ]
+	pkill -fx "sleep $slow"
 	wait "$pid"
 	[ "$(state "$id")" = done ]
 	[ "$(subs | wc -l)" = 1 ]
@@ -174,21 +180,22 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 
 @test "ar-agent: SIGTERM stops the agent at once and gives the idea back" {
 	id=$(idea stopped)
-	SLOW=37 AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once 2> err &
+	# An agent at work for a day (its sleep's length names it for pgrep):
+	# an ar-agent that waited for it would not end before poll gives up.
+	slow=$((100000 + RANDOM))
+	SLOW=$slow AR_AGENT=$FIX/slow ar-agent "${NOSB[@]}" -C camp --once 2> err &
 	pid=$!
-	for _ in $(seq 50); do [ -d "camp/work/$id" ] && break; sleep 0.1; done
-	sleep 0.5
-	SECONDS=0
+	poll running "sleep $slow"
+	[ -d "camp/work/$id" ]
 	kill -TERM "$pid"
+	poll exited "$pid"
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ]
-	[ "$SECONDS" -lt 10 ]
 	grep -q "stopped by SIGTERM; the idea is given back" err
 	[ "$(state "$id")" = new ]
 	[ ! -e "camp/work/$id" ]
-	sleep 0.5
-	! pgrep -fx "sleep 37" > /dev/null
+	poll gone "sleep $slow"
 }
 
 @test "ar-agent: an idea submitted already (an agent killed before done) is done, not made again" {
@@ -246,9 +253,8 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	id2=$(idea "later still")
 	AR_AGENT=$FIX/good ar-agent "${NOSB[@]}" -C camp -q 2 2> err &
 	pid=$!
-	sleep 2
+	poll grep -q "waiting" err
 	[ "$(state "$id2")" = new ]
-	grep -q "waiting" err
 	for f in camp/queue/new/*; do mv "$f" camp/queue/done/; done
 	wait "$pid"
 	[ "$(state "$id2")" = done ]

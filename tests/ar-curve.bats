@@ -23,7 +23,7 @@ setup() {
 }
 
 teardown() {
-	ar_unlock
+	ar_teardown
 }
 
 # row ID K Y [VERDICT [GUARD [SIGNED [VERIFIED [AA [HASH [LO HI]]]]]]]:
@@ -377,7 +377,7 @@ jl() {
 @test "ar-curve: ar-bench at k 1 and 2, ar-ledger export -V, one curve" {
 	BFIX=$BATS_TEST_DIRNAME/fixtures/bench
 	export TMPDIR=$T
-	ar-init -k "$T/keys" -p "$BFIX/toy" camp > /dev/null
+	mkcamp -p "$BFIX/toy"
 	for k in 1 2; do
 		run --separate-stderr -0 ar-bench -C camp --no-sandbox -a -W 0 \
 		    -p 2 -P 2 -k "$k" -m "$BFIX/toy-methods/fast"

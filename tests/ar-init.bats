@@ -4,7 +4,8 @@
 # (usage errors, an existing campaign, links and special files in the
 # problem, a missing problem), checking the seal with -c (every kind of
 # tampering named), and the crash safety of the build-then-rename: racing
-# runs, and kill -9 at random instants.
+# runs. Kill -9 at random instants is a stress test
+# (tests/stress/ar-init-stress.bats).
 #
 # Tests that show a known bug carry a "# BUG:" comment and fail until it
 # is fixed.
@@ -13,25 +14,12 @@ bats_require_minimum_version 1.5.0
 load common
 
 setup() {
-	ar_setup ar-init
-	P="$BATS_TEST_DIRNAME/fixtures/problem"
-	USAGE1="usage: ar-init [-k keydir] [-n name] -p problem dir"
-	USAGE2="       ar-init -c dir"
-	HDR=$(printf 'state\tpath\tdetail')
-	umask 022
-	# A scratch directory of its own: bats keeps files in BATS_TEST_TMPDIR.
-	mkdir -p "$BATS_TEST_TMPDIR/w"
-	cd "$BATS_TEST_TMPDIR/w"
+	ar_init_setup
 }
 
 teardown() {
 	# The sealed problem is read-only; let bats remove the scratch.
-	ar_unlock
-}
-
-# mkcamp DIR: a fresh campaign from the fixture problem.
-mkcamp() {
-	ar-init -p "$P" "$1" >/dev/null
+	ar_teardown
 }
 
 # writable PATH...: opens part of the sealed copy for tampering; the test
@@ -39,22 +27,6 @@ mkcamp() {
 # (root writes through read-only modes anyway; other users need this.)
 writable() {
 	chmod u+w "$@"
-}
-
-# conf DIR KEY: a value of DIR/campaign.conf.
-conf() {
-	sed -n "s/^$2 = //p" "$1/campaign.conf"
-}
-
-# snapshot DIR: every path, type, mode, size and content hash under DIR.
-snapshot() {
-	find "$1" -printf '%y %m %s %p\n' | LC_ALL=C sort
-	find "$1" -type f -exec sha256sum {} + | LC_ALL=C sort -k2
-}
-
-# tmpdirs: the hidden siblings ar-init builds in, left in the scratch.
-tmpdirs() {
-	find . -maxdepth 1 -name '.*.tmp-*' | wc -l
 }
 
 # ---- usage ----
@@ -713,48 +685,6 @@ score.sh" ]
 	run -0 ls secrets
 	[ "${#lines[@]}" -eq 8 ]
 	[ "$(tmpdirs)" -eq 0 ]
-}
-
-# kill -9 runs no cleanup, so a killed run may leave its hidden tmp
-# directory: those are counted and reported on fd 3, never failed on.
-# Typically, of 50 rounds, about half complete and every killed run leaves
-# its tmp directory (e.g. "25 complete, 25 absent, 25 hidden tmp dirs").
-@test "ar-init killed -9 at random instants never leaves a half-made DIR" {
-	# The instants are uniform in [0, ms]; ms starts at the time of one
-	# undisturbed run and then adapts (longer after a run killed, shorter
-	# after one that completed) so that both outcomes keep occurring,
-	# whatever the speed of the machine.
-	t0=$(date +%s%N)
-	mkcamp timed
-	ms=$((($(date +%s%N) - t0) / 1000000 + 1))
-	lo=$ms hi=$ms
-	made=0 absent=0 bad=""
-	for r in $(seq 50); do
-		ar-init -p "$P" "camp$r" >/dev/null 2>&1 &
-		pid=$!
-		d=$((RANDOM % ms))
-		if [ "$ms" -lt "$lo" ]; then lo=$ms; fi
-		if [ "$ms" -gt "$hi" ]; then hi=$ms; fi
-		sleep "$((d / 1000)).$(printf '%03d' $((d % 1000)))"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-		if [ ! -e "camp$r" ]; then
-			absent=$((absent + 1))
-			ms=$((ms * 11 / 10 + 1))
-		elif ar-init -c "camp$r" >/dev/null 2>&1 &&
-		    [ -f "camp$r/keys/bench.key" ] &&
-		    [ -f "camp$r/campaign.conf" ] &&
-		    [ -d "camp$r/methods/.git" ] &&
-		    [ -d "camp$r/ledger/seg" ] && [ -d "camp$r/log" ]; then
-			made=$((made + 1))
-			ms=$((ms * 9 / 10 + 1))
-		else
-			bad="$bad camp$r"
-		fi
-	done
-	echo "# kill -9 x50 within 0 to $lo..$hi ms: $made complete, $absent absent, $(tmpdirs) hidden tmp dirs left" >&3
-	[ "$bad" = "" ]
-	[ $((made + absent)) -eq 50 ]
 }
 
 @test "ar-init -c: a chmod of problem/ itself is named" {

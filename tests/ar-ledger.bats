@@ -7,10 +7,11 @@
 # after another id), export (tsv, jsonl, autoresearch; -u, -V leaving bad
 # rows out by place), import of karpathy/autoresearch results.tsv and
 # pi-autoresearch autoresearch.jsonl (unsigned rows, and one-line errors
-# for malformed logs), compact, read-only ledgers (73), the lock (stale,
-# busy for AR_LOCK_WAIT seconds, broken with -B), kill -9 at random
-# instants, and concurrent writers. A test that shows a defect still in
-# the code is skipped with a reason starting "BUG:".
+# for malformed logs), compact, read-only ledgers (73), and the lock
+# (stale, busy for AR_LOCK_WAIT seconds, broken with -B). Concurrent
+# writers and kill -9 at random instants are stress tests
+# (tests/stress/ar-ledger-stress.bats). A test that shows a defect still
+# in the code is skipped with a reason starting "BUG:".
 
 bats_require_minimum_version 1.5.0
 load common
@@ -23,23 +24,12 @@ GEN_HEADER="id	signed	baseline.tok_s.ci_hi	baseline.tok_s.ci_lo	baseline.tok_s.m
 HASH=abababababababababababababababababababababababababababababababab
 
 setup() {
-	ar_setup ar-ledger
-	mkdir -p "$T/prob"
-	printf 'metric = tok_s\n' > "$T/prob/manifest"
-	C=$T/camp
-	ar-init -p "$T/prob" "$C" > /dev/null
-	L=$C/ledger
-	CAMP_ID=$(sed -n 's/^campaign = //p' "$C/campaign.conf")
+	ar_ledger_setup
 }
 
 # ar-init seals problem/ read-only; let bats remove the scratch tree.
 teardown() {
-	ar_unlock
-}
-
-# gen N FILE [SEED]: N realistic results signed by this campaign.
-gen() {
-	ar-sign-test -C "$C" -g "$1" -s "${3:-1}" > "$2"
+	ar_teardown
 }
 
 # sign FILE: signs the JSON lines on stdin for this campaign.
@@ -62,11 +52,6 @@ get() {
 	awk -F '\t' -v id="$2" -v c="$3" '
 	    NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	    $1 == id { if (c in h) print $h[c]; else print "NO COLUMN " c }' "$1"
-}
-
-# save FILE: writes the last run's stdout to FILE.
-save() {
-	printf '%s\n' "$output" > "$1"
 }
 
 nothing_stored() {
@@ -1243,16 +1228,6 @@ ar-ledger: import: 6 stored, 0 already there" ]
 	nothing_stored
 }
 
-# Runs "$@" without the power to ignore file permissions: as is when not
-# root; as root, through setpriv with CAP_DAC_OVERRIDE and friends dropped.
-unprivileged() {
-	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
-	else
-		setpriv --bounding-set=-dac_override,-dac_read_search,-fowner "$@"
-	fi
-}
-
 # try_writes: append (loose, then a batch), import, compact, verify and
 # export, unprivileged, each with its exit status, stdout and stderr in
 # $T/w.N.rc, .out and .err. (Plain shell: it also runs in a namespace.)
@@ -1321,19 +1296,13 @@ writes_setup() {
 }
 
 @test "ar-ledger: a ledger on a read-only filesystem refuses writes with 73 and stays intact" {
-	local un rc=0
-	if unshare -m true 2> /dev/null; then
-		un="unshare -m"
-	elif unshare -rm true 2> /dev/null; then
-		un="unshare -rm"
-	else
-		skip "no private mount namespace to mount the ledger read-only in"
-	fi
+	local rc=0
+	private_mounts "to mount the ledger read-only in"
 	writes_setup
 	# The ledger, bind-mounted read-only on itself in a private namespace.
 	export C L T FIX PATH
 	export -f try_writes unprivileged
-	$un bash -c 'mount --bind "$L" "$L" && mount -o remount,bind,ro "$L" || exit 99
+	$UNSHARE bash -c 'mount --bind "$L" "$L" && mount -o remount,bind,ro "$L" || exit 99
 	    try_writes' || rc=$?
 	[ "$rc" -ne 99 ] || skip "cannot mount the ledger read-only"
 	[ "$rc" -eq 0 ]
@@ -1341,28 +1310,6 @@ writes_setup() {
 }
 
 # ---- the lock ----
-
-# dead_pid: the id of a process of this host that has exited.
-dead_pid() {
-	sh -c 'exit 0' &
-	dead=$!
-	wait "$dead"
-}
-
-# lock_by PID: writes a lock as a writer of this host with PID would.
-lock_by() {
-	printf '%s %s %s\n' "$(uname -n)" "$1" "$(date +%s)" > "$L/lock"
-}
-
-# Nothing left beside results/ and seg/: no lock, no temporary file; only
-# lock.break, the guard that breakers of stale locks take, may stay.
-ledger_clean() {
-	run -0 ls -A "$L"
-	[ "$output" = "results
-seg" ] || [ "$output" = "lock.break
-results
-seg" ]
-}
 
 @test "ar-ledger: the lock of a dead local process is broken" {
 	dead_pid
@@ -1464,249 +1411,6 @@ seg" ]
 		[ "$stderr" = "ar-ledger: $L/lock: busy: held by '$(cat "$L/lock")' (remove it if that process is gone)" ]
 	done
 	run -0 ls -A "$L/seg"
-	[ "$output" = "" ]
-}
-
-# Six writers find the same stale lock at once. Only the one whose rename
-# takes the lock it judged dead may remove it; were a live lock removed,
-# two writers would hold it, could take the same segment number, and one
-# segment would replace the other: acknowledged rows lost.
-@test "ar-ledger: 6 batch appends at once past a stale lock, 20 rounds, each result stored once" {
-	local round a rc
-	local -a pids
-	gen 2040 "$T/pool.jsonl" 13
-	split -l 17 -d -a 3 "$T/pool.jsonl" "$T/b."
-	: > "$T/fail"
-	for round in $(seq 0 19); do
-		dead_pid
-		lock_by "$dead"
-		pids=()
-		for a in 0 1 2 3 4 5; do
-			ar-ledger append -C "$C" "$T/b.$(printf %03d $((round * 6 + a)))" 2>> "$T/err" &
-			pids+=($!)
-		done
-		for a in 0 1 2 3 4 5; do
-			rc=0
-			wait "${pids[a]}" || rc=$?
-			[ "$rc" -eq 0 ] || echo "round $round, writer $a: exit $rc" >> "$T/fail"
-		done
-	done
-	run -0 cat "$T/fail"
-	[ "$output" = "" ]
-	ledger_clean
-	run -0 ls -A "$L/results"
-	[ "$output" = "" ]
-	# Segments 1 to 120, each the whole of one batch.
-	run -0 ls "$L/seg"
-	[ "$output" = "$(for i in $(seq 1 120); do printf '%08d.idx\n%08d.tsv\n' "$i" "$i"; done)" ]
-	run -0 awk 'FNR == 1 && NR > 1 { print s; s = "" } { s = s $0 "," } END { print s }' "$L"/seg/*.idx
-	printf '%s\n' "$output" | LC_ALL=C sort > "$T/segs"
-	jq -r .id "$T/pool.jsonl" | awk '{ print int((NR - 1) / 17) "\t" $0 }' |
-	    LC_ALL=C sort -t '	' -k1,1n -k2,2 |
-	    awk -F '\t' '$1 != k { if (NR > 1) print s; s = ""; k = $1 } { s = s $2 "," } END { print s }' |
-	    LC_ALL=C sort > "$T/batches"
-	run -0 diff "$T/batches" "$T/segs"
-	run -0 awk 'FNR == 1 && NR > 1 && n != 18 { print FILENAME, n } FNR == 1 { n = 0 } { n++ } END { if (n != 18) print "last", n }' "$L"/seg/*.tsv
-	[ "$output" = "" ]
-	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
-	[ "$(wc -l < "$T/have.ids")" -eq 2040 ]
-}
-
-# ---- crash safety and concurrency ----
-
-@test "ar-ledger: readers during appends and compactions see every stored row once" {
-	gen 240 "$T/pool.jsonl" 9
-	split -l 12 -d -a 3 "$T/pool.jsonl" "$T/part."
-	: > "$T/acked.ids"
-	: > "$T/fail"
-	(
-		for f in "$T"/part.*; do
-			if ar-ledger append -C "$C" "$f" 2>> "$T/err"; then
-				jq -r .id "$f" >> "$T/acked.ids"
-			else
-				echo "append $f: exit $?" >> "$T/fail"
-			fi
-		done
-	) &
-	for c in 0 1; do
-		(
-			for i in $(seq 1 12); do
-				ar-ledger compact -C "$C" 2>> "$T/err" ||
-				    echo "compact: exit $?" >> "$T/fail"
-			done
-		) &
-	done
-	(
-		# Each export must hold, once, every row acknowledged before it.
-		for i in $(seq 1 12); do
-			LC_ALL=C sort "$T/acked.ids" > "$T/snap.$i"
-			if ! ar-ledger export -C "$C" -f jsonl > "$T/out.$i" 2>> "$T/err"; then
-				echo "export $i: exit $?" >> "$T/fail"
-			fi
-			jq -r .id "$T/out.$i" | LC_ALL=C sort > "$T/have.$i"
-			[ -z "$(uniq -d "$T/have.$i")" ] || echo "export $i: a row twice" >> "$T/fail"
-			[ -z "$(comm -23 "$T/snap.$i" "$T/have.$i")" ] ||
-			    echo "export $i: a stored row missing" >> "$T/fail"
-			ar-ledger verify -C "$C" > "$T/verify.$i" 2>> "$T/err" ||
-			    { echo "verify $i: exit $?" >> "$T/fail"; cat "$T/verify.$i" >> "$T/fail"; }
-		done
-	) &
-	wait
-	run -0 cat "$T/fail"
-	[ "$output" = "" ]
-	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
-}
-
-# check_ledger ACKED OFFERED: verify passes; every acknowledged result is
-# there exactly once; nothing is there that was not offered.
-check_ledger() {
-	run -0 --separate-stderr ar-ledger verify -C "$C"
-	[ "$output" = "where	id	problem" ]
-	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
-	save "$T/all.jsonl"
-	jq -r .id "$T/all.jsonl" | LC_ALL=C sort > "$T/have.ids"
-	run -0 uniq -d "$T/have.ids"
-	[ "$output" = "" ]
-	jq -r .id "$1" | LC_ALL=C sort > "$T/acked.ids"
-	jq -r .id "$2" | LC_ALL=C sort > "$T/offered.ids"
-	run -0 comm -23 "$T/acked.ids" "$T/have.ids"
-	[ "$output" = "" ]
-	run -0 comm -13 "$T/offered.ids" "$T/have.ids"
-	[ "$output" = "" ]
-	# Each row is exactly what was offered.
-	run -0 comm -13 <(LC_ALL=C sort "$2") <(LC_ALL=C sort "$T/all.jsonl")
-	[ "$output" = "" ]
-}
-
-# now_us: the wall clock in microseconds, without a fork.
-now_us() {
-	local t=${EPOCHREALTIME/./}
-	echo "${t#0}"
-}
-
-# One round of the kill loop: writes the round's results, starts the
-# writer of this kind and returns its pid in $pid. Kind 0: one result
-# (a loose file); 1: a batch of 17-24 (a segment); 2: a compact of three
-# loose results stored first.
-start_round() {
-	local cnt
-	case $1 in
-	0) cnt=1 ;;
-	1) cnt=$((17 + RANDOM % 8)) ;;
-	2) cnt=3 ;;
-	esac
-	printf '%s\n' "${pool[@]:pos:cnt}" > "$T/in.jsonl"
-	pos=$((pos + cnt))
-	cat "$T/in.jsonl" >> "$T/offered.jsonl"
-	if [ "$1" -eq 2 ]; then
-		if ! ar-ledger append -C "$C" "$T/in.jsonl" 2>> "$T/err"; then
-			echo "loose append before a compact failed"
-			cat "$T/err"
-			return 1
-		fi
-		cat "$T/in.jsonl" >> "$T/acked.jsonl"
-		ar-ledger compact -C "$C" 2>> "$T/err" &
-	else
-		ar-ledger append -C "$C" "$T/in.jsonl" 2>> "$T/err" &
-	fi
-	pid=$!
-}
-
-@test "ar-ledger: kill -9 at random instants of append and compact loses nothing" {
-	local seed=${AR_TEST_SEED:-$$} r pos=0 pid rc d kind t0 killed=0 done_=0 locks=0
-	local -a span
-	RANDOM=$seed
-	echo "# seed $seed (AR_TEST_SEED repeats it)"
-	gen 2400 "$T/pool.jsonl" 11
-	mapfile -t pool < "$T/pool.jsonl"
-	mkfifo "$T/fifo"
-	exec 9<> "$T/fifo"
-	: > "$T/acked.jsonl"
-	: > "$T/offered.jsonl"
-	# How long each kind runs here (a sanitizer build is slower), the
-	# fastest of three: kills fall from before main to after the exit.
-	span=(99999999 99999999 99999999)
-	for r in 1 2 3; do
-		for kind in 0 1 2; do
-			start_round $kind
-			t0=$(now_us)
-			wait "$pid"
-			t0=$(( $(now_us) - t0 ))
-			[ "$t0" -ge "${span[kind]}" ] || span[kind]=$t0
-			[ $kind -eq 2 ] || cat "$T/in.jsonl" >> "$T/acked.jsonl"
-		done
-	done
-	echo "# runs (us): ${span[*]}"
-	for r in $(seq 0 239); do
-		kind=$((r % 3))
-		start_round $kind
-		printf -v d '%d.%06d' 0 $(( (RANDOM * 32768 + RANDOM) % span[kind] ))
-		read -r -t "$d" -u 9 || true
-		kill -9 "$pid" || true
-		rc=0
-		wait "$pid" || rc=$?
-		# The span follows the run time, so that about half the rounds
-		# are killed and half finish.
-		case $rc in
-		0) done_=$((done_ + 1))
-		   [ $kind -eq 2 ] || cat "$T/in.jsonl" >> "$T/acked.jsonl"
-		   span[kind]=$(( span[kind] * 7 / 8 + 100 )) ;;
-		137) killed=$((killed + 1))
-		   [ ! -e "$L/lock" ] || locks=$((locks + 1))
-		   span[kind]=$(( span[kind] * 9 / 8 + 100 )) ;;
-		*) echo "round $r (kind $kind): exit $rc"; cat "$T/err"; false ;;
-		esac
-	done 2> /dev/null
-	echo "# spans at the end (us): ${span[*]}"
-	exec 9>&-
-	echo "# $killed killed, $done_ finished, $locks locks left behind"
-	[ "$killed" -gt 20 ]
-	[ "$done_" -gt 20 ]
-	# A lock left by a killed process is broken by the next writer.
-	run -0 --separate-stderr ar-ledger compact -C "$C"
-	[ ! -e "$L/lock" ]
-	check_ledger "$T/acked.jsonl" "$T/offered.jsonl"
-	# Nothing half-stored: offering everything again clashes with nothing.
-	run -0 --separate-stderr ar-ledger append -C "$C" "$T/offered.jsonl"
-	check_ledger "$T/offered.jsonl" "$T/offered.jsonl"
-	[ "$(wc -l < "$T/have.ids")" -eq "$(wc -l < "$T/offered.jsonl")" ]
-	run -0 ar-ledger compact -C "$C"
-	run -0 ls "$L/results"
-	[ "$output" = "" ]
-}
-
-@test "ar-ledger: 8 appenders and 2 compactors at once lose and duplicate nothing" {
-	gen 216 "$T/pool.jsonl" 5
-	# Appenders 0-3 store 12 single results each; 4-7 two batches of 21.
-	awk -v d="$T" '
-	    NR <= 48 { a = int((NR - 1) / 12); n = (NR - 1) % 12
-		       print > (d "/a" a "." n); next }
-	    { k = NR - 49; a = 4 + int(k / 42); n = int((k % 42) / 21)
-	      print > (d "/a" a "." n) }' "$T/pool.jsonl"
-	: > "$T/fail"
-	for a in 0 1 2 3 4 5 6 7; do
-		(
-			for f in "$T/a$a".*; do
-				ar-ledger append -C "$C" "$f" 2>> "$T/err.$a" ||
-				    echo "append $f: exit $?" >> "$T/fail"
-			done
-		) &
-	done
-	for c in 0 1; do
-		(
-			for i in 1 2 3 4 5 6; do
-				ar-ledger compact -C "$C" 2>> "$T/cerr.$c" ||
-				    echo "compact $c: exit $?" >> "$T/fail"
-			done
-		) &
-	done
-	wait
-	run -0 cat "$T/fail"
-	[ "$output" = "" ]
-	run -0 --separate-stderr ar-ledger compact -C "$C"
-	check_ledger "$T/pool.jsonl" "$T/pool.jsonl"
-	[ "$(wc -l < "$T/have.ids")" -eq 216 ]
-	run -0 ls -A "$L/results"
 	[ "$output" = "" ]
 }
 

@@ -6,70 +6,31 @@
 # loop/, the ledger verified; --once; a step that changes nothing ends the
 # loop; the budgets (experiments, GPU-hours, wall hours; flags and
 # campaign.conf); the lock (a second loop exits 75, a dead loop's lock is
-# broken, another host's is kept); kill -9 of the whole loop at random
-# instants, then a restart: no idea lost, no experiment run twice, no
-# idea submitted twice, the ledger verifies; the command line. Then
-# --backend slurm on a real single-node Slurm (tests/slurm-up): a whole
-# campaign as Slurm jobs; the loop killed -9 while a job measures, then
-# restarted after its lease expired: the job is adopted, not run again.
+# broken, another host's is kept); SIGTERM; the command line. Kill -9 of
+# the whole loop at random instants, and --backend slurm on a real Slurm,
+# are stress tests (tests/stress/ar-loop-stress.bats).
 
 bats_require_minimum_version 1.5.0
 load common
 
 setup_file() {
-	SANDBOX=
-	if [ "$(id -u)" -eq 0 ] && command -v bwrap >/dev/null 2>&1 &&
-	    bwrap --unshare-all --die-with-parent --ro-bind / / true \
-	    >/dev/null 2>&1; then
-		SANDBOX=bwrap
-	fi
-	export SANDBOX
-	# One private Slurm for the file (tests/slurm-up), for the
-	# --backend slurm tests; they skip, saying why, where it cannot run
-	# (not root, no slurm-wlm or munge), and fail when it should have.
-	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
-	SLURM_SKIP= SLURM_WHY=
-	rc=0
-	out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1) || rc=$?
-	case $rc in
-	0) SLURM_CONF=$SLURM_DIR/slurm.conf; export SLURM_CONF ;;
-	69) SLURM_SKIP="no Slurm test cluster here: $out" ;;
-	*) SLURM_WHY="tests/slurm-up failed ($rc): $out" ;;
-	esac
-	export SLURM_DIR SLURM_SKIP SLURM_WHY
-}
-
-teardown_file() {
-	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
+	ar_bench_setup_file
 }
 
 setup() {
-	ar_setup ar-loop
-	export AR_TOP=$TOP
-	FIX=$BATS_TEST_DIRNAME/fixtures/agent
+	ar_loop_setup
 	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
-	unset AR_AGENT AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_CAMPAIGN \
-	    AR_HOLDER AR_PROGRAM AR_BWRAP
-	if [ -n "$SANDBOX" ]; then
-		NOSB=() BNOSB=()
-	else
-		NOSB=(--no-sandbox) BNOSB=(--no-sandbox)
-	fi
-	# The loop's common arguments: the CPU path, tiny, short measurements.
-	L=(-C camp --cpus -w tiny -l 4 "${NOSB[@]}")
-	B=(-- -P 6 -T 2 -q "${BNOSB[@]}")
-	export AR_PLANNER=$TOP/examples/agent/planner
-	export AR_AGENT=$TOP/examples/agent/agent
-	cd "$T"
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
 }
 
 teardown() {
-	ar_unlock
+	ar_teardown
 }
 
-# rows: results of the campaign in the ledger.
-rows() { ar-ledger export -C camp -f tsv | tail -n +2 | wc -l; }
+# no_claimed_ideas: no idea is claimed (cur/) (for poll).
+no_claimed_ideas() {
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
+}
+
 # gpuh: the GPU-hours of the ledger's results, as the loop counts them.
 gpuh() {
 	ar-ledger export -C camp -f jsonl |
@@ -84,11 +45,6 @@ busy() {
 	done
 	[ "$(gpuh)" != 0 ]
 }
-# experiments: the ledger's experiment ids, one a line.
-experiments() {
-	ar-ledger export -C camp -f tsv | jq -Rr 'split("\t")' | jq -rs '
-	    .[0] as $h | ($h | index("experiment")) as $e | .[1:][] | .[$e]'
-}
 
 @test "ar-loop: a whole campaign: planned, implemented, measured, digested, to the experiment budget" {
 	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 6 "${B[@]}"
@@ -100,6 +56,11 @@ experiments() {
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
 	ar-ledger verify -C camp
+	# Methods were measured, not only the node's A/A (ar_loop_setup);
+	# their curves are what loop/curves.jsonl holds.
+	ar-ledger export -C camp -f jsonl > rows.jsonl
+	[ "$(jq -s 'map(select(.aa)) | length' rows.jsonl)" -ge 1 ]
+	[ "$(jq -s 'map(select(.aa | not)) | length' rows.jsonl)" -ge 1 ]
 	for f in digest.md curves.jsonl curves.svg progress.svg digest.html state wall; do
 		[ -s "camp/loop/$f" ]
 	done
@@ -180,17 +141,26 @@ experiments() {
 }
 
 @test "ar-loop: the lock: a second loop exits 75; a dead loop's lock is broken; another host's is kept" {
-	AR_AGENT=$FIX/slow SLOW=3 ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
+	# The first loop holds the lock while its agents sleep, until the
+	# test ends their sleeps (their length names them for pgrep).
+	slow=$((100000 + RANDOM))
+	AR_AGENT=$FIX/slow SLOW=$slow ar-loop "${L[@]}" --once "${B[@]}" 2> first.err &
 	pid=$!
-	for _ in $(seq 50); do [ -e camp/loop/lock ] && break; sleep 0.1; done
+	poll running "sleep $slow"
+	[ -e camp/loop/lock ]
 	run --separate-stderr -75 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"another ar-loop holds the campaign (pid $pid on $(hostname))"* ]]
+	# The loop runs two agents, and the second may start its sleep after
+	# the first's is ended: each sleep ends as it starts, until the loop
+	# is done.
+	while ! exited "$pid"; do
+		pkill -fx "sleep $slow" || true
+		sleep 0.1
+	done
 	wait "$pid"
 	[ ! -e camp/loop/lock ]
 	# A lock left by a loop that died (kill -9): broken.
-	sh -c 'exit 0' &
-	dead=$!
-	wait "$dead"
+	dead_pid
 	echo "$(hostname) $dead 1 x" > camp/loop/lock
 	run --separate-stderr -0 ar-loop "${L[@]}" --once "${B[@]}"
 	[[ $stderr == *"broke the lock of pid $dead on $(hostname), which died"* ]]
@@ -203,203 +173,21 @@ experiments() {
 }
 
 @test "ar-loop: SIGTERM: the loop stops at once, passes it on to its agents, leaves no lock" {
-	AR_AGENT=$FIX/slow SLOW=41 ar-loop "${L[@]}" "${B[@]}" 2> err &
+	# An agent at work for a day (its sleep's length names it for pgrep):
+	# a loop that waited for it would not end before poll gives up.
+	slow=$((100000 + RANDOM))
+	AR_AGENT=$FIX/slow SLOW=$slow ar-loop "${L[@]}" "${B[@]}" 2> err &
 	pid=$!
-	for _ in $(seq 100); do
-		[ "$(ar-queue ls -s cur camp/ideas 2>/dev/null | tail -n +2 | wc -l)" -gt 0 ] && break
-		sleep 0.1
-	done
-	sleep 0.5
-	SECONDS=0
+	poll running "sleep $slow"
+	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	kill -TERM "$pid"
+	poll exited "$pid"
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ]
-	[ "$SECONDS" -lt 10 ]
 	[ ! -e camp/loop/lock ]
-	for _ in $(seq 50); do
-		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ] && break
-		sleep 0.1
-	done
-	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
-	! pgrep -fx "sleep 41" > /dev/null
-}
-
-@test "ar-loop: kill -9 of the whole loop at random instants, then a restart: nothing lost, nothing run twice" {
-	groups=()
-	for i in 1 2 3 4 5; do
-		setsid ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err &
-		pid=$!
-		groups+=("$pid")
-		sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.3 + rand() * 2.5 }')"
-		if [ $((i % 2)) -eq 1 ]; then
-			# The whole loop, as when its machine dies.
-			kill -KILL -- "-$pid" 2>/dev/null || true
-		else
-			# The loop alone: its agents and ar-run go on, orphaned,
-			# beside the next loop.
-			kill -KILL "$pid" 2>/dev/null || true
-		fi
-		wait "$pid" 2>/dev/null || true
-	done
-	# The leases of what the killed agents held expire.
-	sleep 5
-	run --separate-stderr -0 ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}"
-	printf '%s\n' "$stderr" >> loop.err
-	# The orphans finish; then one more loop tidies up after them.
-	for g in "${groups[@]}"; do
-		for _ in $(seq 100); do
-			pgrep -g "$g" > /dev/null || break
-			sleep 0.2
-		done
-		! pgrep -g "$g" > /dev/null
-	done
-	sleep 5
-	ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err
-	# The ledger verifies; no experiment appears twice.
-	ar-ledger verify -C camp
-	[ "$(experiments | sort | uniq -d | wc -l)" -eq 0 ]
-	# No idea lost: every planned idea is done or failed or waits in new/;
-	# none is stuck under a lease of a dead agent.
-	[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ] || {
-		sleep 5
-		ar-loop "${L[@]}" -a 2 --experiments 9 "${B[@]}" 2>> loop.err
-		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
-	}
-	# No idea submitted twice, and each submitted idea is done.
-	[ "$(ar-queue ls -f jsonl camp/submitted | jq -r .record.idea | sort | uniq -d | wc -l)" -eq 0 ]
-	for i in $(ar-queue ls -f jsonl camp/submitted | jq -r .record.idea); do
-		[ "$(ar-queue ls -f jsonl camp/ideas | jq -r --arg i "$i" 'select(.record.id == $i) | .state')" = done ]
-	done
-	# Every title of the planner's was stored once.
-	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r .record.title | sort | uniq -d | wc -l)" -eq 0 ]
-	# The queue holds nothing claimed by the dead.
-	[ "$(ar-queue ls -s cur camp/queue | tail -n +2 | wc -l)" -eq 0 ]
-	[ "$(rows)" -le 9 ]
-}
-
-# ---- --backend slurm, on a real single-node cluster (tests/slurm-up) ----
-
-# slurm_ready: skips without a cluster to start, fails when one did not
-# come up.
-slurm_ready() {
-	[ -z "$SLURM_SKIP" ] || skip "$SLURM_SKIP"
-	if [ -n "$SLURM_WHY" ]; then
-		echo "$SLURM_WHY" >&2
-		return 1
-	fi
-	export AR_RUN_POLL=0.2
-	HOST=$(hostname -s)
-	# Jobs are told apart by the directory they were submitted from.
-	TP=$(pwd -P)
-}
-# slurm_jobs: "NAME|STATE|NODE" of this test's Slurm jobs, sorted.
-slurm_jobs() {
-	squeue -h -t all -o '%j|%T|%N|%Z' |
-	    awk -F '|' -v d="$TP" '$4 == d { print $1 "|" $2 "|" $3 }' | sort
-}
-
-@test "ar-loop --backend slurm: a whole campaign as Slurm jobs, to the experiment budget" {
-	slurm_ready
-	# Methods are measured even on a loaded machine, whose A/A noise
-	# would otherwise quarantine the node (A/A only).
-	echo 'sched.noise_max = 10' >> camp/campaign.conf
-	# No inventory: ar-sched asks Slurm (sinfo), ar-run submits jobs.
-	S=(-C camp -w tiny -l 4 "${NOSB[@]}" --backend slurm)
-	run --separate-stderr -0 ar-loop "${S[@]}" -a 2 --experiments 6 "${B[@]}"
-	echo "$stderr"
-	[ "$output" = "" ]
-	[[ $stderr == *"step 1: agents: 2 at work"* ]]
-	[[ $stderr == *"step 1: run: "*" to run (slurm)"* ]]
-	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
-	# The budget, exactly; the ledger verifies; no experiment twice; the
-	# A/A and methods both measured.
-	[ "$(rows)" -eq 6 ]
-	ar-ledger verify -C camp
-	[ "$(experiments | sort | uniq -d | wc -l)" -eq 0 ]
-	ar-ledger export -C camp -f jsonl > rows.jsonl
-	[ "$(jq -s 'map(select(.aa)) | length' rows.jsonl)" -ge 1 ]
-	[ "$(jq -s 'map(select(.aa | not)) | length' rows.jsonl)" -ge 1 ]
-	# The experiments ran as Slurm jobs, which completed on this node:
-	# one job (or one task of an array, which ar-run may submit for
-	# runs of one k) per experiment, no more. A lone job is named
-	# ar-EXP, after an experiment of the ledger, once; an array ar-@MAP.
-	slurm_jobs
-	[ "$(slurm_jobs | wc -l)" -eq 6 ]
-	[ "$(slurm_jobs | cut -d '|' -f 2- | sort -u)" = "COMPLETED|$HOST" ]
-	[ "$(slurm_jobs | cut -d '|' -f 1 | grep -v '^ar-@' | sort | uniq -d)" = "" ]
-	for j in $(slurm_jobs | cut -d '|' -f 1 | grep -v '^ar-@'); do
-		experiments | grep -qx "${j#ar-}"
-	done
-	# Each experiment's ar-bench wrote its result to the job's log.
-	for e in $(experiments); do
-		grep -q "\"experiment\":\"$e\"" "camp/log/$e.out"
-	done
-	# Each measured on the k GPUs that Slurm gave its job (gres IDX, 0-7).
-	[ "$(jq -c 'select((.shape.gpu_ids | length) != .shape.k
-	    or any(.shape.gpu_ids[]; . < 0 or . > 7)
-	    or .shape.node != $h)' --arg h "$HOST" rows.jsonl)" = "" ]
-	# ar-run's records: every experiment done, none pending or failed,
-	# no job left to track.
-	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
-	for st in new cur failed; do
-		[ "$(ar-queue ls -s $st camp/queue | tail -n +2 | wc -l)" -eq 0 ]
-	done
-	[ -z "$(ls camp/run/jobs)" ]
-	for f in digest.md curves.jsonl curves.svg progress.svg digest.html state wall; do
-		[ -s "camp/loop/$f" ]
-	done
-	grep -q '^# Campaign digest' camp/loop/digest.md
-	[ ! -e camp/loop/lock ]
-	# Run again: the budget is spent; no job is submitted.
-	before=$(slurm_jobs)
-	run --separate-stderr -0 ar-loop "${S[@]}" --experiments 6 "${B[@]}"
-	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
-	[ "$(rows)" -eq 6 ]
-	[ "$(slurm_jobs)" = "$before" ]
-}
-
-@test "ar-loop --backend slurm: killed -9 while a job measures, restarted after its lease expired: the job is adopted, not run again" {
-	slurm_ready
-	unset AR_AGENT AR_PLANNER
-	# One experiment, the node's first A/A, measuring for about 8 s
-	# under a 3 s lease (the least ar-run takes).
-	S=(-C camp -w tiny -l 3 "${NOSB[@]}" --backend slurm --experiments 1)
-	LB=(-- -p 100000 -P 100000 -T 8 -q "${BNOSB[@]}")
-	setsid ar-loop "${S[@]}" "${LB[@]}" 2> loop1.err &
-	pid=$!
-	for _ in $(seq 100); do
-		[ -n "$(ls camp/run/jobs 2>/dev/null | grep -v -e '^@' -e '\.rc$')" ] && break
-		sleep 0.1
-	done
-	# Its job file (not an array's map, nor the .rc of an ended job).
-	e=$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$')
-	[ -n "$e" ]
-	for _ in $(seq 100); do
-		[ "$(slurm_jobs)" = "ar-$e|RUNNING|$HOST" ] && break
-		sleep 0.1
-	done
-	# The whole loop dies, ar-run with it; the job runs on.
-	kill -KILL -- "-$pid"
-	wait "$pid" || true
-	[ "$(slurm_jobs)" = "ar-$e|RUNNING|$HOST" ]
-	# Its runner's lease expires.
-	sleep 4
-	[ "$(rows)" -eq 0 ]
-	run --separate-stderr -0 ar-loop "${S[@]}" "${LB[@]}"
-	echo "$stderr"
-	[[ $stderr == *"$e: adopted job "* ]]
-	[[ $stderr == *"budget spent: experiments 1 of 1"* ]]
-	# One job, one result.
-	[ "$(slurm_jobs)" = "ar-$e|COMPLETED|$HOST" ]
-	[ "$(experiments)" = "$e" ]
-	ar-ledger verify -C camp
-	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 1 ]
-	for st in new cur failed; do
-		[ "$(ar-queue ls -s $st camp/queue | tail -n +2 | wc -l)" -eq 0 ]
-	done
-	[ -z "$(ls camp/run/jobs)" ]
-	[ -s camp/loop/digest.md ]
+	poll no_claimed_ideas
+	poll gone "sleep $slow"
 }
 
 @test "ar-loop: command line" {

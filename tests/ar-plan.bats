@@ -19,7 +19,7 @@ setup() {
 	unset AR_PLANNER AR_PLANNER_URL AR_PLANNER_API AR_PLANNER_MODEL \
 	    AR_PLANNER_KEY AR_CAMPAIGN AR_PROGRAM ANTHROPIC_API_KEY OPENAI_API_KEY
 	cd "$T"
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
+	mkcamp -p "$TOP/problems/int8-matvec"
 	STUB=
 }
 
@@ -28,7 +28,7 @@ teardown() {
 		kill "$STUB" 2>/dev/null || true
 		wait "$STUB" 2>/dev/null || true
 	fi
-	ar_unlock
+	ar_teardown
 }
 
 # stub MODE: http-stub answering MODE; sets STUB (pid), URL, LOG.
@@ -36,10 +36,7 @@ stub() {
 	rm -f "$T/port" "$T/port.log"
 	http-stub "$1" "$T/port" 3>&- &
 	STUB=$!
-	for _ in $(seq 50); do
-		[ -s "$T/port" ] && break
-		sleep 0.1
-	done
+	poll test -s "$T/port"
 	URL=http://127.0.0.1:$(cat "$T/port")/v1/messages
 	LOG=$T/port.log
 }
@@ -128,9 +125,9 @@ ar-plan: no ideas after 1 try" ]
 
 @test "ar-plan: a planner that never answers: cut by -t, retried, exit 69" {
 	stub hang
-	SECONDS=0
-	AR_PLANNER_URL=$URL run --separate-stderr -69 ar-plan -C camp -r 2 -t 2
-	[ "$SECONDS" -lt 12 ]
+	# The stub never answers: a planner that -t did not cut would hang,
+	# and timeout(1) ends it (exit 124), however loaded the machine.
+	AR_PLANNER_URL=$URL run --separate-stderr -69 timeout 120 ar-plan -C camp -r 2 -t 2
 	[ "$(printf '%s\n' "$stderr" | grep -c "no answer within 2 s")" = 2 ]
 	[ "$(tries)" = 2 ]
 }
@@ -193,17 +190,19 @@ EOF
 }
 
 @test "ar-plan: SIGTERM stops a planner at once" {
-	AR_PLANNER="sleep 43" ar-plan -C camp -t 100 2> err &
+	# A planner that thinks for a day (its sleep's length names it for
+	# pgrep): an ar-plan that waited for it would not end before poll
+	# gives up.
+	slow=$((100000 + RANDOM))
+	AR_PLANNER="sleep $slow" ar-plan -C camp -t 200000 2> err &
 	pid=$!
-	sleep 1
-	SECONDS=0
+	poll running "sleep $slow"
 	kill -TERM "$pid"
+	poll exited "$pid"
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 143 ]
-	[ "$SECONDS" -lt 5 ]
-	sleep 0.5
-	! pgrep -fx "sleep 43" > /dev/null
+	poll gone "sleep $slow"
 }
 
 @test "ar-plan: the scripted example planner: prepared ideas with sources and variants, then no repeats" {

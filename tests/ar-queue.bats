@@ -6,47 +6,22 @@
 # with their exact output, the default holder, leases lost to another
 # holder or to reap, malformed input refused with one message naming the
 # input and line and nothing stored, the largest record put accepts,
-# unreadable records set aside by claim and reported by ls, full and
-# read-only disks, exactly-once claims under 32 concurrent claimers, and no
-# record lost, duplicated or corrupted when put and claim are killed with
-# SIGKILL at random instants. A test that cannot pass because of a known
-# bug in ar-queue is skipped with "BUG:" and the reason.
+# unreadable records set aside by claim and reported by ls, and full and
+# read-only disks. Exactly-once claims under 32 concurrent claimers, and
+# put and claim killed at random instants, are stress tests
+# (tests/stress/ar-queue-stress.bats). A test that cannot pass because of
+# a known bug in ar-queue is skipped with "BUG:" and the reason.
 
 bats_require_minimum_version 1.5.0
 load common
 
-# An id made by put: UTC time to the microsecond, then 64 random bits.
-# The ORDER in a spool name (PRIO-ORDER-ID) has the same form.
-ORD='[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9a-f]{16}'
-ID_RE="^$ORD\$"
-
 setup() {
-	ar_setup ar-queue
-	FIX=$BATS_TEST_DIRNAME/fixtures/queue
-	cd "$BATS_TEST_TMPDIR"
-	S=spool
-	ar-queue init "$S"
+	ar_queue_setup
 }
 
 # A test that failed midway may leave directories read-only.
 teardown() {
-	ar_unlock
-}
-
-# Fails, showing both, unless $1 is exactly $2.
-same() {
-	if [ "$1" != "$2" ]; then
-		printf 'expected:\n%s\n--- got:\n%s\n---\n' "$2" "$1" >&2
-		return 1
-	fi
-}
-
-# The records (not dot files) of a state directory, one a line, with the
-# ORDER cut out of each name: PRIO-ID, or PRIO-ID@EXPIRY@HOLDER for a
-# lease. A name without a valid ORDER is printed whole, so it never
-# matches what a test expects.
-names() {
-	ls "$S/$1" | sed -E "s/^([0-9]{7})-$ORD-/\\1-/"
+	ar_teardown
 }
 
 # The path of the record PRIO-ID (as names prints it, without a lease) in
@@ -72,10 +47,6 @@ craft() {
 	printf '%07d-20000101T000000.%06dZ-%016x-%s' $((1000000 - $1)) "$3" "$3" "$2"
 }
 
-count() {
-	ls "$S/$1" | wc -l
-}
-
 # Fails unless every directory of the spool is empty, dot files included.
 nothing_stored() {
 	local d
@@ -93,10 +64,6 @@ rfc3339() {
 	date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ
 }
 
-need_jq() {
-	command -v jq >/dev/null 2>&1 || skip "jq is not installed"
-}
-
 # Runs put on the file "in" and expects exit status $1, the one line $2 on
 # stderr, nothing on stdout, and nothing stored: not even a tmp/ file.
 reject() {
@@ -104,19 +71,6 @@ reject() {
 	same "$output" ""
 	same "$stderr" "$2"
 	nothing_stored
-}
-
-# Writes n records straight into new/ the way put names and writes them
-# (priority 0, ids r00001..., oldest first), far faster than n fsync'd
-# puts.
-make_records() {
-	awk -v d="$S/new" -v n="$1" 'BEGIN {
-		for (i = 1; i <= n; i++) {
-			f = sprintf("%s/1000000-20000101T000000.%06dZ-%016x-r%05d", d, i, i, i)
-			printf "{\"n\":%d,\"id\":\"r%05d\",\"priority\":0}\n", i, i > f
-			close(f)
-		}
-	}'
 }
 
 # --- the command line -------------------------------------------------------
@@ -569,16 +523,6 @@ make_records() {
 	nothing_stored
 }
 
-# Runs "$@" without the power to ignore file permissions: as is when not
-# root; as root, through setpriv with CAP_DAC_OVERRIDE and friends dropped.
-unprivileged() {
-	if [ "$(id -u)" -ne 0 ]; then
-		"$@"
-	else
-		setpriv --bounding-set=-dac_override,-dac_read_search,-fowner "$@"
-	fi
-}
-
 @test "put: a read-only spool (chmod): exit 73, nothing stored" {
 	if [ "$(id -u)" -eq 0 ] && ! setpriv --bounding-set=-dac_override true 2>/dev/null; then
 		skip "root ignores permissions"
@@ -595,17 +539,10 @@ unprivileged() {
 # Runs the shell script $1 in a private mount namespace where mnt is a
 # tmpfs of size $2; skips where no such namespace can be made.
 in_small_fs() {
-	local un
-	if unshare -m true 2>/dev/null; then
-		un="unshare -m"
-	elif unshare -rm true 2>/dev/null; then
-		un="unshare -rm"
-	else
-		skip "no private mount namespace to mount a small tmpfs in"
-	fi
+	private_mounts "to mount a small tmpfs in"
 	mkdir -p mnt
 	rc=0
-	$un sh -c "mount -t tmpfs -o size=$2 tmpfs mnt || exit 99
+	$UNSHARE sh -c "mount -t tmpfs -o size=$2 tmpfs mnt || exit 99
 $1" || rc=$?
 	[ "$rc" -ne 99 ] || skip "cannot mount a tmpfs"
 	[ "$rc" -eq 0 ]
@@ -1144,126 +1081,4 @@ at k=8"
 	run -0 ar-queue reap "$S"
 	same "$output" 0
 	same "$(ls -A "$S/tmp")" ".tmp-fresh"
-}
-
-# --- concurrency ------------------------------------------------------------
-
-# Checks that the claim outputs $@ (-f tsv) name the n records r00001...
-# each exactly once, that each is in cur/ under the holder that printed it,
-# and that new/ is empty.
-exactly_once() {
-	local n=$1
-	shift
-	cat "$@" | grep -v '^state	' | cut -f 2,4 | sort >claimed
-	[ "$(wc -l <claimed)" -eq "$n" ]
-	same "$(cut -f 1 claimed | uniq -d)" ""
-	same "$(cut -f 1 claimed)" "$(seq -f 'r%05g' 1 "$n")"
-	[ "$(count cur)" -eq "$n" ]
-	[ "$(count new)" -eq 0 ]
-	same "$(names cur | sed 's/^1000000-\([^@]*\)@[0-9]*@\(.*\)/\1	\2/' | sort)" "$(cat claimed)"
-}
-
-@test "claim: 32 processes claiming -n 100000 from 10,000 records take each exactly once" {
-	make_records 10000
-	pids=
-	for w in $(seq 1 32); do
-		ar-queue claim -f tsv -n 100000 -H "w$w" "$S" >"c$w.out" 2>"c$w.err" &
-		pids="$pids $!"
-	done
-	for p in $pids; do
-		rc=0
-		wait "$p" || rc=$?
-		[ "$rc" -le 1 ]
-	done
-	same "$(cat c*.err)" ""
-	exactly_once 10000 c*.out
-}
-
-@test "claim: 16 shell loops of one claim per process over 300 records take each exactly once" {
-	make_records 300
-	for w in $(seq 1 16); do
-		(
-			while :; do
-				ar-queue claim -f tsv -H "l$w" "$S" >>"l$w.out" 2>>"l$w.err" ||
-				    { echo $? >"l$w.rc"; break; }
-			done
-		) &
-	done
-	wait
-	same "$(cat l*.rc | sort -u)" 1
-	same "$(cat l*.err)" ""
-	exactly_once 300 l*.out
-}
-
-# --- crash safety -----------------------------------------------------------
-
-@test "kill -9 at random instants of put and claim (200 rounds): nothing lost, duplicated or corrupt" {
-	need_jq
-	{ printf 'n\tpayload\n'; for i in $(seq 1 20); do printf '%d\tpayload %d: tab\\tand\\\\slash\n' "$i" "$i"; done; } >in20
-	mid=0
-	for r in $(seq 1 200); do
-		# Made here: a kill that comes before the shell opens the
-		# redirection would leave none.
-		: >"put.$r"
-		: >"claim.$r"
-		ar-queue put "$S" in20 >>"put.$r" 2>>errors &
-		p=$!
-		ar-queue claim -n 5 -H "k$r" "$S" >>"claim.$r" 2>>errors &
-		c=$!
-		printf -v d '0.%03d' $((RANDOM % 21))
-		sleep "$d"
-		kill -9 "$p" 2>/dev/null || true
-		printf -v d '0.%03d' $((RANDOM % 6))
-		sleep "$d"
-		kill -9 "$c" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-		wait "$c" 2>/dev/null || true
-		n=$(wc -l <"put.$r")
-		if [ "$n" -gt 0 ] && [ "$n" -lt 20 ]; then
-			mid=$((mid + 1))
-		fi
-	done
-	echo "# $mid of 200 puts were killed between two records" >&3
-	# Killed, or with nothing to claim, they say nothing, and no sanitizer
-	# finds fault; LeakSanitizer only notes a process killed while it
-	# looked for leaks at exit.
-	same "$(grep -v '^==[0-9]*==Unable to get registers from thread [0-9]*\.$' errors)" ""
-	# Every line a put printed is a whole id.
-	cat put.* >printed
-	same "$(grep -Ecv "$ID_RE" printed)" 0
-	sort printed >printed.sorted
-	# Records are never dot files, and tmp/ holds only dot files.
-	same "$(ls -A "$S/new" "$S/cur" "$S/done" "$S/failed" | grep '^\.')" ""
-	same "$(ls "$S/tmp")" ""
-	# No id twice across the states, and every id printed is stored.
-	{ names new; names cur | sed 's/@.*//'; } | sed 's/^[0-9]*-//' | sort >stored
-	same "$(uniq -d stored)" ""
-	same "$(comm -23 printed.sorted stored)" ""
-	# Every record file is one JSON object whose id is its name's
-	# (PRIO-ORDER-ID).
-	find "$S/new" "$S/cur" -type f -exec jq -r \
-	    'if type == "object" then [input_filename, .id] | @tsv else error("not an object") end' {} + >parsed
-	[ "$(wc -l <parsed)" -eq "$(wc -l <stored)" ]
-	awk -F '\t' '{ f = $1; sub(/.*\/[0-9]+-/, "", f); sub(/^[0-9]+T[0-9]+\.[0-9]+Z-[0-9a-f]+-/, "", f); sub(/@.*/, "", f); if (f != $2) { print; bad = 1 } } END { exit bad }' parsed
-	# Every claim printed is held in cur/ by that claimer.
-	for r in $(seq 1 200); do
-		[ -s "claim.$r" ] || continue
-		for id in $(jq -r .record.id "claim.$r"); do
-			ls "$S"/cur/*-"$id"@*@"k$r" >/dev/null
-		done
-	done
-	# ls lists exactly the stored records, no tmp/ leftovers.
-	run -0 ar-queue ls "$S"
-	[ "${#lines[@]}" -eq $(($(wc -l <stored) + 1)) ]
-	# What is left in new/ can all be claimed, each once.
-	left=$(count new)
-	if [ "$left" -gt 0 ]; then
-		run -0 ar-queue claim -f tsv -n 1000000 -H final "$S"
-		[ "${#lines[@]}" -eq $((left + 1)) ]
-	fi
-	[ "$(count new)" -eq 0 ]
-	# Leftovers of killed puts go once they are a day old.
-	find "$S/tmp" -type f -exec touch -d '2 days ago' {} +
-	run -0 ar-queue reap "$S"
-	same "$(ls -A "$S/tmp")" ""
 }

@@ -3,159 +3,22 @@
 # (fixtures/run/fake-bench, which logs what it was given and when):
 # assignments from stdin and from queue/, GPUs from --gpus, -g and the
 # record, CPU affinity on --cpus, the output lines, crash, exit codes,
-# timeout, SIGTERM, status; 48 assignments of mixed k run by 4 concurrent
-# ar-run processes with no GPU ever held twice at once; kill -9 of ar-run
-# mid-run and mid-result then a restart, with every experiment ending
-# exactly once; bad input; the real ar-bench on int8-matvec's tiny
-# workload. Then a real single-node Slurm (tests/slurm-up): submit, run,
-# collect; a job killed or cancelled mid-run; a job past its time limit;
-# ar-run killed -9 mid-flight; the same for job arrays, and squeue's
-# array task ids with a fake Slurm.
+# timeout, SIGTERM, status; kill -9 of ar-run mid-run and mid-result then
+# a restart, with every experiment ending exactly once; bad input; the
+# real ar-bench on int8-matvec's tiny workload; squeue's array task ids
+# with a fake Slurm. Concurrent ar-run processes, kills at random
+# instants and everything on a real Slurm cluster are stress tests
+# (tests/stress/ar-run-stress.bats).
 
 bats_require_minimum_version 1.5.0
 load common
 
-setup_file() {
-	TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
-	export TOP
-	# One private Slurm for the file; the Slurm tests fail (not skip)
-	# when it cannot start, saying why.
-	SLURM_DIR=$BATS_FILE_TMPDIR/slurm
-	SLURM_WHY=
-	if out=$("$BATS_TEST_DIRNAME/slurm-up" "$SLURM_DIR" 2>&1); then
-		SLURM_CONF=$SLURM_DIR/slurm.conf
-		export SLURM_CONF
-	else
-		SLURM_WHY="tests/slurm-up failed: $out (ar-run's Slurm tests need a real slurmctld and slurmd: install slurm-wlm and munge, and run as root)"
-	fi
-	export SLURM_DIR SLURM_WHY
-}
-
-teardown_file() {
-	"$BATS_TEST_DIRNAME/slurm-down" "$SLURM_DIR"
-}
-
 setup() {
-	ar_setup ar-run
-	# The fake bench signs its results with ar-sign-test.
-	if ! command -v ar-sign-test >/dev/null 2>&1; then
-		PATH="$PATH:$BATS_TEST_DIRNAME/../build/tests"
-	fi
-	FIX=$BATS_TEST_DIRNAME/fixtures/run
-	export AR_BENCH=$FIX/fake-bench
-	cd "$T"
-	unset AR_CAMPAIGN AR_HOLDER NO_COLOR FAKE_SLEEP FAKE_POST FAKE_LOG
-	export AR_RUN_POLL=0.05
-	HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why"
-	OUTHDR="experiment	method	k	gpus	node	status	verdict	result	seconds"
+	ar_run_setup
 }
 
 teardown() {
-	# Whatever a failed test left running.
-	local p
-	for p in $(pgrep -f "ar-run (local|slurm) .*-C $T" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	# Those started with a relative -C, by their directory.
-	for p in $(pgrep -f "ar-run (local|slurm) " 2>/dev/null); do
-		[ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$T" ] &&
-		    kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in $(pgrep -f "fake-bench .*-C $T" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	ar_unlock
-}
-
-# mkcamp: campaign "camp" of problems/int8-matvec; CAMP is its real path.
-mkcamp() {
-	ar-init -k "$T/keys" -p "$TOP/problems/int8-matvec" camp > /dev/null
-	CAMP=$(cd camp && pwd -P)
-}
-
-# assign N [K-LIST] [METHOD]: N assignments e001.. of METHOD (default ok),
-# k cycling through K-LIST (default 1), as ar-sched next prints them.
-assign() {
-	local n=$1 ks=(${2:-1}) m=${3:-ok} i
-	echo "$HDR"
-	for ((i = 1; i <= n; i++)); do
-		printf 'e%03d\t%s\ttiny\t%s\t\t\tprobe\t\tl%d\t1\twhy %d\n' \
-		    "$i" "$m" "${ks[$(((i - 1) % ${#ks[@]}))]}" "$i" "$i"
-	done
-}
-
-# row EXP METHOD K [GPUS]: one assignment line; one: the same with the
-# header.
-row() {
-	printf '%s\t%s\ttiny\t%s\t%s\t\tprobe\t\t\t1\twhy\n' "$1" "$2" "$3" "${4:-}"
-}
-one() {
-	echo "$HDR"
-	row "$@"
-}
-
-# poll CMD...: runs CMD every 0.05 s until it succeeds, 10 s at most;
-# the assertions after it say whether it did. wait_count N RE FILE: the
-# same until FILE has N lines matching RE.
-poll() {
-	local i
-	for i in $(seq 200); do
-		"$@" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 0
-}
-wait_count() {
-	poll sh -c '[ "$(grep -c "$1" "$2")" -ge "$0" ]' "$@"
-}
-
-# empty DIR...: the directories hold nothing (a temporary dot file that a
-# kill -9 left mid-write is not state).
-empty() {
-	local left
-	left=$(find "$@" -mindepth 1 ! -name '.tmp-*')
-	[ -z "$left" ] || { echo "left: $left" >&2; return 1; }
-}
-
-# col NAME: a column of TSV on stdin by its header name.
-col() {
-	awk -F '\t' -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) n = i; next } { print $n }'
-}
-
-# ledger_count EXP: rows of the ledger naming EXP.
-ledger_count() {
-	ar-ledger export -C camp -f jsonl | jq -r .experiment | grep -cx "$1" || true
-}
-
-# no_overlap LOG: no slot (GPU, or CPU with cpus=) named by two runs whose
-# [start, end] intervals overlap; prints the offending pair otherwise.
-no_overlap() {
-	awk -v field="${2:-gpus}" '
-	function slots(line,   i, f) {
-		for (i = 1; i <= NF; i++)
-			if (index($i, field "=") == 1)
-				return substr($i, length(field) + 2)
-	}
-	function tm(   i) { for (i = 1; i <= NF; i++) if ($i ~ /^t=/) return substr($i, 3) + 0 }
-	$1 == "start" { s[$2] = tm(); g[$2] = slots() }
-	$1 == "end" { e[$2] = tm() }
-	END {
-		for (x in s) {
-			if (!(x in e)) { print "no end: " x; bad = 1; continue }
-			n = split(g[x], a, ",")
-			for (i = 1; i <= n; i++) { cnt[a[i]]++; iv[a[i], cnt[a[i]]] = x }
-		}
-		for (gp in cnt)
-			for (i = 1; i <= cnt[gp]; i++)
-				for (j = i + 1; j <= cnt[gp]; j++) {
-					x = iv[gp, i]; y = iv[gp, j]
-					if (s[x] < e[y] && s[y] < e[x]) {
-						print "slot " gp ": " x " and " y " overlap"
-						bad = 1
-					}
-				}
-		exit bad
-	}' "$1"
+	ar_run_teardown
 }
 
 # ---- command line ----
@@ -217,7 +80,7 @@ no_overlap() {
 
 @test "malformed assignments exit 65 with one line, and nothing is stored" {
 	mkcamp
-	{ assign 2; row e9 ok four; } > bad.tsv
+	{ assign 2; assignment e9 ok four; } > bad.tsv
 	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i - < bad.tsv
 	[ "$stderr" = "ar-run: <stdin>: line 4: k: expected an integer from 1 to 1024" ]
 	empty camp/queue/new
@@ -299,7 +162,7 @@ no_overlap() {
 	mkcamp
 	printf 'node\tgpu\tmodel\tmemory_mib\tnvlink\n' > topo.tsv
 	for g in 0 1 2 3; do printf 'other\t%d\tH100\t81559\t\n' $g >> topo.tsv; done
-	{ assign 3 "1 4"; row big ok 8; } > a.tsv
+	{ assign 3 "1 4"; assignment big ok 8; } > a.tsv
 	run -1 --separate-stderr ar-run local -C camp -g topo.tsv --drain -i a.tsv
 	[ "$(awk -F '\t' '$1 == "big" { print $6 }' <<< "$output")" = failed ]
 	[ "$(ar-queue ls -s failed camp/queue | col why)" = "failed: k=8: the inventory has 4 GPUs" ]
@@ -359,10 +222,7 @@ no_overlap() {
 	assign 3 1 > a.tsv
 	FAKE_SLEEP=30 ar-run local -C camp --gpus 8 -i a.tsv > out 2> err &
 	pid=$!
-	for i in $(seq 100); do
-		[ "$(cat camp/fake.log 2>/dev/null | grep -c '^start')" = 3 ] && break
-		sleep 0.05
-	done
+	wait_count 3 '^start' camp/fake.log
 	run -0 ar-run status -C camp
 	[ "${lines[0]}" = "experiment	backend	gpus	holder	host	pid	child	job	started	expires	state" ]
 	[ "$(col state <<< "$output" | sort -u)" = running ]
@@ -376,31 +236,6 @@ no_overlap() {
 	[ "$(ls camp/queue/new | wc -l)" -eq 3 ]
 	empty camp/queue/cur camp/run/gpus camp/run/pid
 	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
-}
-
-@test "48 assignments of mixed k, 4 concurrent ar-run: no GPU held twice at once" {
-	mkcamp
-	assign 48 "1 2 1 4 8 2 1 1" > a.tsv
-	ar-queue put camp/queue < a.tsv > /dev/null
-	for w in 1 2 3 4; do
-		FAKE_SLEEP=0.1 ar-run local -C camp --gpus 8 -H w$w --drain > out$w 2> err$w &
-		pids="$pids $!"
-	done
-	for p in $pids; do wait $p; done
-	cat out1 out2 out3 out4 | grep -v '^experiment' > all
-	[ "$(wc -l < all)" -eq 48 ]
-	[ "$(cut -f 1 all | sort -u | wc -l)" -eq 48 ]
-	[ "$(col status < <(echo "$OUTHDR"; cat all) | sort -u)" = done ]
-	[ "$(grep -c '^start' camp/fake.log)" -eq 48 ]
-	[ "$(grep -c '^end' camp/fake.log)" -eq 48 ]
-	no_overlap camp/fake.log
-	# Several workers took part (any one may take all 8 GPUs at a time).
-	n=0
-	for w in 1 2 3 4; do [ "$(wc -l < out$w)" -ge 2 ] && n=$((n + 1)); done
-	[ "$n" -ge 2 ]
-	[ "$(ar-ledger export -C camp -f jsonl | jq -r .experiment | sort | uniq -d)" = "" ]
-	[ "$(ar-ledger export -C camp -f jsonl | wc -l)" -eq 48 ]
-	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 }
 
 @test "kill -9 of ar-run mid-run, then a restart: each experiment ends once" {
@@ -426,29 +261,6 @@ no_overlap() {
 	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 12 ]
 	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 	no_overlap <(grep -v "^start" camp/fake.log; grep "^start" camp/fake.log) || true
-	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
-}
-
-@test "kill -9 of 2 concurrent ar-run at random instants, 6 times: nothing lost or run twice" {
-	mkcamp
-	assign 24 "1 2 4 1" > a.tsv
-	ar-queue put camp/queue < a.tsv > /dev/null
-	for round in 1 2 3 4 5 6; do
-		FAKE_SLEEP=0.3 ar-run local -C camp --gpus 8 -H a --drain >> outa 2>> err &
-		a=$!
-		FAKE_SLEEP=0.3 ar-run local -C camp --gpus 8 -H b --drain >> outb 2>> err &
-		b=$!
-		sleep "0.$((RANDOM % 6 + 1))"
-		kill -KILL $a $b 2>/dev/null || true
-		wait $a $b || true
-	done
-	run -0 --separate-stderr ar-run local -C camp --gpus 8 --drain
-	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 24 ]
-	for i in $(seq -w 1 24); do
-		c=$(ledger_count e0$i)
-		[ "$c" -eq 1 ] || { echo "e0$i: $c results"; false; }
-	done
-	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
 }
 
@@ -479,7 +291,7 @@ no_overlap() {
 	ar-queue claim -H "w.$h.999999.1" -l 600 camp/queue > /dev/null
 	setsid sleep 300 &
 	child=$!
-	sleep 0.1
+	poll grep -qx sleep "/proc/$child/comm"
 	start=$(cut -d ' ' -f 22 /proc/$child/stat)
 	mkdir -p camp/run/pid
 	printf 'z1\tw\t%s\t999999\t1\t0\t%d\t%s\t0\t0\n' "$h" $child "$start" > camp/run/pid/z1
@@ -535,8 +347,7 @@ no_overlap() {
 	mkcamp
 	unset AR_BENCH
 	sb=()
-	bwrap --unshare-all --die-with-parent --ro-bind / / true 2>/dev/null ||
-	    sb=(--no-sandbox)
+	bwrap_works || sb=(--no-sandbox)
 	{ echo "$HDR"; printf 'aa1\t\ttiny\t1\t\t\taa\t\t\t1\tnoise\n';
 	  printf 'm1\t%s\ttiny\t1\t\t\tprobe\t\t\t1\tfast\n' "$TOP/examples/int8-matvec/fast"; } > a.tsv
 	run -0 --separate-stderr ar-run local -C camp --cpus --drain -i a.tsv -- "${sb[@]}" -p 4 -P 8 -T 5
@@ -561,213 +372,22 @@ no_overlap() {
 	    .stats.pairs <= 4 and .verdict != null'
 }
 
-# ---- the Slurm backend, on a real single-node cluster (tests/slurm-up) ----
-
-# slurm_ready: fails the test, saying what to install, without a cluster.
-slurm_ready() {
-	if [ -n "$SLURM_WHY" ]; then
-		echo "$SLURM_WHY" >&2
-		return 1
-	fi
-	export AR_RUN_POLL=0.2
-}
-
-# jobs_named EXP: how many jobs Slurm knows named ar-EXP, of this test
-# (submitted from its directory).
-jobs_named() {
-	squeue -h -t all -n "ar-$1" -o '%i|%Z' | grep -c "|$T\$" || true
-}
-
-@test "slurm: submits, runs and collects; GPUs from the job's IDX; crash recorded" {
-	slurm_ready
-	mkcamp
-	{ assign 6 "1 2 4 8"; row s1 crash 1; } > a.tsv
-	# A record whose spool id is not its experiment, as ar-queue put
-	# makes it.
-	one q1 ok 2 | ar-queue put camp/queue > /dev/null
-	run -0 --separate-stderr ar-run slurm -C camp --no-array --drain -i a.tsv
-	echo "$output"
-	[ "${lines[0]}" = "$OUTHDR" ]
-	[ "${#lines[@]}" -eq 9 ]
-	[ "$(awk -F '\t' '$1 == "q1" { print $6 }' <<< "$output")" = done ]
-	[ "$(awk -F '\t' '$1 == "s1" { print $6 }' <<< "$output")" = crash ]
-	[ "$(awk -F '\t' '$1 != "s1" && NR > 1 { print $6 }' <<< "$output" | sort -u)" = done ]
-	[ "$(col node <<< "$output" | sort -u)" = "$(hostname -s)" ]
-	# Each job's ar-bench got its k GPUs, as Slurm gave them, in -G and
-	# CUDA_VISIBLE_DEVICES; jobs side by side never shared one.
-	while read -r ev e k m g G rest; do
-		[ "${g#gpus=}" = "${G#G=}" ]
-		[ "k=$(tr ',' '\n' <<< "${g#gpus=}" | wc -l)" = "$k" ]
-	done < <(grep '^start' camp/fake.log)
-	no_overlap camp/fake.log
-	[ "$(ar-queue ls -s failed camp/queue | col why)" = "crash: job $(squeue -h -t all -n ar-s1 -o %i): FAILED: ar-bench killed by signal 11 (Segmentation fault)" ]
-	for i in 1 2 3 4 5 6; do
-		[ "$(ledger_count e00$i)" -eq 1 ]
-		[ "$(jobs_named e00$i)" -eq 1 ]
-	done
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
-}
-
-@test "slurm: a job's ar-bench killed mid-run is a crash; a cancelled job is requeued, then failed past -r" {
-	slurm_ready
-	mkcamp
-	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; } > a.tsv
-	ar-run slurm -C camp --no-array -r 1 --drain -i a.tsv > out 2> err &
-	pid=$!
-	wait_count 2 '^start' camp/fake.log
-	# k1: its bench process dies by SIGKILL inside the job.
-	pkill -KILL -f "fake-bench .*-x k1( |\$)"
-	# c1: cancelled twice; the second time is past -r 1.
-	scancel "$(cat camp/run/jobs/c1)"
-	wait_count 2 '^start c1' camp/fake.log
-	[ "$(cat camp/run/tries/c1)" = 1 ]
-	scancel "$(cat camp/run/jobs/c1)"
-	st=0
-	wait $pid || st=$?
-	cat out err
-	# A record failed: exit 1.
-	[ "$st" -eq 1 ]
-	[ "$(awk -F '\t' '$1 == "k1" { print $6 }' out)" = crash ]
-	[ "$(awk -F '\t' '$1 == "c1" { print $6 }' out)" = failed ]
-	ar-queue ls -s failed camp/queue > f.tsv
-	[[ "$(awk -F '\t' '$2 == "k1" { print $6 }' f.tsv)" == "crash: job "*": FAILED: ar-bench killed by signal 9 (Killed)" ]]
-	[[ "$(awk -F '\t' '$2 == "c1" { print $6 }' f.tsv)" == "failed: job "*": CANCELLED, 2 times" ]]
-	[ "$(jobs_named c1)" -eq 2 ]
-	[ "$(jobs_named k1)" -eq 1 ]
-}
-
-@test "slurm: ar-run killed -9 mid-flight, then restarted, adopts the jobs; none lost or submitted twice" {
-	slurm_ready
-	mkcamp
-	assign 6 "1 2 4" > a.tsv
-	FAKE_SLEEP=1 ar-run slurm -C camp --no-array --drain -i a.tsv > out1 2> err1 &
-	pid=$!
-	poll sh -c '[ "$(ls camp/run/jobs | wc -l)" -ge 6 ]'
-	kill -KILL $pid
-	wait $pid || true
-	FAKE_SLEEP=1 run -0 --separate-stderr ar-run slurm -C camp --drain
-	echo "$output"
-	echo "$stderr"
-	[ "$(grep -c 'adopted job' <<< "$stderr")" -ge 1 ]
-	for i in 1 2 3 4 5 6; do
-		[ "$(ledger_count e00$i)" -eq 1 ]
-		[ "$(jobs_named e00$i)" -eq 1 ]
-	done
-	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
-}
-
-@test "slurm: ar-run killed between sbatch and writing the job id finds the job by name" {
-	slurm_ready
-	mkcamp
-	# An sbatch that submits, then kills its caller before it can
-	# record the job id.
-	cat > sbatch-die <<'SH'
-#!/bin/sh
-sbatch "$@"
-kill -KILL $PPID
-SH
-	chmod +x sbatch-die
-	one n1 ok 2 > a.tsv
-	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
-	[ "$status" -eq 137 ]
-	[ ! -f camp/run/jobs/n1 ]
-	[ "$(jobs_named n1)" -eq 1 ]
-	run -0 --separate-stderr ar-run slurm -C camp --drain
-	[[ "$stderr" == *"n1: adopted job "* ]]
-	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' <<< "$output")" = done ]
-	[ "$(jobs_named n1)" -eq 1 ]
-	[ "$(ledger_count n1)" -eq 1 ]
-}
-
-@test "slurm: a record reaped back to new/ while its job runs is adopted, not submitted again" {
-	slurm_ready
-	mkcamp
-	one n1 ok 2 > a.tsv
-	FAKE_SLEEP=8 ar-run slurm -C camp --no-array --drain -l 3 -i a.tsv > out1 2> err1 &
-	pid=$!
-	poll test -f camp/run/jobs/n1
-	[ -f camp/run/jobs/n1 ]
-	kill -KILL $pid
-	wait $pid || true
-	# The lease expires; a reap by hand puts the record back in new/.
-	sleep 3.5
-	ar-queue reap camp/queue
-	[ "$(ar-queue ls -s new camp/queue | tail -n +2 | wc -l)" -eq 1 ]
-	FAKE_SLEEP=8 run -0 --separate-stderr ar-run slurm -C camp --drain
-	echo "$stderr"
-	[[ "$stderr" == *"n1: adopted job "* ]]
-	[ "$(jobs_named n1)" -eq 1 ]
-	[ "$(ledger_count n1)" -eq 1 ]
-	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' <<< "$output")" = done ]
-}
-
-@test "slurm: TIMEOUT is a timeout, NODE_FAIL a crash, PREEMPTED past -r a failure" {
-	slurm_ready
-	mkcamp
-	# An squeue that reports the states listed in ./override
-	# ("JOBID STATE" lines) instead of Slurm's: these states cannot be
-	# made to order on a test cluster in seconds.
-	cat > squeue-override <<SH
-#!/bin/sh
-squeue "\$@" | while IFS='|' read -r id st rest; do
-	o=\$(awk -v j="\$id" '\$1 == j { print \$2 }' "$T/override" 2>/dev/null)
-	printf '%s|%s|%s\n' "\$id" "\${o:-\$st}" "\$rest"
-done
-SH
-	chmod +x squeue-override
-	{ echo "$HDR"; row t1 hang 1; row n1 hang 1; row p1 hang 1; } > a.tsv
-	SQUEUE=$T/squeue-override ar-run slurm -C camp --no-array -r 0 --drain -i a.tsv > out 2> err &
-	pid=$!
-	wait_count 3 '^start' camp/fake.log
-	# ar-run status shows the three jobs.
-	run -0 ar-run status -C camp
-	[ "$(col state <<< "$output" | sort -u)" = submitted ]
-	[ "$(col job <<< "$output" | sort | tr '\n' ' ')" = "$(cat camp/run/jobs/n1 camp/run/jobs/p1 camp/run/jobs/t1 | sort | tr '\n' ' ')" ]
-	jt=$(cat camp/run/jobs/t1) jn=$(cat camp/run/jobs/n1) jp=$(cat camp/run/jobs/p1)
-	printf '%s TIMEOUT\n%s NODE_FAIL\n%s PREEMPTED\n' $jt $jn $jp > override
-	st=0
-	wait $pid || st=$?
-	scancel $jt $jn $jp
-	cat out err
-	[ "$st" -eq 1 ]
-	ar-queue ls -s failed camp/queue > f.tsv
-	why() { awk -F '\t' -v e="$1" '$2 == e { print $6 }' f.tsv; }
-	[ "$(awk -F '\t' '$1 == "t1" { print $6 }' out)" = timeout ]
-	[ "$(why t1)" = "timeout: job $jt: TIMEOUT" ]
-	[ "$(awk -F '\t' '$1 == "n1" { print $6 }' out)" = crash ]
-	[ "$(why n1)" = "crash: job $jn: NODE_FAIL before ar-bench ended" ]
-	[ "$(awk -F '\t' '$1 == "p1" { print $6 }' out)" = failed ]
-	[ "$(why p1)" = "failed: job $jp: PREEMPTED, 1 time" ]
-}
-
-@test "slurm: a job past its time limit (-t) is killed by Slurm itself and recorded as a timeout" {
-	slurm_ready
-	mkcamp
-	# Slurm counts limits in whole minutes and checks them every 30 s
-	# or so: this test takes 60 to 100 s.
-	one t2 hang 1 > a.tsv
-	# A timeout is an experiment that went through: exit 0.
-	run -0 --separate-stderr ar-run slurm -C camp --no-array -r 0 -t 5 --drain -i a.tsv
-	[ "$(awk -F '\t' '$1 == "t2" { print $6 }' <<< "$output")" = timeout ]
-	ar-queue ls -s failed camp/queue | grep -q 'timeout: job [0-9]*: TIMEOUT'
-	# Slurm ended it: its ar-bench started, and is gone.
-	grep -q '^start t2 ' camp/fake.log
-	! pgrep -f "fake-bench .*-x t2 " > /dev/null
-}
-
 # ---- Slurm job arrays ----
 
 # fake_slurm: an sbatch that logs its arguments to sbatch.log ("job ID"
-# first) and answers ids from 100 up, and an squeue that prints ./sq, or
-# when there is none every job of its -j list as pending (as a job and as
-# an array). Slurm's own answers cannot be made to order in seconds.
+# first, the whole entry in one write, so that a test reading the log
+# never sees half of one) and answers ids from 100 up, and an squeue that
+# prints ./sq, or when there is none every job of its -j list as pending
+# (as a job and as an array). Slurm's own answers cannot be made to order
+# in seconds. The tests change sq with `replace`, whole: ar-run polls
+# squeue all the while, and a job missing from a half-written sq is GONE.
 fake_slurm() {
 	cat > sbatch <<SH
 #!/bin/sh
 n=\$(cat "$T/next" 2>/dev/null || echo 100)
 echo \$((n + 1)) > "$T/next"
-{ echo "job \$n"; for a; do echo "\$a"; done; } >> "$T/sbatch.log"
+{ echo "job \$n"; for a; do echo "\$a"; done; } > "$T/sbatch.\$n"
+cat "$T/sbatch.\$n" >> "$T/sbatch.log"
 echo "\$n"
 SH
 	cat > squeue <<SH
@@ -785,21 +405,11 @@ SH
 	export SBATCH=$T/sbatch SQUEUE=$T/squeue
 }
 
-# jobfiles N: waits until run/jobs holds N experiments' job files.
-jobfiles() {
-	local i
-	for i in $(seq 300); do
-		[ "$(ls camp/run/jobs | grep -v -e '^@' -e '\.rc$' | wc -l)" -ge "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 @test "slurm arrays: task ids such as 100_0 and 100_[1-2,3-4%2] from squeue; each task decided alone (fake Slurm)" {
 	mkcamp
 	fake_slurm
-	{ assign 5 1; row x1 ok 2; } > a.tsv
-	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' > sq
+	{ assign 5 1; assignment x1 ok 2; } > a.tsv
+	printf '100_0|RUNNING|n1\n100_[1-2,3-4%%2]|PENDING|\n101|PENDING|\n' | replace sq
 	ar-run slurm -C camp --drain -i a.tsv > out 2> err &
 	pid=$!
 	jobfiles 6
@@ -821,11 +431,9 @@ jobfiles() {
 	for t in 0 1; do
 		SLURM_ARRAY_TASK_ID=$t CUDA_VISIBLE_DEVICES=$t ar-run job -C camp "$map"
 	done
-	printf '100_0|COMPLETED|n1\n100_1|COMPLETED|n2\n100_[2-3,4%%2]|PENDING|\n101|RUNNING|n1\n' > sq
-	for i in $(seq 100); do
-		[ "$(grep -c done out)" -ge 2 ] && break
-		sleep 0.05
-	done
+	printf '100_0|COMPLETED|n1\n100_1|COMPLETED|n2\n100_[2-3,4%%2]|PENDING|\n101|RUNNING|n1\n' | replace sq
+	poll sh -c '[ "$(grep -c done out)" -ge 2 ]'
+	# A while for a pending task to be decided wrongly, were it.
 	sleep 0.5
 	[ "$(awk -F '\t' '$6 != "" && NR > 1 { print $1, $3, $4, $5, $6 }' out | tr '\n' ' ')" = "e001 1 0 n1 done e002 1 1 n2 done " ]
 	empty camp/run/tries
@@ -834,14 +442,14 @@ jobfiles() {
 	# again as a plain job), e005 failed before its ar-bench ran.
 	SLURM_ARRAY_TASK_ID=2 CUDA_VISIBLE_DEVICES=2 ar-run job -C camp "$map"
 	CUDA_VISIBLE_DEVICES=0,1 ar-run job -C camp x1
-	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' > sq
+	printf '100_2|COMPLETED|n1\n100_3|CANCELLED|\n100_4|FAILED|n1\n101|COMPLETED|n1\n102|PENDING|\n' | replace sq
 	poll grep -q '^job 102' sbatch.log
 	[ "$(sed -n '/^job 102/,$p' sbatch.log | grep -c -e '^--array' )" -eq 0 ]
 	sed -n '/^job 102/,$p' sbatch.log | grep -q "job -C .* 'e004'"
 	[ "$(cat camp/run/tries/e004)" = 1 ]
 	[ ! -f "camp/run/jobs/$map" ]
 	CUDA_VISIBLE_DEVICES=3 ar-run job -C camp e004
-	printf '102|COMPLETED|n1\n' > sq
+	printf '102|COMPLETED|n1\n' | replace sq
 	st=0
 	wait $pid || st=$?
 	cat out err
@@ -862,6 +470,7 @@ jobfiles() {
 	ar-run slurm -C camp --array-max 2 -j 4 --drain -i a.tsv > out 2> err &
 	pid=$!
 	jobfiles 4
+	# A while for a fifth submission, were -j 4 not kept.
 	sleep 0.3
 	kill -TERM $pid
 	st=0
@@ -885,118 +494,4 @@ jobfiles() {
 	run -64 --separate-stderr ar-run local -C camp --no-array
 	run -64 --separate-stderr ar-run slurm -C camp --array-max 0
 	[ "$stderr" = "ar-run: --array-max 0: expected an integer from 1 to 100000" ]
-}
-
-# arrays_here: the Slurm arrays of this test (their ids), one a line.
-arrays_here() {
-	squeue -h -t all -o '%i|%j|%Z' | awk -F '|' -v t="$T" '$3 == t && $2 ~ /^ar-@/ { sub(/_.*/, "", $1); print $1 }' | sort -u
-}
-
-@test "slurm arrays: same-k assignments go out as one array; each task's result lands once" {
-	slurm_ready
-	mkcamp
-	{ assign 7 "1 2"; row l1 ok 4; } > a.tsv
-	run -0 --separate-stderr ar-run slurm -C camp --drain -i a.tsv
-	echo "$output"
-	[ "${#lines[@]}" -eq 9 ]
-	[ "$(col status <<< "$output" | sort -u)" = done ]
-	[ "$(col node <<< "$output" | sort -u)" = "$(hostname -s)" ]
-	# Two arrays (k = 1 and k = 2) and one plain job for the lone k = 4.
-	[ "$(arrays_here | wc -l)" -eq 2 ]
-	[ "$(squeue -h -t all -o '%i|%j|%Z' | grep -c "|ar-@.*|$T\$")" -eq 7 ]
-	[ "$(jobs_named l1)" -eq 1 ]
-	while read -r ev e k m g G rest; do
-		[ "${g#gpus=}" = "${G#G=}" ]
-		[ "k=$(tr ',' '\n' <<< "${g#gpus=}" | wc -l)" = "$k" ]
-	done < <(grep '^start' camp/fake.log)
-	no_overlap camp/fake.log
-	for e in e001 e002 e003 e004 e005 e006 e007 l1; do
-		[ "$(ledger_count $e)" -eq 1 ]
-		[ "$(grep -c "^start $e " camp/fake.log)" -eq 1 ]
-		# Each task wrote its own experiment's log.
-		grep -q "\"experiment\":\"$e\"" camp/log/$e.out
-	done
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
-}
-
-@test "slurm arrays: a task killed mid-run is a crash, the others finish; a cancelled task is requeued, then failed past -r" {
-	slurm_ready
-	mkcamp
-	{ echo "$HDR"; row k1 hang 1; row c1 hang 1; row o1 ok 1; row o2 ok 1; } > a.tsv
-	ar-run slurm -C camp -r 1 --drain -i a.tsv > out 2> err &
-	pid=$!
-	wait_count 1 '^start k1' camp/fake.log
-	wait_count 1 '^start c1' camp/fake.log
-	[ "$(arrays_here | wc -l)" -eq 1 ]
-	pkill -KILL -f "fake-bench .*-x k1( |\$)"
-	j1=$(cut -f1 camp/run/jobs/c1)
-	[[ "$j1" == *_1 ]]
-	scancel "$j1"
-	wait_count 2 '^start c1' camp/fake.log
-	[ "$(cat camp/run/tries/c1)" = 1 ]
-	scancel "$(cut -f1 camp/run/jobs/c1)"
-	st=0
-	wait $pid || st=$?
-	cat out err
-	[ "$st" -eq 1 ]
-	[ "$(awk -F '\t' '$1 == "k1" { print $6 }' out)" = crash ]
-	[ "$(awk -F '\t' '$1 == "c1" { print $6 }' out)" = failed ]
-	[ "$(awk -F '\t' '$1 ~ /^o/ { print $6 }' out | tr '\n' ' ')" = "done done " ]
-	ar-queue ls -s failed camp/queue > f.tsv
-	[[ "$(awk -F '\t' '$2 == "k1" { print $6 }' f.tsv)" == "crash: job "*"_0: FAILED: ar-bench killed by signal 9 (Killed)" ]]
-	[[ "$(awk -F '\t' '$2 == "c1" { print $6 }' f.tsv)" == "failed: job "*": CANCELLED, 2 times" ]]
-	for e in o1 o2; do
-		[ "$(ledger_count $e)" -eq 1 ]
-	done
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
-}
-
-@test "slurm arrays: ar-run killed -9 mid-array, then restarted, adopts the tasks; none lost or run twice" {
-	slurm_ready
-	mkcamp
-	assign 6 "1 2" > a.tsv
-	FAKE_SLEEP=1 ar-run slurm -C camp --drain -i a.tsv > out1 2> err1 &
-	pid=$!
-	jobfiles 6
-	kill -KILL $pid
-	wait $pid || true
-	FAKE_SLEEP=1 run -0 --separate-stderr ar-run slurm -C camp --drain
-	echo "$output"
-	echo "$stderr"
-	[ "$(grep -c 'adopted job [0-9]*_[0-9]' <<< "$stderr")" -ge 1 ]
-	for i in 1 2 3 4 5 6; do
-		[ "$(ledger_count e00$i)" -eq 1 ]
-		[ "$(grep -c "^start e00$i " camp/fake.log)" -eq 1 ]
-	done
-	[ "$(arrays_here | wc -l)" -eq 2 ]
-	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 6 ]
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
-}
-
-@test "slurm arrays: ar-run killed between sbatch and writing the task ids finds the array through its map" {
-	slurm_ready
-	mkcamp
-	cat > sbatch-die <<'SH'
-#!/bin/sh
-sbatch "$@"
-kill -KILL $PPID
-SH
-	chmod +x sbatch-die
-	{ echo "$HDR"; row n1 ok 2; row n2 ok 2; } > a.tsv
-	SBATCH=$T/sbatch-die run ar-run slurm -C camp --drain -i a.tsv
-	[ "$status" -eq 137 ]
-	[ ! -f camp/run/jobs/n1 ]
-	[ "$(ls camp/run/jobs | grep -c '^@')" -eq 1 ]
-	run -0 --separate-stderr ar-run slurm -C camp --drain
-	echo "$output"
-	echo "$stderr"
-	[[ "$stderr" == *"n1: adopted job "*"_0"* ]]
-	[[ "$stderr" == *"n2: adopted job "*"_1"* ]]
-	[ "$(col status <<< "$output" | sort -u)" = done ]
-	[ "$(arrays_here | wc -l)" -eq 1 ]
-	for e in n1 n2; do
-		[ "$(ledger_count $e)" -eq 1 ]
-		[ "$(grep -c "^start $e " camp/fake.log)" -eq 1 ]
-	done
-	empty camp/queue/new camp/queue/cur camp/run/pid camp/run/jobs
 }

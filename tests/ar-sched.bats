@@ -27,24 +27,13 @@ C3=cafe000000000000000000000000000000000003
 setup() {
 	ar_setup ar-sched
 	HOST=$(hostname -s)
+	# mkcamp's campaigns are of the test problem.
+	PROBLEM=$FIXTURES/problem
 	cd "$T"
 }
 
 teardown() {
-	ar_unlock
-}
-
-# Fails, showing both, unless $1 is exactly $2.
-same() {
-	if [ "$1" != "$2" ]; then
-		printf 'expected:\n%s\n--- got:\n%s\n---\n' "$2" "$1" >&2
-		return 1
-	fi
-}
-
-# A campaign in ./camp, from the test problem.
-camp() {
-	ar-init -k "$T/keys" -p "$TOP/tests/fixtures/problem" camp > /dev/null
+	ar_teardown
 }
 
 # The columns named, in order, of the last run's TSV output (after its
@@ -253,7 +242,7 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 }
 
 @test "ar-sched pack -C: bookings in run/gpus are respected" {
-	camp
+	mkcamp
 	book a@0
 	book b@5
 	run --separate-stderr -0 ar-sched pack -C camp -g "$FIX/two.tsv" 4 4 2 1
@@ -281,7 +270,7 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 }
 
 @test "ar-sched pack: a large bundle that fits nowhere keeps the node that frees first" {
-	camp
+	mkcamp
 	# a frees at 1900000000, b at 2000000000: a is kept for the 8,
 	# and the 2 that would have gone to a goes to b.
 	book a@0 1900000000
@@ -296,7 +285,7 @@ ar-sched: $T/sinfo: failed (exit status 1)" ]
 # ---- next ----
 
 @test "ar-sched next: the assignment TSV; a loud node gets an A/A only" {
-	camp
+	mkcamp
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
 	[ "${lines[0]}" = "$HDR" ]
@@ -316,7 +305,7 @@ ar-sched: node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1; it runs
 }
 
 @test "ar-sched next: campaign.conf's policy: an unknown one exits 65; the old name autoreduce is ours" {
-	camp
+	mkcamp
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv"
 	ours=$output
@@ -334,7 +323,7 @@ ar-sched: node b: quarantined: its latest A/A (e2) has noise 0.25 > 0.1; it runs
 }
 
 @test "ar-sched next: a newer quiet A/A clears the node; --noise-max moves the bar" {
-	camp
+	mkcamp
 	cp "$FIX/ledger.tsv" l.tsv
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv" --noise-max 0.3
 	same "$(cols purpose | grep -c '^aa$')" 0
@@ -350,7 +339,7 @@ b aa"
 }
 
 @test "ar-sched next: an A/A recorded under the full host name clears the short one" {
-	camp
+	mkcamp
 	sed 's/\tb\tequivalent/\tb.cluster.example\tequivalent/' "$FIX/ledger.tsv" > l.tsv
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l.tsv -m "$FIX/subs.tsv" --noise-max 0.3
 	same "$(cols purpose | grep -c '^aa$')" 0
@@ -360,7 +349,7 @@ b aa"
 }
 
 @test "ar-sched next: validations and close calls go to the quietest node" {
-	camp
+	mkcamp
 	# The best so far (e3) on one measurement too noisy to tell the
 	# minimum effect: it is measured again.
 	sed 's/\t1.10\t1.05\t1.15\t/\t1.10\t1.03\t1.17\t/' "$FIX/ledger.tsv" > l.tsv
@@ -375,7 +364,7 @@ b aa"
 }
 
 @test "ar-sched next: a node without an A/A runs one first; header only when nothing is left" {
-	camp
+	mkcamp
 	printf 'id\tsigned\tverified\n' > empty.tsv
 	run --separate-stderr -0 ar-sched next -C camp --gpus 2 -l empty.tsv -m "$FIX/subs.tsv"
 	same "$(cols method k gpus node purpose why)" "baseline 1 0 $HOST aa no A/A on this node yet: measure its noise floor first"
@@ -392,7 +381,7 @@ b aa"
 }
 
 @test "ar-sched next: ours sizes each measurement in pairs (sched.pairs); --put stores it" {
-	camp
+	mkcamp
 	sed 's/\t1.10\t1.05\t1.15\t/\t1.10\t1.03\t1.17\t/' "$FIX/ledger.tsv" > l.tsv
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l l.tsv -m "$FIX/subs.tsv" --noise-max 1
@@ -436,7 +425,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: results of one pair are pooled by their intervals, each read at its ratio.conf" {
-	camp
+	mkcamp
 	awk -F '\t' -v OFS='\t' 'NR == 1 { print $0, "ratio.conf"; next } { print $0, "0.95" }' \
 	    "$FIX/ledger.tsv" > l.tsv
 	# A later, wider result of the fast method at k=1 (1.00, from 0.90
@@ -456,7 +445,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
-	camp
+	mkcamp
 	for i in 1 2 3 4 5; do
 		run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 		    -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put -n 2 --noise-max 1
@@ -483,7 +472,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next --put: one at a time; a lock left by a crash is broken" {
-	camp
+	mkcamp
 	mkdir -p camp/run
 	echo "other 1" > camp/run/sched.lock
 	run --separate-stderr -75 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put
@@ -501,7 +490,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: methods from the submitted/ spool; pending ones counted" {
-	camp
+	mkcamp
 	ar-queue init camp/submitted
 	printf '{"id":"m-fast","method":"%s","label":"fast","hint":"scale","pfrac":0.9}\n' "$C1" |
 	    ar-queue put -f jsonl camp/submitted > /dev/null
@@ -512,7 +501,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: a method submitted twice is measured once; -w sets the workload" {
-	camp
+	mkcamp
 	{ cat "$FIX/subs.tsv"; tail -n +4 "$FIX/subs.tsv"; } > twice.tsv
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m twice.tsv --noise-max 1
 	same "$(cols method purpose | grep -c "^$C3 ")" 1
@@ -523,7 +512,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: bad inputs" {
-	camp
+	mkcamp
 	run --separate-stderr -66 ar-sched next -C camp -g "$FIX/two.tsv" -l nope.tsv -m "$FIX/subs.tsv"
 	[ "$stderr" = "ar-sched: nope.tsv: No such file or directory" ]
 	run --separate-stderr -66 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m nope.tsv
@@ -549,7 +538,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: the ledger or the submissions from standard input" {
-	camp
+	mkcamp
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l - -m "$FIX/subs.tsv" < "$FIX/ledger.tsv"
 	a=$(cols method k gpus node purpose)
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m - < "$FIX/subs.tsv"
@@ -558,7 +547,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: reads the ledger through ar-ledger export -V without -l" {
-	camp
+	mkcamp
 	run --separate-stderr -0 ar-sched next -C camp --gpus 1 -m "$FIX/subs.tsv"
 	same "$(cols method purpose)" "baseline aa"
 }
@@ -586,7 +575,7 @@ $C1 1 validate 16 16 0.9797"
 }
 
 @test "ar-sched next: the baseline's parallel fraction from its runs beside each method at k = 1 and 2; sched.base_pfrac overrides it" {
-	camp
+	mkcamp
 	# Baseline throughput 100 at k=1 and 160 at k=2: Amdahl's
 	# p = (1 - 1/1.6) / (1 - 1/2) = 0.75.
 	{
