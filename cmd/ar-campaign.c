@@ -248,7 +248,9 @@ lock_index(const char *name)
 	    known.p);
 }
 
-static char *held;           /* the lock a command runs under */
+/* The lock a command runs under, for ar_die's cleanup hook to drop:
+ * file-level, since the hook takes no argument. */
+static char *held;
 static pid_t held_pid;
 
 static void
