@@ -133,7 +133,7 @@ static void
 best_fit(void)
 {
 	struct ar_inv inv;
-	struct ar_place p, q;
+	struct ar_place p, q = { 0 };
 
 	ar_inv_init(&inv);
 	ar_inv_gpus(&inv, "empty", 8, 0);
