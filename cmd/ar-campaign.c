@@ -49,17 +49,6 @@ static const struct {
 	{ "worktrees", "work/worktrees.lock", 0 },
 };
 
-static double
-num_arg(const char *opt, const char *s, double lo, double hi)
-{
-	double v;
-
-	if (ar_parse_double(s, &v) < 0 || v < lo || v > hi)
-		ar_die(AR_EX_USAGE, "%s %s: expected a number from %g to %g",
-		    opt, s, lo, hi);
-	return v;
-}
-
 static int
 cmd_get(struct ar_campaign *c, const char *key, const char *dflt)
 {
@@ -356,7 +345,7 @@ main(int argc, char **argv)
 			break;
 		case 'r': raw = 1; break;
 		case 's': brief = 1; break;
-		case 'w': wait_s = num_arg("-w", optarg, 0, 86400); break;
+		case 'w': wait_s = ar_opt_double("-w", optarg, 0, 86400); break;
 		default: ar_usage(usage);
 		}
 	}

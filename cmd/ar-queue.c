@@ -52,17 +52,6 @@ parse_fmt(const char *s)
 	ar_die(AR_EX_USAGE, "-f %s: expected tsv or jsonl", s);
 }
 
-static long long
-parse_num(const char *opt, const char *s, long long lo, long long hi)
-{
-	long long v;
-
-	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
-		ar_die(AR_EX_USAGE, "%s %s: expected an integer from %lld to "
-		    "%lld", opt, s, lo, hi);
-	return v;
-}
-
 static void
 open_spool(const char *dir)
 {
@@ -689,9 +678,9 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'f': fmt = parse_fmt(optarg); break;
 		case 'H': holder = optarg; break;
-		case 'l': lease_s = parse_num("-l", optarg, 1, 365LL * 86400); break;
-		case 'n': count = (long)parse_num("-n", optarg, 1, 1000000); break;
-		case 'p': prio_default = (long)parse_num("-p", optarg, -999999, 999999); break;
+		case 'l': lease_s = ar_opt_long("-l", optarg, 1, 365LL * 86400); break;
+		case 'n': count = (long)ar_opt_long("-n", optarg, 1, 1000000); break;
+		case 'p': prio_default = (long)ar_opt_long("-p", optarg, -999999, 999999); break;
 		case 'r': reason = optarg; break;
 		case 's': state_filter = optarg; break;
 		default: ar_usage(usage);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "json.h"
 
 static const char *prog = "autoreduce";
 
@@ -160,4 +161,26 @@ ar_fshut(FILE *f, const char *name)
 			errno = EIO;
 		ar_die(AR_EX_IO, "%s: write failed:", name);
 	}
+}
+
+long long
+ar_opt_long(const char *opt, const char *s, long long lo, long long hi)
+{
+	long long v;
+
+	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "%s %s: expected an integer from %lld to "
+		    "%lld", opt, s, lo, hi);
+	return v;
+}
+
+double
+ar_opt_double(const char *opt, const char *s, double lo, double hi)
+{
+	double v;
+
+	if (ar_parse_double(s, &v) < 0 || v < lo || v > hi)
+		ar_die(AR_EX_USAGE, "%s %s: expected a number from %g to %g",
+		    opt, s, lo, hi);
+	return v;
 }

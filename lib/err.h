@@ -36,6 +36,12 @@ int ar_errno_exit(int err);
  * neither was given. usage is the SYNOPSIS text, one line per form. */
 void ar_std_args(int argc, char **argv, const char *usage);
 _Noreturn void ar_usage(const char *usage);
+/* An option's number: the value of s, or exit 64 with "OPT S: expected
+ * an integer from LO to HI" (or "a number"). Every command reads its
+ * numeric options with these, so they say the same thing. */
+long long ar_opt_long(const char *opt, const char *s, long long lo,
+	long long hi);
+double ar_opt_double(const char *opt, const char *s, double lo, double hi);
 /* Closes stdout and dies with AR_EX_IO if anything written was lost. */
 void ar_fshut(FILE *f, const char *name);
 const char *ar_build_id(void);

@@ -137,31 +137,31 @@ $USAGE" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -S dev2
 	[ "$stderr" = "ar-bench: -S dev2: seeds are dev, holdout or both" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -k 0
-	[ "$stderr" = "ar-bench: -k 0: not a whole number from 1 to 1024" ]
+	[ "$stderr" = "ar-bench: -k 0: expected an integer from 1 to 1024" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -k 1.5
-	[ "$stderr" = "ar-bench: -k 1.5: not a whole number from 1 to 1024" ]
+	[ "$stderr" = "ar-bench: -k 1.5: expected an integer from 1 to 1024" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -p x
-	[ "$stderr" = "ar-bench: -p x: not a whole number from 1 to 1000000" ]
+	[ "$stderr" = "ar-bench: -p x: expected an integer from 1 to 1000000" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -p 2.7
-	[ "$stderr" = "ar-bench: -p 2.7: not a whole number from 1 to 1000000" ]
+	[ "$stderr" = "ar-bench: -p 2.7: expected an integer from 1 to 1000000" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -P 0
-	[ "$stderr" = "ar-bench: -P 0: not a whole number from 1 to 1000000" ]
+	[ "$stderr" = "ar-bench: -P 0: expected an integer from 1 to 1000000" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -e 1
-	[ "$stderr" = "ar-bench: -e 1: not a number from 0 to 0.99" ]
+	[ "$stderr" = "ar-bench: -e 1: expected a number from 0 to 0.99" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -T 0
-	[ "$stderr" = "ar-bench: -T 0: not a number from 0.001 to 1e+09" ]
+	[ "$stderr" = "ar-bench: -T 0: expected a number from 0.001 to 1e+09" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -W -1
-	[ "$stderr" = "ar-bench: -W -1: not a whole number from 0 to 1000000" ]
+	[ "$stderr" = "ar-bench: -W -1: expected an integer from 0 to 1000000" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -t 0
-	[ "$stderr" = "ar-bench: -t 0: not a number from 0.001 to 1e+09" ]
+	[ "$stderr" = "ar-bench: -t 0: expected a number from 0.001 to 1e+09" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -x 'bad/id'
 	[ "$stderr" = "ar-bench: -x bad/id: not an id ([A-Za-z0-9._-], at most 100)" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa -i 'an idea'
 	[ "$stderr" = "ar-bench: -i an idea: not an id ([A-Za-z0-9._-], at most 100)" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa --stop-at 0
-	[ "$stderr" = "ar-bench: --stop-at 0: not a number from 1e-06 to 1e+06" ]
+	[ "$stderr" = "ar-bench: --stop-at 0: expected a number from 1e-06 to 1e+06" ]
 	run --separate-stderr -64 ar-bench -C nowhere --aa --stop-at nan
-	[ "$stderr" = "ar-bench: --stop-at nan: not a number from 1e-06 to 1e+06" ]
+	[ "$stderr" = "ar-bench: --stop-at nan: expected a number from 1e-06 to 1e+06" ]
 	run --separate-stderr -64 ar-bench -C nowhere --roofline --stop-at 2
 	[ "$stderr" = "ar-bench: --roofline: --stop-at is for exec problems" ]
 	for bad in 8 8, ,8 0,8 9,8 8,1000001 a,b 8,9,10; do

@@ -57,17 +57,6 @@ parse_gpus(struct bench *b, const char *s)
 	b->gpus = b->gpulist;
 }
 
-static long
-int_arg(const char *opt, const char *s, long lo, long hi)
-{
-	long long v;
-
-	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
-		ar_die(AR_EX_USAGE, "-%s %s: not a whole number from %ld to %ld",
-		    opt, s, lo, hi);
-	return (long)v;
-}
-
 /* --sched-pairs min,max: whole numbers, 1 <= min <= max <= 1000000. */
 static void
 sched_pairs(const char *s, long *lo, long *hi)
@@ -88,17 +77,6 @@ sched_pairs(const char *s, long *lo, long *hi)
 		    "numbers with 1 <= min <= max <= 1000000", s);
 	*lo = (long)a;
 	*hi = (long)b;
-}
-
-static double
-num_arg(const char *opt, const char *s, double lo, double hi)
-{
-	double v;
-
-	if (ar_parse_double(s, &v) < 0 || v < lo || v > hi)
-		ar_die(AR_EX_USAGE, "-%s %s: not a number from %g to %g", opt, s,
-		    lo, hi);
-	return v;
 }
 
 int
@@ -138,26 +116,26 @@ main(int argc, char **argv)
 		case 'a': o.append = 1; exec_only = exec_only ? exec_only : 'a'; break;
 		case 'A': b.aa = 1; break;
 		case 'C': o.dir = optarg; break;
-		case 'e': o.e = num_arg("e", optarg, 0, 0.99); exec_only = exec_only ? exec_only : 'e'; break;
+		case 'e': o.e = ar_opt_double("-e", optarg, 0, 0.99); exec_only = exec_only ? exec_only : 'e'; break;
 		case 'G': b.gpus = optarg; break;
 		case 'i': o.idea = optarg; exec_only = exec_only ? exec_only : 'i'; break;
-		case 'k': o.k = int_arg("k", optarg, 1, 1024); kset = 1; break;
+		case 'k': o.k = ar_opt_long("-k", optarg, 1, 1024); kset = 1; break;
 		case 'R': roofline = 1; break;
 		case 'D': o.device = optarg; break;
 		case 'Y': sched_pairs(optarg, &o.spmin, &o.spmax); exec_only = exec_only ? exec_only : 'Y'; break;
-		case 'Z': b.stop_at = num_arg("-stop-at", optarg, 1e-6, 1e6); exec_only = exec_only ? exec_only : 'Z'; break;
+		case 'Z': b.stop_at = ar_opt_double("--stop-at", optarg, 1e-6, 1e6); exec_only = exec_only ? exec_only : 'Z'; break;
 		case 'K': b.keep = 1; exec_only = exec_only ? exec_only : 'K'; break;
 		case 'm': o.spec = optarg; exec_only = exec_only ? exec_only : 'm'; break;
 		case 'N': nosandbox = 1; exec_only = exec_only ? exec_only : 'N'; break;
-		case 'p': o.pmin = int_arg("p", optarg, 1, 1000000); exec_only = exec_only ? exec_only : 'p'; break;
-		case 'P': o.pmax = int_arg("P", optarg, 1, 1000000); break;
+		case 'p': o.pmin = ar_opt_long("-p", optarg, 1, 1000000); exec_only = exec_only ? exec_only : 'p'; break;
+		case 'P': o.pmax = ar_opt_long("-P", optarg, 1, 1000000); break;
 		case 'q': o.quiet = 1; break;
 		case 'S': o.seeds = optarg; exec_only = exec_only ? exec_only : 'S'; break;
-		case 't': o.rt = num_arg("t", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 't'; break;
-		case 'T': o.T = num_arg("T", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 'T'; break;
+		case 't': o.rt = ar_opt_double("-t", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 't'; break;
+		case 'T': o.T = ar_opt_double("-T", optarg, 0.001, 1e9); exec_only = exec_only ? exec_only : 'T'; break;
 		case 'v': o.verbose = 1; break;
 		case 'w': o.wname = optarg; exec_only = exec_only ? exec_only : 'w'; break;
-		case 'W': o.warm = int_arg("W", optarg, 0, 1000000); break;
+		case 'W': o.warm = ar_opt_long("-W", optarg, 0, 1000000); break;
 		case 'x': o.experiment = optarg; exec_only = exec_only ? exec_only : 'x'; break;
 		default: ar_usage(usage);
 		}

@@ -34,17 +34,6 @@ static const char usage[] =
 	"job [-C campaign] experiment | @map [-- ar-bench-args ...]\n"
 	"status [-C campaign]";
 
-static long long
-parse_num(const char *opt, const char *s, long long lo, long long hi)
-{
-	long long v;
-
-	if (ar_parse_long(s, &v) < 0 || v < lo || v > hi)
-		ar_die(AR_EX_USAGE, "%s %s: expected an integer from %lld to "
-		    "%lld", opt, s, lo, hi);
-	return v;
-}
-
 /* Checks the campaign and makes run/ and log/ where missing. */
 static void
 open_campaign(struct runctx *c)
@@ -140,24 +129,24 @@ parse_opts(struct runctx *c, struct opts *o, int *argcp, char ***argvp)
 		switch (ch) {
 		case 'C': o->copt = optarg; break;
 		case 'g': o->topo = optarg; o->ninv++; break;
-		case 'N': o->ngpus = (long)parse_num("--gpus", optarg, 1,
+		case 'N': o->ngpus = (long)ar_opt_long("--gpus", optarg, 1,
 		    AR_SLOTS_MAX); o->ninv++; break;
 		case 'U': o->cpus = 1; o->ninv++; break;
 		case 'H': c->holder = optarg; break;
 		case 'i': o->input = optarg; break;
-		case 'j': c->maxpar = (long)parse_num("-j", optarg, 1, 100000);
+		case 'j': c->maxpar = (long)ar_opt_long("-j", optarg, 1, 100000);
 			break;
-		case 'l': c->lease_s = parse_num("-l", optarg, 3,
+		case 'l': c->lease_s = ar_opt_long("-l", optarg, 3,
 		    365LL * 86400); break;
 		case 'p': c->partition = optarg; break;
 		case 'A': c->array_max = 1; break;
-		case 'M': c->array_max = (long)parse_num("--array-max", optarg,
+		case 'M': c->array_max = (long)ar_opt_long("--array-max", optarg,
 		    1, 100000); break;
 		case 'q': c->verbose = 0; break;
 		case 'v': c->verbose = 1; break;
-		case 'r': c->requeue_max = (long)parse_num("-r", optarg, 0,
+		case 'r': c->requeue_max = (long)ar_opt_long("-r", optarg, 0,
 		    1000); break;
-		case 't': c->tlimit = (double)parse_num("-t", optarg, 1,
+		case 't': c->tlimit = (double)ar_opt_long("-t", optarg, 1,
 		    365LL * 86400); break;
 		case 'D':
 		case 'O':
