@@ -240,6 +240,11 @@ push(char ***v, size_t *n, const char *s)
 	(*v)[*n] = NULL;
 }
 
+/* The stage's side of the fork. Not lib/proc's ar_spawn: a stage that
+ * cannot be set up (its CPUs, its directory, its output) is a run that
+ * fails with 126 and says why on its own stderr, which the score sees,
+ * not a failure of the runner; and it must die with SIGKILL, not
+ * SIGTERM, when the runner goes. */
 _Noreturn static void
 child(struct job *j)
 {
