@@ -325,13 +325,7 @@ main(int argc, char **argv)
 	struct ar_campaign camp;
 
 	ar_std_args(argc, argv, usage);
-	argv[0] = (char *)ar_prog();
-	if (argc < 2)
-		ar_usage(usage);
-	cmd = argv[1];
-	argc--;
-	argv++;
-	argv[0] = argv[-1];
+	cmd = ar_subcommand(&argc, &argv, usage);
 	/* "+": a command after the lock's name keeps its own options. */
 	while ((c = getopt(argc, argv, "+C:d:p:rsw:")) != -1) {
 		switch (c) {

@@ -665,14 +665,7 @@ main(int argc, char **argv)
 	int c, r;
 
 	ar_std_args(argc, argv, usage);
-	/* getopt's messages name the program as the others do. */
-	argv[0] = (char *)ar_prog();
-	if (argc < 2)
-		ar_usage(usage);
-	cmd = argv[1];
-	argc--;
-	argv++;
-	argv[0] = argv[-1];
+	cmd = ar_subcommand(&argc, &argv, usage);
 	holder = default_holder();
 	while ((c = getopt(argc, argv, "f:H:l:n:p:r:s:")) != -1) {
 		switch (c) {

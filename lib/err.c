@@ -184,3 +184,17 @@ ar_opt_double(const char *opt, const char *s, double lo, double hi)
 		    opt, s, lo, hi);
 	return v;
 }
+
+const char *
+ar_subcommand(int *argc, char ***argv, const char *usage)
+{
+	const char *cmd;
+
+	if (*argc < 2)
+		ar_usage(usage);
+	cmd = (*argv)[1];
+	(*argc)--;
+	(*argv)++;
+	(*argv)[0] = (char *)ar_prog();
+	return cmd;
+}

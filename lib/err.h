@@ -36,6 +36,11 @@ int ar_errno_exit(int err);
  * neither was given. usage is the SYNOPSIS text, one line per form. */
 void ar_std_args(int argc, char **argv, const char *usage);
 _Noreturn void ar_usage(const char *usage);
+/* The subcommand of a program that has several: argv[1], taken out of
+ * argc and argv so that getopt(3) reads the subcommand's options, with
+ * argv[0] the program's name for getopt's messages; the usage (64) when
+ * there is none. */
+const char *ar_subcommand(int *argc, char ***argv, const char *usage);
 /* An option's number: the value of s, or exit 64 with "OPT S: expected
  * an integer from LO to HI" (or "a number"). Every command reads its
  * numeric options with these, so they say the same thing. */

@@ -62,15 +62,9 @@ main(int argc, char **argv)
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
 
 	ar_std_args(argc, argv, usage);
-	argv[0] = (char *)ar_prog();
 	ar_crypto_init();
 	json_object_seed(0);
-	if (argc < 2)
-		ar_usage(usage);
-	cmd = argv[1];
-	argc--;
-	argv++;
-	argv[0] = argv[-1];
+	cmd = ar_subcommand(&argc, &argv, usage);
 	while ((c = getopt_long(argc, argv, "BC:f:F:suV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': strict = 1; break;

@@ -248,18 +248,12 @@ main(int argc, char **argv)
 	c.requeue_max = 2;
 	c.array_max = 1000;
 	ar_std_args(argc, argv, usage);
-	argv[0] = (char *)ar_prog();
-	if (argc < 2)
-		ar_usage(usage);
-	o.cmd = argv[1];
+	o.cmd = ar_subcommand(&argc, &argv, usage);
 	if (strcmp(o.cmd, "local") && strcmp(o.cmd, "slurm") &&
 	    strcmp(o.cmd, "job") && strcmp(o.cmd, "status"))
 		ar_die(AR_EX_USAGE, "%s: unknown subcommand (local, slurm, job "
 		    "or status)", o.cmd);
 	c.backend = strcmp(o.cmd, "slurm") == 0 ? B_SLURM : B_LOCAL;
-	argc--;
-	argv++;
-	argv[0] = argv[-1];
 	parse_opts(&c, &o, &argc, &argv);
 	bench_args(&c, o.cmd, argc, argv);
 	identify(&c, o.cmd, hbuf, sizeof hbuf);

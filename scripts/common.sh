@@ -1,4 +1,4 @@
-# ar-common.sh: what ar-loop, ar-plan and ar-agent share, sourced by each
+# common.sh: what ar-loop, ar-plan and ar-agent share, sourced by each
 # after it sets prog and usage. Formats and rules are not decided here:
 # campaign.conf, the problem, the mutable paths, method hashes and locks
 # are asked of ar-campaign(1), which calls the lib/ module that owns each.
