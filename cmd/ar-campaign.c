@@ -144,47 +144,28 @@ judge(const struct ar_manifest *m, const char *path, mode_t mode,
 	return what == AR_MP_SEALED || what == AR_MP_NOTFILE;
 }
 
-/* git diff --raw -z: ":OLDMODE NEWMODE OLDSHA NEWSHA STATUS" NUL PATH NUL,
- * on stdin. */
+/* The changes of `git diff --raw -z`, on stdin (lib/method reads them). */
 static int
 judge_raw(const struct ar_manifest *m)
 {
-	struct ar_buf meta = {0}, path = {0};
-	int c, bad = 0;
+	struct ar_buf in = {0};
+	struct ar_change c;
+	char chunk[65536];
+	size_t got, pos = 0;
+	int r, bad = 0;
 
-	for (;;) {
-		struct ar_buf *b = &meta;
-		unsigned long oldm, newm;
-		char st;
-		int field;
-
-		for (field = 0; field < 2; field++) {
-			b = field ? &path : &meta;
-			ar_buf_clear(b);
-			ar_buf_reserve(b, 0);
-			while ((c = getchar()) != EOF && c != '\0') {
-				ar_buf_addc(b, (char)c);
-				if (b->len > 65536)
-					ar_die(AR_EX_DATA, "<stdin>: a line of "
-					    "git diff --raw -z over 64 KiB");
-			}
-			if (c == EOF)
-				break;
-		}
-		if (field == 0 && meta.len == 0)
-			break;
-		if (field < 2 || sscanf(meta.p, ":%lo %lo %*s %*s %c", &oldm,
-		    &newm, &st) != 3)
-			ar_die(AR_EX_DATA, "<stdin>: not the output of git diff "
-			    "--raw -z");
-		(void)oldm;
-		bad |= judge(m, path.p, (mode_t)(newm == 0 ? 0 :
-		    newm == 0100644 || newm == 0100755 ? S_IFREG | (newm & 0777) :
-		    newm == 0120000 ? S_IFLNK | 0777 : 0160000), st == 'A' ?
-		    "added" : st == 'D' ? "deleted" : "modified");
+	while ((got = fread(chunk, 1, sizeof chunk, stdin)) > 0) {
+		ar_buf_add(&in, chunk, got);
+		if (in.len > (size_t)256 << 20)
+			ar_die(AR_EX_DATA, "<stdin>: over 256 MiB of git diff");
 	}
-	ar_buf_free(&meta);
-	ar_buf_free(&path);
+	if (ferror(stdin))
+		ar_die(AR_EX_IO, "<stdin>:");
+	while ((r = ar_method_change(in.p, in.len, &pos, &c)) == 1)
+		bad |= judge(m, c.path, c.mode, c.what);
+	if (r < 0)
+		ar_die(AR_EX_DATA, "<stdin>: not the output of git diff --raw -z");
+	ar_buf_free(&in);
 	return bad;
 }
 

@@ -68,6 +68,35 @@ ar_method_path_name(int what)
 }
 
 int
+ar_method_change(const char *buf, size_t len, size_t *pos,
+    struct ar_change *c)
+{
+	const char *meta = buf + *pos, *nul, *path, *end;
+	unsigned long oldm, newm;
+	char st;
+
+	if (*pos >= len)
+		return 0;
+	if (!(nul = memchr(meta, '\0', len - *pos)) || meta[0] != ':' ||
+	    sscanf(meta, ":%lo %lo %*s %*s %c", &oldm, &newm, &st) != 3)
+		return -1;
+	path = nul + 1;
+	end = path < buf + len ? memchr(path, '\0', (size_t)(buf + len -
+	    path)) : NULL;
+	if (!end || end == path)
+		return -1;
+	(void)oldm;
+	/* git's modes: a file, an executable, a link, a submodule. */
+	c->mode = newm == 0 ? 0 : newm == 0100644 || newm == 0100755 ?
+	    (mode_t)(S_IFREG | (newm & 0777)) : newm == 0120000 ?
+	    (mode_t)(S_IFLNK | 0777) : (mode_t)0160000;
+	c->path = path;
+	c->what = st == 'A' ? "added" : st == 'D' ? "deleted" : "modified";
+	*pos = (size_t)(end + 1 - buf);
+	return 1;
+}
+
+int
 ar_method_commit(const char *repo, const char *rev, char out[41])
 {
 	char *spec, *argv[] = { "git", "-C", (char *)repo, "rev-parse",

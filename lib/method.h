@@ -32,6 +32,19 @@ int ar_method_path(const char *const *globs, size_t n, const char *path,
 	mode_t mode);
 const char *ar_method_path_name(int what);
 
+/* One change of `git diff --raw -z` output: ":OLDMODE NEWMODE OLDSHA
+ * NEWSHA STATUS" NUL PATH NUL. */
+struct ar_change {
+	const char *path;    /* points into the output */
+	mode_t mode;         /* the new mode as stat(2) gives it; 0 when the
+	                      * path is deleted */
+	const char *what;    /* "added", "deleted" or "modified" */
+};
+/* The change at *pos of the len bytes of buf, *pos moved past it: 1, 0
+ * at the end, -1 when buf is not such output. */
+int ar_method_change(const char *buf, size_t len, size_t *pos,
+	struct ar_change *c);
+
 /* The full id of the commit that rev names in repo, into out[41]; -1
  * when there is none (a rev that starts with '-' never names one). */
 int ar_method_commit(const char *repo, const char *rev, char out[41]);

@@ -313,7 +313,47 @@ out:
 	unit_rmtree(dir);
 }
 
+static void
+changes(void)
+{
+	static const char raw[] =
+	    ":100644 100644 aaa bbb M\0run.sh\0"
+	    ":000000 100755 000 ccc A\0src/a b.c\0"
+	    ":100644 000000 ddd 000 D\0notes.txt\0"
+	    ":000000 120000 000 eee A\0link\0";
+	struct ar_change c;
+	size_t pos = 0;
+
+	OK(ar_method_change(raw, sizeof raw - 1, &pos, &c) == 1 &&
+	    strcmp(c.path, "run.sh") == 0 && S_ISREG(c.mode) &&
+	    strcmp(c.what, "modified") == 0, "change: a file modified");
+	OK(ar_method_change(raw, sizeof raw - 1, &pos, &c) == 1 &&
+	    strcmp(c.path, "src/a b.c") == 0 && S_ISREG(c.mode) &&
+	    (c.mode & 0777) == 0755 && strcmp(c.what, "added") == 0,
+	    "change: an executable added, a blank in its path");
+	OK(ar_method_change(raw, sizeof raw - 1, &pos, &c) == 1 &&
+	    c.mode == 0 && strcmp(c.what, "deleted") == 0, "change: a "
+	    "deletion has mode 0");
+	OK(ar_method_change(raw, sizeof raw - 1, &pos, &c) == 1 &&
+	    S_ISLNK(c.mode), "change: a link");
+	OK(ar_method_change(raw, sizeof raw - 1, &pos, &c) == 0 &&
+	    pos == sizeof raw - 1, "change: the end");
+	pos = 0;
+	OK(ar_method_change(":100644 100644 a b M\0run.sh", 26, &pos, &c) ==
+	    -1, "change: a path without its NUL is not raw diff");
+	pos = 0;
+	OK(ar_method_change("100644 100644 a b M\0x\0", 22, &pos, &c) == -1,
+	    "change: no leading colon");
+	pos = 0;
+	OK(ar_method_change(":100644\0x\0", 11, &pos, &c) == -1,
+	    "change: too few fields");
+	pos = 0;
+	OK(ar_method_change(":100644 100644 a b M\0\0", 23, &pos, &c) == -1,
+	    "change: an empty path");
+}
+
 const struct unit_test unit_method[] = {
+	TEST(changes),
 	TEST(mutable),
 	TEST(paths),
 	TEST(overlay),
