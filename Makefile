@@ -79,6 +79,42 @@ $(O)/bin/$(1): $(call cmdobj,$(1)) $(O)/libar.a $(O)/libardev.a
 endef
 $(foreach p,$(BIN),$(eval $(call program,$(p))))
 
+# The libFuzzer targets of tests/fuzz, one per group of parsers: built
+# with clang against lib/ compiled for fuzzing; `make fuzz` runs each for
+# FUZZ_TIME seconds from its seeds (tests/fuzz/seeds/NAME) and keeps what
+# it learns in $(O)/fuzz/corpus-NAME. A finding stops it, saved as
+# $(O)/fuzz/crash-*. Not part of make check.
+FUZZ = assign change files imports inventory ledger lines manifest
+FUZZ_TIME = 60
+FUZZ_CC = clang
+FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
+FUZZLIBOBJ = $(LIBSRC:lib/%.c=$(O)/fuzz/lib/%.o)
+
+$(O)/fuzz/lib/%.o: lib/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZLIBOBJ)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -iquote lib -o $@ $< $(FUZZLIBOBJ) $(LDFLAGS) $(LDLIBS)
+
+fuzz-build: $(FUZZ:%=$(O)/fuzz/%)
+
+fuzz: fuzz-build
+	@for f in $(FUZZ); do \
+		mkdir -p $(O)/fuzz/corpus-$$f; \
+		echo "fuzz: $$f for $(FUZZ_TIME) s"; \
+		if (cd $(O)/fuzz && ./$$f -max_total_time=$(FUZZ_TIME) \
+		    -max_len=65536 -print_final_stats=1 corpus-$$f \
+		    $(CURDIR)/tests/fuzz/seeds/$$f > $$f.log 2>&1); then \
+			grep -E '^(Done|stat::number_of_executed_units)' \
+			    $(O)/fuzz/$$f.log; \
+		else \
+			tail -n 40 $(O)/fuzz/$$f.log; \
+			echo "fuzz: $$f: a finding, see $(O)/fuzz/$$f.log"; \
+			exit 1; \
+		fi; \
+	done
+
 # Benchmarks are run by hand, not by make check.
 bench: $(O)/bench/verdict-sim
 
@@ -178,5 +214,5 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
-.PHONY: FORCE all bench cuda cuda-build gpu-build gpu-check check check-stress check-asan check-valgrind lint lint-man demo tour install uninstall clean
-.PRECIOUS: $(O)/lib/%.o
+.PHONY: FORCE all bench fuzz fuzz-build cuda cuda-build gpu-build gpu-check check check-stress check-asan check-valgrind lint lint-man demo tour install uninstall clean
+.PRECIOUS: $(O)/lib/%.o $(O)/fuzz/lib/%.o

@@ -19,7 +19,10 @@ ar_getline(FILE *f, struct ar_buf *b, size_t max)
 {
 	int c, too_long = 0;
 
+	/* Even an empty line is a string: callers strchr and split it. */
 	ar_buf_clear(b);
+	ar_buf_reserve(b, 0);
+	b->p[0] = '\0';
 	while ((c = getc_unlocked(f)) != EOF) {
 		if (c == '\n')
 			return too_long ? AR_LINE_LONG : AR_LINE_OK;

@@ -10,7 +10,8 @@
 #define AR_LINE_MAX (1024 * 1024)
 
 enum { AR_LINE_EOF = 0, AR_LINE_OK = 1, AR_LINE_LONG = -2, AR_LINE_ERR = -1 };
-/* Reads one line without its newline into b; returns an AR_LINE_ value.
+/* Reads one line without its newline into b, always a NUL-terminated
+ * string, even when empty; returns an AR_LINE_ value.
  * A line longer than max is AR_LINE_LONG; the rest of it is skipped. */
 int ar_getline(FILE *f, struct ar_buf *b, size_t max);
 /* The next line of JSON Lines input that is not blank, in b; 0 at the

@@ -150,6 +150,19 @@ ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name)
 	return ar_tsv_open_raw(t, f, name, 0);
 }
 
+/* A failed open frees what it took and keeps only the reason, so its
+ * caller need not close. */
+static int
+open_failed(struct ar_tsv *t)
+{
+	char err[sizeof t->err];
+
+	memcpy(err, t->err, sizeof err);
+	ar_tsv_close(t);
+	memcpy(t->err, err, sizeof err);
+	return -1;
+}
+
 int
 ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 {
@@ -165,11 +178,11 @@ ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 		snprintf(t->err, sizeof t->err, "%s: empty input: no header "
 		    "line", name);
 	if (r <= 0)
-		return -1;
+		return open_failed(t);
 	if (nf > 4096) {
 		snprintf(t->err, sizeof t->err, "%s: header: more than 4096 "
 		    "columns", name);
-		return -1;
+		return open_failed(t);
 	}
 	t->ncol = (size_t)nf;
 	t->hdr = ar_xmalloc(t->ncol * sizeof *t->hdr);
@@ -179,7 +192,7 @@ ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 			snprintf(t->err, sizeof t->err, "%s: header: column "
 			    "%d has no name", name, i + 1);
 			t->ncol = (size_t)i;
-			return -1;
+			return open_failed(t);
 		}
 		t->hdr[i] = ar_xstrdup(tmp[i]);
 		for (j = 0; j < i; j++)
@@ -187,7 +200,7 @@ ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 				snprintf(t->err, sizeof t->err, "%s: header: "
 				    "duplicate column '%s'", name, t->hdr[i]);
 				t->ncol = (size_t)i + 1;
-				return -1;
+				return open_failed(t);
 			}
 	}
 	return 0;

@@ -17,7 +17,8 @@ struct ar_tsv {
 	char err[512];   /* "name: line N: reason" after a failure */
 	int raw;         /* fields taken as they are, without escapes */
 };
-/* Reads the header. 0 on success, -1 with t->err set. */
+/* Reads the header. 0 on success; -1 with t->err set and nothing else
+ * held (ar_tsv_close is then optional). */
 int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
 /* The same for TSV written by other tools without escapes (raw = 1),
  * such as karpathy/autoresearch's results.tsv. */

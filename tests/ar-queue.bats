@@ -498,6 +498,11 @@ reject() {
 	reject 65 "ar-queue: in: header: column 3 has no name"
 	printf 'a\tb\ta\n1\t2\t3\n' >in
 	reject 65 "ar-queue: in: header: duplicate column 'a'"
+	# An empty first line, forced to TSV (found by tests/fuzz: it crashed).
+	printf '\n1\t2\n' >in
+	run -65 --separate-stderr ar-queue put -f tsv "$S" in
+	same "$stderr" "ar-queue: in: header: column 1 has no name"
+	nothing_stored
 }
 
 @test "put: one bad record after many good ones stores none of them" {

@@ -33,6 +33,17 @@ lines(void)
 	OK(ar_getline(f, &b, 10) == AR_LINE_EOF, "getline: the end");
 	fclose(f);
 	{
+		static char t1[] = "\nx\n";
+		struct ar_buf fresh = {0};
+
+		f = fmemopen(t1, strlen(t1), "r");
+		OK(ar_getline(f, &fresh, 10) == AR_LINE_OK && fresh.p &&
+		    strcmp(fresh.p, "") == 0, "getline: an empty first line "
+		    "into a fresh buffer is the string \"\"");
+		fclose(f);
+		ar_buf_free(&fresh);
+	}
+	{
 		static char t2[] = "{\"a\":1}\n\n  \t\n{\"b\":2}\n";
 		size_t lineno = 0;
 

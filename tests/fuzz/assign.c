@@ -1,0 +1,66 @@
+/* assign.c: lib/assign's readers: a queue record (JSON) and a row of
+ * ar-sched next's TSV; what one writes, the other reads back alike. */
+#include <math.h>
+#include <sys/stat.h>
+
+#include "assign.h"
+#include "fuzz.h"
+#include "json.h"
+#include "tsv.h"
+
+static void
+round_trip(const struct ar_assign *a)
+{
+	json_t *r = ar_assign_record(a), *back;
+	char *s = ar_json_line(r), err[256];
+	struct ar_assign b;
+
+	back = ar_json_parse(s, strlen(s), err, sizeof err);
+	CHECK(back && json_is_object(back));
+	ar_assign_parse(back, a->experiment, &b);
+	CHECK(!b.bad[0]);
+	CHECK(strcmp(a->experiment, b.experiment) == 0 && a->k == b.k &&
+	    a->ngpus == b.ngpus && a->pmin == b.pmin && a->pmax == b.pmax);
+	json_decref(back);
+	json_decref(r);
+	free(s);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	char err[256];
+	json_t *o = ar_json_parse((const char *)d, n, err, sizeof err);
+	FILE *f;
+
+	if (o && json_is_object(o)) {
+		struct ar_assign a;
+
+		ar_assign_parse(o, "fuzz", &a);
+		if (!a.bad[0])
+			round_trip(&a);
+	}
+	json_decref(o);
+	/* The same bytes as TSV. */
+	if ((f = fmemopen((void *)d, n ? n : 1, "r"))) {
+		struct ar_tsv t;
+
+		memset(&t, 0, sizeof t);
+		if (n && ar_tsv_open(&t, f, "fuzz") == 0) {
+			while (ar_tsv_next(&t) == 1) {
+				json_t *r = ar_assign_from_row(t.hdr, t.field,
+				    t.ncol, err, sizeof err);
+
+				if (r) {
+					struct ar_assign a;
+
+					ar_assign_parse(r, "fuzz", &a);
+					json_decref(r);
+				}
+			}
+		}
+		ar_tsv_close(&t);
+		fclose(f);
+	}
+	return 0;
+}

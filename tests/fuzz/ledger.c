@@ -1,0 +1,59 @@
+/* ledger.c: lib/ledger reading a segment and its index as a tampered
+ * ledger could hold them: the input up to its first form feed is the
+ * index, the rest the segment (all of it when there is no form feed). Every row is either read or named bad; nothing crashes. */
+#include "fuzz.h"
+#include "io.h"
+#include "ledger.h"
+
+static int
+row(const struct ar_row *r, void *arg)
+{
+	size_t *rows = arg;
+
+	CHECK(r->src != NULL);
+	CHECK(r->bad || r->json);
+	(*rows)++;
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	static char dir[64];
+	struct ar_ledger l;
+	char path[128], err[1024];
+	const uint8_t *ff = memchr(d, '\f', n);
+	size_t cut = ff ? (size_t)(ff - d) : 0, skip = ff ? 1 : 0, rows = 0;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof dir, "/tmp/ar-fuzz-ledger.%ld",
+		    (long)getpid());
+		if (ar_ledger_open(&l, dir, 1, err, sizeof err) < 0)
+			abort();
+		ar_ledger_close(&l);
+	}
+	snprintf(path, sizeof path, "%s/seg", dir);
+	{
+		char p[160];
+		FILE *f;
+
+		snprintf(p, sizeof p, "%s/00000001.idx", path);
+		if (!(f = fopen(p, "w")))
+			abort();
+		fwrite(d, 1, cut, f);
+		fclose(f);
+		snprintf(p, sizeof p, "%s/00000001.tsv", path);
+		if (!(f = fopen(p, "w")))
+			abort();
+		fwrite(d + cut + skip, 1, n - cut - skip, f);
+		fclose(f);
+	}
+	if (ar_ledger_open(&l, dir, 0, err, sizeof err) < 0)
+		return 0;
+	if (ar_ledger_scan(&l, row, &rows, err, sizeof err) < 0)
+		CHECK(err[0]);
+	(void)ar_ledger_in_segments(&l, "a");
+	(void)ar_ledger_in_segments(&l, "zzzzzzzz");
+	ar_ledger_close(&l);
+	return 0;
+}
