@@ -47,6 +47,7 @@ static const struct {
 	{ "sched", "run/sched.lock", 60 },
 	{ "ledger", "ledger/lock", 0 },
 	{ "worktrees", "work/worktrees.lock", 0 },
+	{ "ideas", "ideas.lock", 0 },
 };
 
 static int

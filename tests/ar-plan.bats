@@ -6,7 +6,8 @@
 # -r tries), HTTP 500 and a hang cut by -t (exit 69 after -r tries), a
 # refused connection. The AR_PLANNER command path: the prompt it gets
 # (program.md's planner section, the problem, the ideas so far, the
-# digest), a reply in prose, a failing command, duplicates left out. The
+# digest), a reply in prose, a failing command, duplicates left out, six
+# planners at once under ideas.lock. The
 # scripted example planner. The command line.
 
 bats_require_minimum_version 1.5.0
@@ -169,6 +170,45 @@ EOF
 	[[ $stderr == *"proposed already"* ]]
 	grep -q '^- \[new\] prefetch the next rows (memory)' prompt
 	[ "$(ideas | wc -l)" = 1 ]
+}
+
+@test "ar-plan: 6 planners at once with the same reply store each title once; a dead planner's lock is broken" {
+	# Each planner answers only when all 6 have asked, so every one has
+	# read the titles before any stores: only ideas.lock keeps them apart.
+	mkdir asked
+	cat > planner <<'EOF'
+#!/bin/sh
+cat > /dev/null
+: > "$ASKED/$$"
+while [ "$(ls "$ASKED" | wc -l)" -lt 6 ]; do sleep 0.05; done
+cat <<'R'
+{"ideas": [
+ {"title": "Tile by 64", "hypothesis": "h", "sources": ["s"]},
+ {"title": "unroll by 4", "hypothesis": "h", "sources": ["s"]},
+ {"title": "tile BY 64", "hypothesis": "h", "sources": ["s"]}]}
+R
+EOF
+	chmod +x planner
+	for i in 1 2 3 4 5 6; do
+		ASKED=$T/asked AR_PLANNER=$T/planner ar-plan -C camp -t 600 \
+		    > "out.$i" 2> "err.$i" &
+	done
+	wait
+	[ "$(ideas | jq -r .title | sort)" = "$(printf '%s\n' "Tile by 64" "unroll by 4")" ]
+	[ "$(cat out.* | wc -l)" -eq 2 ]
+	[ "$(grep -l 'proposed already; nothing stored' err.* | wc -l)" -eq 5 ]
+	[ ! -e camp/ideas.lock ]
+	# A planner killed holding the lock: the next one breaks it.
+	sleep 1000 &
+	dead=$!
+	ar-campaign lock -C camp -p "$dead" ideas
+	kill "$dead"
+	wait "$dead" || :
+	AR_PLANNER="echo '{\"ideas\": [{\"title\": \"new one\", \"hypothesis\": \"h\", \"sources\": [\"s\"]}]}'" \
+	    run --separate-stderr -0 ar-plan -C camp
+	[[ $stderr == *"ideas.lock: broke the lock of pid $dead on "*", which died"* ]]
+	[ "$(ideas | wc -l)" -eq 3 ]
+	[ ! -e camp/ideas.lock ]
 }
 
 @test "ar-plan: AR_PLANNER that fails or says nothing useful" {
