@@ -84,7 +84,7 @@ $(foreach p,$(BIN),$(eval $(call program,$(p))))
 # FUZZ_TIME seconds from its seeds (tests/fuzz/seeds/NAME) and keeps what
 # it learns in $(O)/fuzz/corpus-NAME. A finding stops it, saved as
 # $(O)/fuzz/crash-*. Not part of make check.
-FUZZ = assign change files imports inventory ledger lines manifest
+FUZZ = assign change files imports inventory ledger lines manifest seal
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
