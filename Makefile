@@ -10,7 +10,7 @@ SCRIPTS = ar-loop ar-plan ar-agent
 MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
 MAN5 = ar-campaign.5 ar-formats.5 ar-ledger.5 ar-problem.5 ar-result.5 ar-spool.5
 MAN7 = ar-measure.7 ar-policy.7 ar-seal.7 autoreduce.7
-TESTBIN = ar-sign-test unit http-stub cuda-test
+TESTBIN = ar-sign-test unit http-stub cuda-test attack
 
 # Two layers of libraries: lib/ is the base (formats, rules, files),
 # built into libar.a; dev/ is the device layer above it (the cpu and cuda

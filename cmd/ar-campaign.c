@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "campaign.h"
+#include "crypto.h"
 #include "conf.h"
 #include "err.h"
 #include "host.h"
@@ -33,6 +34,7 @@ static const char usage[] =
 	"problem [-C campaign]\n"
 	"mutable [-C campaign] [-r | path ...]\n"
 	"hash [-C campaign] rev\n"
+	"fingerprint [-C campaign]\n"
 	"lock [-C campaign] [-p pid] [-w seconds] name [command ...]\n"
 	"unlock [-C campaign] [-p pid] name\n"
 	"host [-s]";
@@ -341,16 +343,18 @@ main(int argc, char **argv)
 		ar_usage(usage);
 	if (strcmp(cmd, "get") && strcmp(cmd, "path") &&
 	    strcmp(cmd, "problem") && strcmp(cmd, "mutable") &&
-	    strcmp(cmd, "hash") && strcmp(cmd, "lock") &&
-	    strcmp(cmd, "unlock"))
+	    strcmp(cmd, "hash") && strcmp(cmd, "fingerprint") &&
+	    strcmp(cmd, "lock") && strcmp(cmd, "unlock"))
 		ar_die(AR_EX_USAGE, "%s: unknown subcommand (get, path, "
-		    "problem, mutable, hash, lock, unlock or host)", cmd);
+		    "problem, mutable, hash, fingerprint, lock, unlock or host)",
+		    cmd);
 	/* The command line is checked whole before the campaign is read. */
 	if ((strcmp(cmd, "get") == 0 && argc != 1) ||
 	    (strcmp(cmd, "path") == 0 && argc != 1) ||
 	    (strcmp(cmd, "problem") == 0 && argc != 0) ||
 	    (strcmp(cmd, "mutable") == 0 && (raw ? argc != 0 : argc == 0)) ||
 	    (strcmp(cmd, "hash") == 0 && argc != 1) ||
+	    (strcmp(cmd, "fingerprint") == 0 && argc != 0) ||
 	    (strcmp(cmd, "lock") == 0 && argc < 1) ||
 	    (strcmp(cmd, "unlock") == 0 && argc != 1))
 		ar_usage(usage);
@@ -366,7 +370,13 @@ main(int argc, char **argv)
 		r = cmd_mutable(dir, raw, argc, argv);
 	else if (strcmp(cmd, "hash") == 0)
 		r = cmd_hash(dir, argv[0]);
-	else if (strcmp(cmd, "lock") == 0) {
+	else if (strcmp(cmd, "fingerprint") == 0) {
+		char fp[AR_HASH_HEX];
+
+		ar_key_fingerprint(fp, camp.pk);
+		puts(fp);
+		r = AR_EX_OK;
+	} else if (strcmp(cmd, "lock") == 0) {
 		/* What follows the name is the command; "--" may part them. */
 		int skip = argc > 1 && strcmp(argv[1], "--") == 0;
 

@@ -63,6 +63,35 @@ ar_campaign_open(struct ar_campaign *c, const char *dir)
 	free(p);
 }
 
+int
+ar_campaign_pinned(const struct ar_campaign *c, const char *want, char *err,
+    size_t errlen)
+{
+	const char *from = want ? "-k" : "AR_KEY_FINGERPRINT";
+	char have[AR_HASH_HEX];
+	size_t i;
+
+	if (!want && !(want = getenv("AR_KEY_FINGERPRINT")))
+		return 0;
+	for (i = 0; want[i]; i++)
+		if (!strchr("0123456789abcdef", want[i]))
+			break;
+	if (want[i] || i != AR_HASH_HEX - 1) {
+		snprintf(err, errlen, "%s %.80s: not a key fingerprint (64 "
+		    "lowercase hex digits, as ar-campaign fingerprint prints)",
+		    from, want);
+		return -2;
+	}
+	ar_key_fingerprint(have, c->pk);
+	if (strcmp(have, want) != 0) {
+		snprintf(err, errlen, "%s/keys/bench.pub: fingerprint %.16s..., "
+		    "not the pinned %.16s...: the campaign's key was replaced",
+		    c->dir, have, want);
+		return -1;
+	}
+	return 0;
+}
+
 void
 ar_campaign_free(struct ar_campaign *c)
 {

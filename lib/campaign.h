@@ -17,6 +17,13 @@ struct ar_campaign {
  * clear message and the fitting exit code when it is not a campaign. */
 void ar_campaign_open(struct ar_campaign *c, const char *dir);
 void ar_campaign_free(struct ar_campaign *c);
+/* Checks the campaign's public key against a pinned fingerprint: want,
+ * else $AR_KEY_FINGERPRINT; 0 when it matches or nothing is pinned, -1
+ * when it does not match, -2 when want is not a fingerprint; err says
+ * which. The pin is the trust anchor a user keeps outside the campaign
+ * (ar-init(1)), where no method or agent can write it. */
+int ar_campaign_pinned(const struct ar_campaign *c, const char *want,
+	char *err, size_t errlen);
 /* The directory named by -C, else $AR_CAMPAIGN, else ".". */
 const char *ar_campaign_default(const char *opt);
 /* The secret key's file: campaign.conf's "key", relative to the campaign

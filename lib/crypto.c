@@ -52,6 +52,19 @@ ar_hash_hex(char out[AR_HASH_HEX], const void *data, size_t len)
 	ar_hex(out, h, sizeof h);
 }
 
+void
+ar_key_fingerprint(char out[AR_HASH_HEX], const unsigned char pk[AR_PK_BYTES])
+{
+	ar_hash_hex(out, pk, AR_PK_BYTES);
+}
+
+void
+ar_key_public_of(const unsigned char sk[AR_SK_BYTES],
+    unsigned char pk[AR_PK_BYTES])
+{
+	crypto_sign_ed25519_sk_to_pk(pk, sk);
+}
+
 int
 ar_hash_file(const char *path, char out[AR_HASH_HEX])
 {

@@ -15,6 +15,12 @@ void ar_hex(char *out, const unsigned char *in, size_t n);
 int ar_unhex(unsigned char *out, size_t n, const char *hex);
 void ar_hash_hex(char out[AR_HASH_HEX], const void *data, size_t len);
 int ar_hash_file(const char *path, char out[AR_HASH_HEX]);
+/* A public key's fingerprint: BLAKE2b-256 of its 32 bytes, in hex. */
+void ar_key_fingerprint(char out[AR_HASH_HEX],
+	const unsigned char pk[AR_PK_BYTES]);
+/* The public half of a secret key. */
+void ar_key_public_of(const unsigned char sk[AR_SK_BYTES],
+	unsigned char pk[AR_PK_BYTES]);
 void ar_keypair(unsigned char pk[AR_PK_BYTES], unsigned char sk[AR_SK_BYTES]);
 void ar_sign_hex(char out[AR_SIG_HEX], const void *msg, size_t len,
 	const unsigned char sk[AR_SK_BYTES]);

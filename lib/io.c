@@ -386,13 +386,7 @@ ar_tail_of(const char *path)
 	s = ar_xstrdup(b.p + start);
 	/* Bytes that are not UTF-8 (or a character cut in two) become
 	 * '?': the result must stay valid JSON. */
-	for (;;) {
-		long bad = ar_utf8_invalid(s, strlen(s));
-
-		if (bad < 0)
-			break;
-		s[bad] = '?';
-	}
+	ar_utf8_repair(s);
 	for (i = 0; s[i]; i++)
 		if ((unsigned char)s[i] < 0x20 && s[i] != '\n' && s[i] != '\t')
 			s[i] = '?';

@@ -178,6 +178,10 @@ ar_runner_start(struct ar_runner *r, const struct ar_sandbox *sb,
 	if (sb->on) {
 		add(&argv, &n, sb->bwrap);
 		add(&argv, &n, "--unshare-all");
+		/* No bubblewrap init: the runner, not dumpable, is the
+		 * sandbox's pid 1, so no process of the sandbox that a stage
+		 * could ptrace or read holds the runner's pipes or files. */
+		add(&argv, &n, "--as-pid-1");
 		add(&argv, &n, "--die-with-parent");
 		add(&argv, &n, "--new-session");
 		add(&argv, &n, "--cap-drop");

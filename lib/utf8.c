@@ -1,4 +1,6 @@
 /* utf8.c: strict UTF-8 validation (no overlongs, no surrogates). */
+#include <string.h>
+
 #include "utf8.h"
 
 long
@@ -34,4 +36,30 @@ ar_utf8_invalid(const char *str, size_t len)
 		i += n + 1;
 	}
 	return -1;
+}
+
+size_t
+ar_utf8_prefix(const char *str, size_t max)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t len = strnlen(str, max), i;
+
+	if (len < max || s[len] == '\0' || (s[len] & 0xc0) != 0x80)
+		return len;
+	/* s[len] continues a character: back up to where it starts. */
+	for (i = len; i > 0 && (s[i - 1] & 0xc0) == 0x80; i--)
+		;
+	return i > 0 ? i - 1 : 0;
+}
+
+void
+ar_utf8_repair(char *s)
+{
+	size_t len = strlen(s), off = 0;
+	long bad;
+
+	while ((bad = ar_utf8_invalid(s + off, len - off)) >= 0) {
+		s[off + (size_t)bad] = '?';
+		off += (size_t)bad + 1;
+	}
 }

@@ -32,31 +32,12 @@ teardown() {
 	ar_bench_teardown
 }
 
-need_sandbox() {
-	[ -n "$SANDBOX" ] ||
-	    skip "the sandbox needs root and a bwrap (bubblewrap) that works"
-}
-
 # variant JQ: a copy of the toy problem, problem.json passed through JQ,
 # in ./prob (ar-init seals whatever it is given).
 variant() {
 	rm -rf prob
 	cp -R "$TOY" prob
 	jq "$1" "$TOY/problem.json" > prob/problem.json
-}
-
-# bench ARGS: ar-bench on the campaign, in the sandbox where there is one;
-# the result in r.json.
-bench() {
-	run --separate-stderr ar-bench -C camp "${NOSB[@]}" "$@"
-	printf '%s\n' "$output" > r.json
-	echo "# ar-bench $*: exit $status"
-	echo "# stderr: $stderr"
-}
-
-# kept: the scratch directory that -K kept, as stderr says.
-kept() {
-	sed -n 's/^ar-bench: scratch directory kept: //p' <<< "$stderr"
 }
 
 # no_scratch: ar-bench left nothing in TMPDIR.
@@ -1102,7 +1083,7 @@ TMPDIR=/tmp" ]
 	k=$(kept)
 	run -0 grep -e '^AR_' -e '^HOME=' -e '^TMPDIR=' -e '^PWD=' "$k/method/out/env"
 	[ "$output" = "AR_CPUS=1
-AR_IN=$k/in
+AR_IN=$k/method/in
 AR_METHOD=$k/method/src
 AR_OUT=$k/method/out
 AR_PROBLEM=$CAMP/problem

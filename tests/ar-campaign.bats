@@ -54,14 +54,14 @@ mkcamp() {
 	run --separate-stderr -66 ar-campaign get -C empty scales
 	[ "$stderr" = "ar-campaign: empty: not a campaign (no campaign.conf)" ]
 	run --separate-stderr -64 ar-campaign frob
-	[ "$stderr" = "ar-campaign: frob: unknown subcommand (get, path, problem, mutable, hash, lock, unlock or host)" ]
+	[ "$stderr" = "ar-campaign: frob: unknown subcommand (get, path, problem, mutable, hash, fingerprint, lock, unlock or host)" ]
 	run --separate-stderr -64 ar-campaign get
 	[ "${stderr_lines[0]}" = "usage: ar-campaign get [-C campaign] [-d default] key" ]
 	run --separate-stderr -64 ar-campaign host -d x
 	run --separate-stderr -64 ar-campaign lock -C camp -w -1 loop
 	run -0 ar-campaign -h
 	[ "${lines[0]}" = "usage: ar-campaign get [-C campaign] [-d default] key" ]
-	[ "${lines[7]}" = "       ar-campaign host [-s]" ]
+	[ "${lines[8]}" = "       ar-campaign host [-s]" ]
 	run -0 ar-campaign --version
 	[ "$output" = "ar-campaign $VERSION" ]
 }
@@ -133,6 +133,15 @@ mkcamp() {
 	[ "$stderr" = "ar-campaign: nosuch: not a commit in camp/methods" ]
 	run --separate-stderr -66 ar-campaign hash -C camp -- --all
 	[ "$stderr" = "ar-campaign: --all: not a commit in camp/methods" ]
+}
+
+@test "ar-campaign fingerprint: BLAKE2b-256 of the public key's 32 bytes" {
+	mkcamp
+	hex=$(sed -n 's/^ed25519-public //p' camp/keys/bench.pub)
+	want=$(printf '%s' "$hex" | xxd -r -p | b2sum -l 256 | cut -d' ' -f1)
+	run --separate-stderr -0 ar-campaign fingerprint -C camp
+	[ "$output" = "$want" ]
+	run --separate-stderr -64 ar-campaign fingerprint -C camp extra
 }
 
 @test "ar-campaign lock: taken for the caller, busy: 75 naming the holder, unlock by the holder only" {

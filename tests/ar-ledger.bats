@@ -63,8 +63,8 @@ $L/seg:" ]
 }
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
-       ar-ledger verify [-C campaign] [-s]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V]
+       ar-ledger verify [-C campaign] [-s] [-k fingerprint]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint]
        ar-ledger import [-C campaign] -F autoresearch|pi file
        ar-ledger compact [-C campaign] [-B]"
 
@@ -602,6 +602,28 @@ export_left_out() {
 	run -0 grep -v "\"id\":\"$2\"" "$T/clean.jsonl"
 	[ "$(cat "$T/v.jsonl")" = "$output" ]
 	[ "$(wc -l < "$T/v.autoresearch")" -eq $(( ${#lines[@]} + 1 )) ]
+}
+
+@test "ar-ledger verify -k, export -V -k, AR_KEY_FINGERPRINT: a replaced campaign key is refused before any row" {
+	stored_mix
+	fp=$(ar-campaign fingerprint -C "$C")
+	run -0 --separate-stderr ar-ledger verify -C "$C" -k "$fp"
+	AR_KEY_FINGERPRINT=$fp run -0 --separate-stderr ar-ledger export -C "$C" -V
+	# Another key pair's public half in place of the campaign's.
+	ar-init -p "$T/prob" "$T/other" > /dev/null
+	cp "$T/other/keys/bench.pub" "$C/keys/bench.pub"
+	run -1 --separate-stderr ar-ledger verify -C "$C" -k "$fp"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $C/keys/bench.pub: fingerprint $(ar-campaign fingerprint -C "$C" | cut -c 1-16)..., not the pinned ${fp:0:16}...: the campaign's key was replaced" ]
+	AR_KEY_FINGERPRINT=$fp run -1 --separate-stderr ar-ledger export -C "$C" -V
+	[ "$output" = "" ]
+	# Export without -V does not verify, so the pin is not asked.
+	AR_KEY_FINGERPRINT=$fp run -0 --separate-stderr ar-ledger export -C "$C"
+	run -64 --separate-stderr ar-ledger verify -C "$C" -k "${fp^^}"
+	[[ $stderr == "ar-ledger: -k ${fp^^}: not a key fingerprint"* ]]
+	AR_KEY_FINGERPRINT=x run -64 --separate-stderr ar-ledger verify -C "$C"
+	[[ $stderr == "ar-ledger: AR_KEY_FINGERPRINT x: not a key fingerprint"* ]]
+	run -64 --separate-stderr ar-ledger compact -C "$C" -k "$fp"
 }
 
 @test "ar-ledger: an edited loose file is named by verify and left out by export -V" {

@@ -405,6 +405,25 @@ ar_bench_setup() {
 	cd "$T/w"
 }
 
+need_sandbox() {
+	[ -n "$SANDBOX" ] ||
+	    skip "the sandbox needs root and a bwrap (bubblewrap) that works"
+}
+
+# bench ARGS: ar-bench on the campaign, in the sandbox where there is one;
+# the result in r.json.
+bench() {
+	run --separate-stderr ar-bench -C camp "${NOSB[@]}" "$@"
+	printf '%s\n' "$output" > r.json
+	echo "# ar-bench $*: exit $status"
+	echo "# stderr: $stderr"
+}
+
+# kept: the scratch directory that -K kept, as stderr says.
+kept() {
+	sed -n 's/^ar-bench: scratch directory kept: //p' <<< "$stderr"
+}
+
 # ar_bench_teardown: whatever a failed test left running or wrote where it
 # must not.
 ar_bench_teardown() {

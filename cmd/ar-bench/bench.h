@@ -56,6 +56,8 @@ struct role {
 	char *dir;           /* session/<role> */
 	char *src;           /* the method's directory */
 	char *out, *log, *tmp;
+	char *in;            /* the pair's inputs: the judge's, or a
+	                      * role's own copy of them */
 	struct ar_runner run;
 	int started;
 	/* the paths the stages see */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +23,7 @@
 #include "buf.h"
 #include "io.h"
 #include "runner.h"
+#include "seccomp.h"
 #include "timefmt.h"
 #include "tree.h"
 #include "bench.h"
@@ -212,6 +214,26 @@ kill_leftovers(const struct server *sv, pid_t group, double *cpu)
 	return killed;
 }
 
+static double
+tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* Whether a process of the run other than this runner's guard is still
+ * a child of this subreaper. */
+static int
+others(const struct server *sv)
+{
+	pid_t kids[4];
+	size_t n = list_children(kids, 4), i;
+
+	for (i = 0; i < n; i++)
+		if (kids[i] != sv->guard_pid)
+			return 1;
+	return 0;
+}
+
 static void
 job_reset(struct job *j)
 {
@@ -240,13 +262,34 @@ push(char ***v, size_t *n, const char *s)
 	(*v)[*n] = NULL;
 }
 
+/* Closes every descriptor from lo up. */
+static void
+close_from(int lo)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (syscall(SYS_close_range, (unsigned)lo, ~0U, 0) == 0)
+		return;
+	/* Kernels before 5.9: each open descriptor, from /proc. */
+	if (!(d = opendir("/proc/self/fd")))
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (fd >= lo && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}
+
 /* The stage's side of the fork. Not lib/proc's ar_spawn: a stage that
  * cannot be set up (its CPUs, its directory, its output) is a run that
  * fails with 126 and says why on its own stderr, which the score sees,
  * not a failure of the runner; and it must die with SIGKILL, not
  * SIGTERM, when the runner goes. */
 _Noreturn static void
-child(struct job *j)
+child(struct job *j, int sandboxed)
 {
 	sigset_t none;
 	int fd;
@@ -284,6 +327,15 @@ child(struct job *j)
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || dup2(fd, 0) < 0)
 		_exit(126);
+	/* A stage starts with 0, 1 and 2 only: whatever ar-bench's caller
+	 * left open without close-on-exec stays out of the run. */
+	close_from(3);
+	/* Last, so that the runner's own setup above is not filtered. */
+	if (ar_seccomp_install() < 0 && sandboxed) {
+		dprintf(2, "ar-bench: cannot install the seccomp filter: %s\n",
+		    strerror(errno));
+		_exit(126);
+	}
 	{
 		/* A plain command replaces the shell, so a signal that kills
 		 * it is seen as such, not as the shell's exit 128 + n. */
@@ -305,8 +357,8 @@ run_job(struct server *sv, struct job *j)
 	sigset_t set;
 	siginfo_t si;
 	double t0, t1, left;
-	int status = 0, timed_out = 0;
-	double extra;
+	int status = 0, timed_out = 0, main_done;
+	double extra = 0;
 	pid_t pid, w;
 	size_t i;
 
@@ -326,21 +378,40 @@ run_job(struct server *sv, struct job *j)
 		return;
 	}
 	if (pid == 0)
-		child(j);
+		child(j, sv->sandboxed);
 	setpgid(pid, pid);
 	guard_tell(sv, pid);
+	/* The run lasts until the last of its processes is gone: its main
+	 * process, then whatever it left running, which is reparented to
+	 * this subreaper. Work done after the main process exited is
+	 * timed, and the outputs are read only once nothing of the run can
+	 * still write them. */
+	main_done = 0;
 	for (;;) {
 		struct timespec ts;
+		struct rusage cru;
+		int st;
 
-		w = wait4(pid, &status, WNOHANG, &ru);
-		if (w == pid)
+		while ((w = wait4(-1, &st, WNOHANG, &cru)) > 0) {
+			if (w == pid) {
+				status = st;
+				ru = cru;
+				main_done = 1;
+			} else if (w != sv->guard_pid)
+				extra += tv_s(cru.ru_utime) + tv_s(cru.ru_stime);
+		}
+		if (main_done && !others(sv))
 			break;
 		left = t0 + j->timeout - ar_mono();
 		if (left <= 0) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-				;
+			if (!main_done) {
+				kill(-pid, SIGKILL);
+				kill(pid, SIGKILL);
+				while (wait4(pid, &status, 0, &ru) < 0 &&
+				    errno == EINTR)
+					;
+			}
+			res.leftovers = kill_leftovers(sv, pid, &extra);
 			timed_out = 1;
 			break;
 		}
@@ -355,8 +426,6 @@ run_job(struct server *sv, struct job *j)
 		}
 	}
 	t1 = ar_mono();
-	extra = 0;
-	res.leftovers = kill_leftovers(sv, pid, &extra);
 	guard_tell(sv, 0);
 	if (sv->sandboxed) {
 		/* The next run starts with nothing this one left. */
@@ -388,6 +457,8 @@ runner_main(int sandboxed)
 	/* Not dumpable: a stage running as the same user cannot ptrace
 	 * this process or read its memory and descriptors. */
 	prctl(PR_SET_DUMPABLE, 0);
+	/* The protocol and stderr only: nothing of the caller's. */
+	close_from(3);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)

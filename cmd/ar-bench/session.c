@@ -17,6 +17,7 @@
 #include "manifest.h"
 #include "stats.h"
 #include "timefmt.h"
+#include "utf8.h"
 #include "bench.h"
 
 /* ---- metrics and checks ---- */
@@ -106,6 +107,9 @@ end_run(struct bench *b, int ri, int end, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	/* What a method printed may be in msg, cut anywhere: the result's
+	 * JSON must be written whatever it is. */
+	ar_utf8_repair(msg);
 	/* A baseline that fails is a broken problem, not a verdict; in A/A
 	 * both sides are the baseline. */
 	if (ri == R_BASE || b->aa)

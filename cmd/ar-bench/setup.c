@@ -85,9 +85,7 @@ bench_free(struct bench *b)
 		for (i = 0; i < r->ns; i++)
 			free(r->s[i].val);
 		free(r->s);
-		/* Without a sandbox, the inputs' path is the role's own. */
-		if (!b->sandbox && r->v_in)
-			free((char *)r->v_in);
+		free(r->in);
 		free(r->dir);
 		free(r->src);
 		free(r->out);
@@ -182,12 +180,29 @@ open_campaign(struct bench *b, const char *dir)
 	char err[1024], *keypath;
 
 	ar_campaign_open(&b->camp, ar_campaign_default(dir));
-	check_seal(b);
 	if (!(kp = ar_conf_get(&b->camp.conf, "key")))
 		ar_die(AR_EX_DATA, "%s/campaign.conf: no key", b->camp.dir);
 	keypath = kp[0] == '/' ? ar_xstrdup(kp) : ar_path(b->camp.dir, kp);
 	if (ar_key_read_secret(keypath, b->sk, err, sizeof err) < 0)
 		ar_die(AR_EX_NOINPUT, "%s", err);
+	{
+		unsigned char pk[AR_PK_BYTES];
+		int r = ar_campaign_pinned(&b->camp, NULL, err, sizeof err);
+
+		/* Whoever can write the campaign could re-key it; the pin,
+		 * in ar-bench's environment, says whose key it must be. */
+		if (r == -2)
+			ar_die(AR_EX_USAGE, "%s", err);
+		if (r < 0)
+			ar_die(AR_EX_NO, "%s", err);
+		ar_key_public_of(b->sk, pk);
+		if (memcmp(pk, b->camp.pk, sizeof pk) != 0)
+			ar_die(AR_EX_NO, "%s: not the secret half of %s/keys/"
+			    "bench.pub", keypath, b->camp.dir);
+	}
+	/* The seal after the key: its signature means something only
+	 * under the campaign's own key. */
+	check_seal(b);
 	return keypath;
 }
 
@@ -288,9 +303,13 @@ role_init(struct bench *b, int ri)
 	r->out = ar_path(r->dir, "out");
 	r->log = ar_path(r->dir, "log");
 	r->tmp = ar_path(r->dir, "tmp");
+	/* A run reads a copy of the inputs of its own, so that it cannot
+	 * see (access times) or change (the page cache) what the other
+	 * role's run of the pair read. */
+	r->in = ri == R_JUDGE ? in : ar_path(r->dir, "in");
 	r->run.pid = -1;
 	if (ar_mkdirs(r->out, 0755) < 0 || ar_mkdirs(r->log, 0755) < 0 ||
-	    ar_mkdirs(r->tmp, 0755) < 0)
+	    ar_mkdirs(r->tmp, 0755) < 0 || ar_mkdirs(r->in, 0755) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", r->dir);
 	if (b->sandbox) {
 		r->v_method = ri == R_JUDGE ? "/ar/judge" : "/ar/method";
@@ -298,14 +317,15 @@ role_init(struct bench *b, int ri)
 		r->v_log = "/ar/log";
 		r->v_in = "/ar/in";
 		r->v_problem = "/ar/problem";
-		free(in);
 	} else {
 		r->v_method = r->src;
 		r->v_out = r->out;
 		r->v_log = r->log;
-		r->v_in = in;
+		r->v_in = r->in;
 		r->v_problem = b->problem;
 	}
+	if (ri != R_JUDGE)
+		free(in);
 }
 
 /* What every sandbox has: the GPUs of the bundle, and the campaign (but
@@ -369,13 +389,10 @@ role_sandbox(struct bench *b, int ri, int build, struct ar_runner *r)
 	bind(&sb, ro->src, "/ar/method", build);
 	bind(&sb, ro->log, "/ar/log", 1);
 	if (!build) {
-		char *in = ar_path(b->session, "in");
-
-		bind(&sb, in, "/ar/in", 0);
+		bind(&sb, ro->in, "/ar/in", 0);
 		bind(&sb, ro->out, "/ar/out", 1);
 		snprintf(what, sizeof what, "%s run", role_name[ri]);
 		sandbox_start(b, r, &sb, what);
-		free(in);
 		return;
 	}
 	snprintf(what, sizeof what, "%s build", role_name[ri]);

@@ -18,6 +18,7 @@
 #include "metric.h"
 #include "runner.h"
 #include "tree.h"
+#include "utf8.h"
 #include "bench.h"
 
 /* ---- environment and jobs ---- */
@@ -277,6 +278,24 @@ run_gate_commands(struct bench *b, int ri)
 	return END_NONE;
 }
 
+/* Each role's fresh copy of the pair's inputs, made before either runs. */
+static void
+give_inputs(struct bench *b)
+{
+	const struct role *j = &b->role[R_JUDGE];
+	char err[600];
+	int ri;
+
+	for (ri = R_BASE; ri <= R_METH; ri++) {
+		const struct role *r = &b->role[ri];
+
+		if (ar_rm_rf(r->in, 1) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", r->in);
+		if (ar_tree_copy(j->in, r->in, err, sizeof err) < 0)
+			ar_die(AR_EX_IO, "the pair's inputs: %s", err);
+	}
+}
+
 void
 run_prepare(struct bench *b, unsigned long long seed)
 {
@@ -295,6 +314,7 @@ run_prepare(struct bench *b, unsigned long long seed)
 	if (!b->m.prepare.cmd) {
 		free(in);
 		free(ref);
+		give_inputs(b);
 		return;
 	}
 	env_base(b, &e, j);
@@ -320,6 +340,7 @@ run_prepare(struct bench *b, unsigned long long seed)
 	free(in);
 	free(ref);
 	env_free(&e);
+	give_inputs(b);
 }
 
 static int
@@ -361,7 +382,9 @@ run_one(struct bench *b, int ri, long pair, unsigned long long seed,
 	struct ar_jobres res, sres;
 	struct sample *s;
 	char *o, *er, d[300], num[64], why[400];
-	char *clean[] = { (char *)r->v_out, NULL };
+	/* Every timed run starts from the same state: nothing an earlier
+	 * run wrote, in its output or beside its own logs, is left. */
+	char *clean[] = { (char *)r->v_out, (char *)r->v_log, NULL };
 
 	env_base(b, &e, r);
 	env_add(&e, "AR_PROBLEM", r->v_problem);
@@ -389,10 +412,14 @@ run_one(struct bench *b, int ri, long pair, unsigned long long seed,
 		 * useful part of a crash: its last stderr line goes in why. */
 		if (ri == R_METH && !b->aa && b->fail.tail && b->fail.tail[0]) {
 			const char *nl = strrchr(b->fail.tail, '\n');
+			const char *last = nl ? nl + 1 : b->fail.tail;
 
+			/* Cut where a character ends: a half character
+			 * would make the result JSON that cannot be
+			 * written. */
 			return end_run(b, ri, END_CRASH, "run %s (pair %ld); "
-			    "stderr ends: %.200s", d, pair, nl ? nl + 1 :
-			    b->fail.tail);
+			    "stderr ends: %.*s", d, pair,
+			    (int)ar_utf8_prefix(last, 200), last);
 		}
 		return end_run(b, ri, END_CRASH, "run %s (pair %ld)", d, pair);
 	}

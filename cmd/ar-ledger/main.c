@@ -17,8 +17,8 @@
 
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
-	"verify [-C campaign] [-s]\n"
-	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V]\n"
+	"verify [-C campaign] [-s] [-k fingerprint]\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint]\n"
 	"import [-C campaign] -F autoresearch|pi file\n"
 	"compact [-C campaign] [-B]";
 
@@ -32,6 +32,20 @@ open_all(struct lctx *cx, const char *dir)
 	if (ar_ledger_open(&cx->led, p, 0, err, sizeof err) < 0)
 		ar_die(AR_EX_NOINPUT, "%s", err);
 	free(p);
+}
+
+/* The campaign's key against the pin (-k, else AR_KEY_FINGERPRINT):
+ * rows that verify under a replaced key prove nothing. */
+static void
+check_pin(const struct lctx *cx, const char *pin)
+{
+	char err[600];
+	int r = ar_campaign_pinned(&cx->camp, pin, err, sizeof err);
+
+	if (r == -2)
+		ar_die(AR_EX_USAGE, "%s", err);
+	if (r < 0)
+		ar_die(AR_EX_NO, "%s", err);
 }
 
 static int
@@ -58,14 +72,14 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct lctx cx;
-	const char *cmd, *dir = NULL, *from = NULL;
+	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
 
 	ar_std_args(argc, argv, usage);
 	ar_crypto_init();
 	json_object_seed(0);
 	cmd = ar_subcommand(&argc, &argv, usage);
-	while ((c = getopt_long(argc, argv, "BC:f:F:suV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "BC:f:F:k:suV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': strict = 1; break;
 		case 'B': brk = 1; break;
@@ -82,6 +96,7 @@ main(int argc, char **argv)
 				    "or autoresearch", optarg);
 			break;
 		case 'F': from = optarg; break;
+		case 'k': pin = optarg; break;
 		case 'u': with_unsigned = 1; break;
 		case 'V': verify = 1; break;
 		default: ar_usage(usage);
@@ -90,15 +105,20 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	dir = ar_campaign_default(dir);
+	if (pin && strcmp(cmd, "verify") && strcmp(cmd, "export"))
+		ar_usage(usage);
 	memset(&cx, 0, sizeof cx);
 	if (strcmp(cmd, "append") == 0) {
 		open_all(&cx, dir);
 		r = cmd_append(&cx, argc, argv);
 	} else if (strcmp(cmd, "verify") == 0 && argc == 0) {
 		open_all(&cx, dir);
+		check_pin(&cx, pin);
 		r = cmd_verify(&cx, strict);
 	} else if (strcmp(cmd, "export") == 0 && argc == 0) {
 		open_all(&cx, dir);
+		if (verify || pin)
+			check_pin(&cx, pin);
 		r = cmd_export(&cx, fmt, with_unsigned, verify);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
 		open_all(&cx, dir);

@@ -24,7 +24,31 @@ validity(void)
 	    "valid");
 }
 
+static void
+cutting(void)
+{
+	char s[] = "ab\xc3\xa9\xe2\x82\xac";  /* a b é € */
+	char bad[] = "x\xff\xc3y\xe2\x82";
+
+	OK(ar_utf8_prefix(s, 100) == 7, "prefix: all of a short string");
+	OK(ar_utf8_prefix(s, 2) == 2, "prefix: before é");
+	OK(ar_utf8_prefix(s, 3) == 2, "prefix: never inside é");
+	OK(ar_utf8_prefix(s, 4) == 4, "prefix: after é");
+	OK(ar_utf8_prefix(s, 5) == 4 && ar_utf8_prefix(s, 6) == 4,
+	    "prefix: never inside €");
+	OK(ar_utf8_prefix(s, 0) == 0, "prefix: nothing");
+	OK(ar_utf8_prefix("\x80\x80", 1) == 0, "prefix: continuation bytes "
+	    "alone give nothing");
+	ar_utf8_repair(bad);
+	OK(strcmp(bad, "x??y??") == 0, "repair: bad bytes and a cut "
+	    "character become '?' (%s)", bad);
+	ar_utf8_repair(s);
+	OK(strcmp(s, "ab\xc3\xa9\xe2\x82\xac") == 0, "repair: valid text is "
+	    "left as it is");
+}
+
 const struct unit_test unit_utf8[] = {
 	TEST(validity),
+	TEST(cutting),
 	UNIT_END,
 };

@@ -1,0 +1,246 @@
+#!/usr/bin/env bats
+# ar-bench-attacks: methods written to cheat, one test per class of
+# attack on the seal (ar-bench(1) THREAT MODEL), each run in the sandbox
+# on the toy problem of fixtures/bench; tests/attack.c is what a cheating
+# method runs (copied into it as lib/attack). Every attack must be
+# refused and every cheat must miss its verdict; each test also checks
+# that the method is still measured (an honest control inside the same
+# session). The classes: processes outside the run (pid 1 included),
+# descriptors of ar-bench's caller, kernel state kept across runs and
+# sessions, files kept from one run to the next, a new namespace or a
+# mount, the pair's order through the inputs, the CPUs of the bundle,
+# work after the main process exited, and bytes that once broke the
+# result.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup_file() {
+	ar_bench_setup_file
+}
+
+setup() {
+	ar_bench_setup
+}
+
+teardown() {
+	ar_bench_teardown
+}
+
+# attacker BODY: a method in ./m whose run.sh runs BODY (with @TAG@
+# replaced by the test's tag), then the baseline's work; lib/attack is
+# tests/attack.c built.
+attacker() {
+	rm -rf m
+	mkdir -p m/lib
+	cp "$(command -v attack)" m/lib/attack
+	{
+		printf '%s\n' "$1" | sed "s/@TAG@/$TAG/g"
+		cat <<'EOF'
+i=0
+while [ "$i" -lt "$N" ]; do
+	i=$((i + 1))
+done
+echo "$i" > "$AR_OUT/n"
+cp "$AR_IN/seed" "$AR_OUT/seed"
+EOF
+	} > m/run.sh
+}
+
+# attack_log: what the last run's attacks printed (ar-bench -K kept it).
+attack_log() {
+	cat "$(kept)/method/out/attack.log"
+}
+
+# measured: the session gave the method an ordinary verdict.
+measured() {
+	[ "$status" -eq 0 ]
+	[ "$(j .sandbox)" = bwrap ]
+	case $(j .verdict) in
+	keep | discard | equivalent | inconclusive) ;;
+	*) echo "verdict $(j .verdict): $(j .why)"; return 1 ;;
+	esac
+}
+
+@test "attack, processes: pid 1 and every process outside the run are out of reach" {
+	need_sandbox
+	mkcamp
+	attacker '"$AR_METHOD/lib/attack" procs > "$AR_OUT/attack.log"'
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	attack_log
+	# It tried pid 1 and every way in; none got through.
+	grep -q '^refused ptrace 1: ' <(attack_log)
+	grep -q '^refused open /proc/1/mem: ' <(attack_log)
+	grep -q '^refused read /proc/1/environ: ' <(attack_log)
+	[ "$(attack_log | grep -c '^ok ')" -eq 0 ]
+}
+
+@test "attack, descriptors: what ar-bench's caller holds open never reaches a stage" {
+	need_sandbox
+	mkcamp
+	attacker '"$AR_METHOD/lib/attack" fds > "$AR_OUT/attack.log"
+echo forged >&7 2>/dev/null; echo forged >&9 2>/dev/null; :'
+	: > leak
+	run --separate-stderr ar-bench -C camp -K -m m -p 2 -P 2 -W 0 7>>leak 9>>leak
+	printf '%s\n' "$output" > r.json
+	measured
+	[ "$(attack_log)" = "" ]
+	[ ! -s leak ]
+}
+
+@test "attack, kernel state: nothing kept in keyrings or IPC reaches a later run or session" {
+	need_sandbox
+	mkcamp
+	attacker '"$AR_METHOD/lib/attack" find @TAG@ > "$AR_OUT/attack.log"
+"$AR_METHOD/lib/attack" keep @TAG@ answer-$AR_SEED >> "$AR_OUT/attack.log"'
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	first=$(attack_log)
+	echo "$first"
+	[[ $first == *"refused add_key $TAG to the session keyring"* ]]
+	[[ $first == *"refused shmget $TAG"* ]]
+	[ "$(grep -c '^ok ' <<< "$first")" -eq 0 ]
+	# A second session finds nothing either.
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	[ "$(attack_log | grep -c '^ok ')" -eq 0 ]
+	# And the host's keyrings hold nothing of it.
+	run grep -c "$TAG" /proc/keys
+	[ "$output" = 0 ]
+}
+
+@test "attack, run state: no file a run writes is there for the next run" {
+	need_sandbox
+	mkcamp
+	# A run that finds what an earlier run left crashes: the verdict
+	# says whether anything survived.
+	attacker 'dirs="/ar/log $AR_OUT /tmp /dev/shm /ar/method $HOME"
+for d in $dirs; do
+	if [ -e "$d/mark-@TAG@" ]; then
+		echo "found the mark of an earlier run in $d" >&2
+		exit 3
+	fi
+done
+for d in $dirs; do
+	(: > "$d/mark-@TAG@") 2>/dev/null || :
+done'
+	bench -m m -p 3 -P 3 -W 1
+	measured
+}
+
+@test "attack, side channels: the two roles of a pair never read the same input files" {
+	need_sandbox
+	# One file read by both runs of a pair is a channel between them:
+	# its page cache (a run that evicts it with posix_fadvise slows the
+	# other) and its access time (which run read it first). Each role
+	# reads a copy of its own: here the baseline and the method note the
+	# inode and device of their input, and they differ.
+	rm -rf prob
+	cp -R "$TOY" prob
+	echo 'stat -c "%d:%i" "$AR_IN/seed" > "$AR_OUT/inode"' >> prob/baseline/run.sh
+	mkcamp -p prob
+	attacker 'stat -c "%d:%i" "$AR_IN/seed" > "$AR_OUT/inode"'
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	base=$(cat "$(kept)/baseline/out/inode")
+	meth=$(cat "$(kept)/method/out/inode")
+	[ -n "$base" ] && [ -n "$meth" ]
+	[ "$base" != "$meth" ]
+	# And the method's copy had not been read before it ran.
+	attacker 'set -- $(stat -c "%.9X %.9Y" "$AR_IN/seed")
+if awk -v a="$1" -v m="$2" "BEGIN { exit !(a > m) }"; then
+	echo "the inputs were read before this run: atime $1, mtime $2" >&2
+	exit 3
+fi'
+	bench -m m -p 4 -P 4 -W 0
+	measured
+}
+
+@test "attack, namespaces: no new user or mount namespace, no mount" {
+	need_sandbox
+	mkcamp
+	attacker '"$AR_METHOD/lib/attack" escape > "$AR_OUT/attack.log"'
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	attack_log
+	[ "$(attack_log | grep -c '^refused ')" -eq 4 ]
+}
+
+@test "attack, CPUs: a run given 1 CPU cannot widen its affinity" {
+	need_sandbox
+	[ "$(nproc)" -ge 2 ] || skip "one CPU: nothing to widen to"
+	mkcamp
+	attacker '"$AR_METHOD/lib/attack" cpus > "$AR_OUT/attack.log"'
+	bench -K -m m -k 1 -p 2 -P 2 -W 0
+	measured
+	attack_log
+	grep -q '^refused widen the CPUs from 1 to 1: ' <(attack_log)
+}
+
+@test "attack, after the window: work a child does after the main process exits is timed" {
+	need_sandbox
+	mkcamp
+	# Three times the baseline's work, done by a child after the main
+	# process has exited: timed, it is a discard, never a fast keep.
+	rm -rf m
+	mkdir m
+	cat > m/run.sh <<'EOF'
+(
+	i=0
+	while [ "$i" -lt $((3 * N)) ]; do
+		i=$((i + 1))
+	done
+	echo "$N" > "$AR_OUT/n"
+	cp "$AR_IN/seed" "$AR_OUT/seed"
+) > /dev/null 2>&1 &
+exit 0
+EOF
+	bench -m m -p 8 -P 16 -W 1
+	[ "$status" -eq 0 ]
+	echo "$(j .verdict): $(j .why)"
+	[ "$(j .verdict)" = discard ]
+}
+
+@test "attack, stderr bytes: a last line cut inside a UTF-8 character still gives a result" {
+	mkcamp
+	rm -rf m
+	mkdir m
+	# 199 bytes, then a 2-byte character: a cut at 200 bytes splits it.
+	printf '%s\n' 'printf "%0199d\303\251\n" 0 | tr 0 a >&2' 'exit 1' > m/run.sh
+	bench -a -m m -p 2 -P 2 -W 0
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = crash ]
+	[[ "$(j .why)" == "run exited with status 1 (pair 0); stderr ends: aaaa"* ]]
+	[ "$(j .why | tail -c 2 | od -An -tx1 | tr -d ' ')" = 610a ]
+	run --separate-stderr -0 ar-ledger verify -C camp
+}
+
+@test "attack, re-keying: a campaign given a new key is caught by the pinned fingerprint" {
+	mkcamp
+	key=$KEY
+	fp=$(ar-campaign fingerprint -C camp)
+	[[ $fp =~ ^[0-9a-f]{64}$ ]]
+	bench -a -m "$M/fast" -p 2 -P 2 -W 0
+	[ "$status" -eq 0 ]
+	AR_KEY_FINGERPRINT=$fp run -0 ar-ledger verify -C camp
+	# Whoever can write the campaign swaps in a key pair of their own.
+	KEYDIR= mkcamp other
+	cp other/keys/bench.pub camp/keys/bench.pub
+	sed -i "s|^key = .*|key = $(cd other && pwd -P)/keys/bench.key|" camp/campaign.conf
+	# ar-bench refuses to sign under a key that is not the pinned one,
+	# and ar-ledger verify -k (or the same variable) says it was replaced.
+	AR_KEY_FINGERPRINT=$fp bench -a -m "$M/fast" -p 2 -P 2 -W 0
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"camp/keys/bench.pub: fingerprint "*", not the pinned ${fp:0:16}...: the campaign's key was replaced" ]]
+	run --separate-stderr -1 ar-ledger verify -C camp -k "$fp"
+	[[ $stderr == *"the campaign's key was replaced" ]]
+	AR_KEY_FINGERPRINT=$fp run --separate-stderr -1 ar-ledger export -C camp -V
+	run --separate-stderr -64 ar-ledger verify -C camp -k nothex
+	[ "$stderr" = "ar-ledger: -k nothex: not a key fingerprint (64 lowercase hex digits, as ar-campaign fingerprint prints)" ]
+	# A secret key that is not the public key's other half signs nothing.
+	sed -i "s|^key = .*|key = $key|" camp/campaign.conf
+	bench -a -m "$M/fast" -p 2 -P 2 -W 0
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"$key: not the secret half of "*"/keys/bench.pub" ]]
+}
