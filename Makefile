@@ -200,7 +200,8 @@ install: all
 	cp -f $(BIN:%=$(O)/bin/%) $(DESTDIR)$(PREFIX)/bin/
 	cp -f $(SCRIPTS:%=scripts/%) $(DESTDIR)$(PREFIX)/bin/
 	mkdir -p $(DESTDIR)$(PREFIX)/share/autoreduce
-	cp -f program.md scripts/common.sh $(DESTDIR)$(PREFIX)/share/autoreduce/
+	cp -f program.md scripts/common.sh problems/int8-matvec/ar-stream.h \
+		$(DESTDIR)$(PREFIX)/share/autoreduce/
 	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
 	cp -f $(MAN5:%=man/%) $(DESTDIR)$(MANPREFIX)/man5/
 	cp -f $(MAN7:%=man/%) $(DESTDIR)$(MANPREFIX)/man7/
@@ -208,7 +209,8 @@ install: all
 uninstall:
 	for f in $(BIN) $(SCRIPTS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$f; done
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
-	rm -f $(DESTDIR)$(PREFIX)/share/autoreduce/program.md $(DESTDIR)$(PREFIX)/share/autoreduce/common.sh
+	rm -f $(DESTDIR)$(PREFIX)/share/autoreduce/program.md $(DESTDIR)$(PREFIX)/share/autoreduce/common.sh \
+		$(DESTDIR)$(PREFIX)/share/autoreduce/ar-stream.h
 	rm -f $(MAN5:%=$(DESTDIR)$(MANPREFIX)/man5/%) $(MAN7:%=$(DESTDIR)$(MANPREFIX)/man7/%)
 
 clean:

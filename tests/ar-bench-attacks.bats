@@ -244,3 +244,37 @@ EOF
 	[ "$status" -eq 1 ]
 	[[ $stderr == *"$key: not the secret half of "*"/keys/bench.pub" ]]
 }
+
+@test "attack, seeds: int8-matvec's inputs do not give their seed away" {
+	# splitmix64, which gen used, is undone from 8 bytes of w.bin; the
+	# keyed stream of ar-stream.h is not.
+	cp -R "$TOP/problems/int8-matvec" judge
+	chmod -R u+w judge
+	make -s -C judge -f judge.mk gen
+	mkdir in ref
+	for seed in 11 4242 18446744073709551557; do
+		AR_SEED=$seed AR_IN=in AR_REF=ref ROWS=64 COLS=64 TOKENS=2 judge/gen
+		run -0 attack seed in/w.bin
+		[ "$output" != "$seed" ]
+		cp in/w.bin "w.$seed"
+	done
+	# The same seed makes the same inputs; two seeds, different ones.
+	AR_SEED=4242 AR_IN=in AR_REF=ref ROWS=64 COLS=64 TOKENS=2 judge/gen
+	cmp in/w.bin w.4242
+	! cmp -s w.11 w.4242
+}
+
+@test "attack, holdout stderr: what a crash prints on holdout pairs reaches the ledger bounded" {
+	mkcamp
+	rm -rf m
+	mkdir m
+	printf '%s\n' 'head -c 3000 /dev/zero | tr "\000" x >&2' 'echo >&2' 'echo "last line" >&2' 'exit 1' > m/run.sh
+	bench -S dev -m m -p 2 -P 2 -W 0
+	[ "$(j .verdict)" = crash ]
+	[ "$(j '.failure.stderr | utf8bytelength')" -gt 1000 ]
+	bench -S holdout -m m -p 2 -P 2 -W 0
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = crash ]
+	[ "$(j '.failure.stderr | utf8bytelength')" -le 200 ]
+	[[ "$(j .failure.stderr)" == *"last line" ]]
+}

@@ -14,6 +14,9 @@
  *   attack escape            a new user namespace (unshare, clone), a
  *                            mount
  *   attack cpus              widens its CPU affinity to every CPU
+ *   attack seed FILE         works back from the first 8 bytes of an
+ *                            input to the seed of a splitmix64 generator
+ *                            (the one int8-matvec's gen used): prints it
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +24,7 @@
 #include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +268,39 @@ cpus(void)
 	said(i == 0 && after > before, what);
 }
 
+/* The inverse of an odd number modulo 2^64 (Newton's iteration). */
+static uint64_t
+inverse(uint64_t a)
+{
+	uint64_t x = a;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		x *= 2 - a * x;
+	return x;
+}
+
+static void
+seed(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint64_t z;
+
+	if (!f || fread(&z, 8, 1, f) != 1) {
+		perror(path);
+		exit(66);
+	}
+	fclose(f);
+	/* splitmix64's finalizer undone step by step; its state was the
+	 * seed plus the golden ratio. */
+	z ^= z >> 31 ^ z >> 62;
+	z *= inverse(0x94d049bb133111ebu);
+	z ^= z >> 27 ^ z >> 54;
+	z *= inverse(0xbf58476d1ce4e5b9u);
+	z ^= z >> 30 ^ z >> 60;
+	printf("%llu\n", (unsigned long long)(z - 0x9e3779b97f4a7c15u));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -279,9 +316,11 @@ main(int argc, char **argv)
 		escape();
 	else if (argc == 2 && strcmp(argv[1], "cpus") == 0)
 		cpus();
+	else if (argc == 3 && strcmp(argv[1], "seed") == 0)
+		seed(argv[2]);
 	else {
 		fprintf(stderr, "usage: attack procs|fds|keep NAME VALUE|"
-		    "find NAME|escape|cpus\n");
+		    "find NAME|escape|cpus|seed FILE\n");
 		return 64;
 	}
 	return 0;

@@ -97,6 +97,10 @@ struct bench {
 	const struct ar_workload *w;
 	unsigned char sk[AR_SK_BYTES];
 	unsigned char hkey[32];
+	/* The pair being run: its seed and whether it is a holdout one,
+	 * so that what a failure reports is bounded there. */
+	unsigned long long pair_seed;
+	int pair_holdout;
 	char *session, *problem;
 	struct role role[3];
 	struct ar_runner score;  /* the judge's score stage, inputs read-only */

@@ -269,6 +269,9 @@ session_run(struct bench *b, struct session *se)
 		struct sample *sb = NULL, *sm = NULL;
 		int o[2], i, warm = (long)p < b->warmup, last;
 
+		b->pair_seed = seed;
+		b->pair_holdout = strcmp(se->seeds, "holdout") == 0;
+
 		/* Warm-up runs count for the checks, not the statistics. */
 		if ((long)p == b->warmup) {
 			se->first_sample[0] = b->role[R_BASE].ns;

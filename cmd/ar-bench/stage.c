@@ -71,6 +71,29 @@ env_base(struct bench *b, struct env *e, const struct role *r)
 	}
 }
 
+/* What a stage printed on a holdout pair reaches the ledger, which agents
+ * read, only in part: its last 200 bytes, the pair's seed masked. */
+static void
+bound_holdout(struct bench *b)
+{
+	char seed[32], *t = b->fail.tail, *p;
+	size_t len = strlen(t), keep = 200, n;
+
+	if (len > keep) {
+		const char *from = t + len - keep;
+
+		/* Start on a character, not inside one. */
+		while (*from && ((unsigned char)*from & 0xc0) == 0x80)
+			from++;
+		memmove(t, from, strlen(from) + 1);
+	}
+	snprintf(seed, sizeof seed, "%llu", b->pair_seed);
+	n = strlen(seed);
+	while ((p = strstr(t, seed))) {
+		memset(p, '#', n);
+	}
+}
+
 static void
 set_failure(struct bench *b, const char *stage, int role, long pair,
     const struct ar_jobres *res, const char *errpath)
@@ -86,6 +109,8 @@ set_failure(struct bench *b, const char *stage, int role, long pair,
 		b->fail.timed_out = res->timed_out;
 	}
 	b->fail.tail = errpath ? ar_tail_of(errpath) : ar_xstrdup("");
+	if (b->pair_holdout)
+		bound_holdout(b);
 }
 
 /* "exit 3" or "killed by SIGSEGV". */

@@ -2,44 +2,34 @@
  * (w.bin, ws.bin, x.bin, xs.bin) and the reference output in $AR_REF
  * (y.bin). Both runs of the pair read the same inputs. */
 #include "judge.h"
+#include "ar-stream.h"
 #include "matvec.h"
 
-static uint64_t state;
-
-/* splitmix64: fast, and every seed gives a full-quality stream. */
-static uint64_t
-next(void)
-{
-	uint64_t z = (state += 0x9e3779b97f4a7c15u);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	return z ^ (z >> 31);
-}
+/* The inputs come from a keyed stream (ar-stream.h): nothing a run reads
+ * leads back to AR_SEED, so a method cannot learn a holdout seed from
+ * its inputs. */
+static uint64_t seed_value;
 
 /* Uniform int8 values over the whole range, -128 included. */
 static void
-fill_i8(int8_t *p, size_t n)
+fill_i8(int8_t *p, size_t n, const char *label)
 {
-	uint64_t v;
-	size_t i;
+	struct ar_stream s;
 
-	for (i = 0; i + 8 <= n; i += 8) {
-		v = next();
-		memcpy(p + i, &v, 8);
-	}
-	if (i < n) {
-		v = next();
-		memcpy(p + i, &v, n - i);
-	}
+	ar_stream_init(&s, seed_value, label);
+	ar_stream_fill(&s, p, n);
 }
 
 /* Scales in [lo, 2 lo): positive, as quantization scales are. */
 static void
-fill_scale(float *p, size_t n, float lo)
+fill_scale(float *p, size_t n, float lo, const char *label)
 {
+	struct ar_stream s;
+
+	ar_stream_init(&s, seed_value, label);
 	for (size_t i = 0; i < n; i++)
-		p[i] = lo * (1.0f + (float)(next() >> 40) / 16777216.0f);
+		p[i] = lo * (1.0f + (float)(ar_stream_u32(&s) >> 8) /
+		    16777216.0f);
 }
 
 static void
@@ -82,7 +72,7 @@ main(void)
 	ref = env_str("AR_REF");
 	seed = env_str("AR_SEED");
 	errno = 0;
-	state = strtoull(seed, &end, 10);
+	seed_value = strtoull(seed, &end, 10);
 	if (*seed < '0' || *seed > '9' || errno || *end)
 		die("AR_SEED: \"%s\" is not a decimal 64-bit number", seed);
 
@@ -91,14 +81,14 @@ main(void)
 	x = xmalloc(tokens * cols);
 	xs = xmalloc(tokens * sizeof *xs);
 	y = xmalloc(tokens * rows * sizeof *y);
-	fill_i8(w, rows * cols);
-	fill_scale(ws, rows, 1e-4f);
-	fill_i8(x, tokens * cols);
+	fill_i8(w, rows * cols, "w");
+	fill_scale(ws, rows, 1e-4f, "ws");
+	fill_i8(x, tokens * cols, "x");
 	/* -127..127: decode_next flips signs, and -(-128) is no int8. */
 	for (size_t i = 0; i < tokens * cols; i++)
 		if (x[i] == -128)
 			x[i] = -127;
-	fill_scale(xs, tokens, 1e-2f);
+	fill_scale(xs, tokens, 1e-2f, "xs");
 
 	/* Token by token, as the driver does: each token is made from the
 	 * last one's output. Exact int32 sums, then the same two float

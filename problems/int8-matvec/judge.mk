@@ -6,7 +6,7 @@ CFLAGS = -std=c11 -O3 -march=native -Wall -Wextra
 
 all: gen score
 
-gen: gen.c judge.h
+gen: gen.c judge.h ar-stream.h
 	$(CC) $(CFLAGS) -o $@ gen.c
 
 score: score.c judge.h
