@@ -278,3 +278,62 @@ EOF
 	[ "$(j '.failure.stderr | utf8bytelength')" -le 200 ]
 	[[ "$(j .failure.stderr)" == *"last line" ]]
 }
+
+# matvec_method NAME: a method of int8-matvec in ./NAME: the baseline's
+# matvec.c, and what the test writes over it.
+matvec_method() {
+	rm -rf "$1"
+	mkdir "$1"
+	cp "$TOP/problems/int8-matvec/baseline/matvec.c" "$1/"
+}
+
+@test "attack, sealed driver: a method's build cannot replace, wrap or run beside int8-matvec's driver" {
+	command -v cc > /dev/null && command -v readelf > /dev/null ||
+	    skip "needs cc and binutils"
+	mkcamp -p "$TOP/problems/int8-matvec"
+	# A main of its own, linked into the kernel's object.
+	matvec_method own
+	cat > own/Makefile <<'MK'
+matvec.o: matvec.c
+	printf 'int main(void) { return 0; }\n' > mine.c
+	$(CC) -I$(AR_PROBLEM) -c -o k.o matvec.c
+	$(CC) -c -o mine.o mine.c
+	ld -r -o matvec.o k.o mine.o
+matvec: matvec.o
+	$(CC) -o matvec mine.c
+MK
+	bench -m own -w tiny -p 2 -P 2 -W 0
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = crash ]
+	[ "$(j .failure.stage)" = build ]
+	[[ "$(j .failure.stderr)" == *"build: matvec.o: defines main: only matvec and matvec_* may be global"* ]]
+	# A libc function replaced under the driver.
+	matvec_method wrap
+	printf '%s\n' '#include <stddef.h>' \
+	    'size_t fwrite(const void *p, size_t s, size_t n, void *f) { (void)p; (void)f; return s ? n : 0; }' >> wrap/matvec.c
+	cp "$TOP/problems/int8-matvec/baseline/Makefile" wrap/
+	bench -m wrap -w tiny -p 2 -P 2 -W 0
+	[ "$(j .verdict)" = crash ]
+	[[ "$(j .failure.stderr)" == *"defines fwrite: only matvec"* ]]
+	# Code run before main.
+	matvec_method early
+	printf '%s\n' '#include <unistd.h>' \
+	    'static void __attribute__((constructor)) early(void) { (void)!write(2, "x", 1); }' >> early/matvec.c
+	cp "$TOP/problems/int8-matvec/baseline/Makefile" early/
+	bench -m early -w tiny -p 2 -P 2 -W 0
+	[ "$(j .verdict)" = crash ]
+	[[ "$(j .failure.stderr)" == *"has .init_array: no code may run before or after main"* ]]
+	# A linker script in the object's place.
+	matvec_method script
+	printf 'matvec.o:\n\techo "ENTRY(main)" > matvec.o\n' > script/Makefile
+	bench -m script -w tiny -p 2 -P 2 -W 0
+	[ "$(j .verdict)" = crash ]
+	[[ "$(j .failure.stderr)" == *"build: matvec.o: not an ELF object"* ]]
+	# The honest control: its own flags, the sealed driver: measured.
+	bench -m "$TOP/examples/int8-matvec/fast" -w tiny -p 2 -P 2 -W 0
+	[ "$status" -eq 0 ]
+	case $(j .verdict) in
+	keep | discard | equivalent | inconclusive) ;;
+	*) echo "$(j .verdict): $(j .why)"; false ;;
+	esac
+}
