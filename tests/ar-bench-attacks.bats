@@ -337,3 +337,14 @@ MK
 	*) echo "$(j .verdict): $(j .why)"; false ;;
 	esac
 }
+
+@test "attack, host paths: nothing in the sandbox names the campaign's path" {
+	need_sandbox
+	mkcamp
+	attacker 'cat /proc/self/mountinfo /proc/1/cmdline /proc/self/environ > "$AR_OUT/attack.log" 2>/dev/null || :'
+	bench -K -m m -p 2 -P 2 -W 0
+	measured
+	[ -s "$(kept)/method/out/attack.log" ]
+	run grep -c -F "$CAMP" "$(kept)/method/out/attack.log"
+	[ "$output" = 0 ]
+}

@@ -102,6 +102,9 @@ struct bench {
 	unsigned long long pair_seed;
 	int pair_holdout;
 	char *session, *problem;
+	char *problem_copy;     /* the session's copy of it, bound in the
+	                         * sandboxes: no host path of the campaign
+	                         * shows there, and it cannot change mid-way */
 	struct role role[3];
 	struct ar_runner score;  /* the judge's score stage, inputs read-only */
 	struct ar_sandbox base_sb;

@@ -184,6 +184,12 @@ exec_main(struct bench *b, const struct opts *o)
 		if (ar_tree_copy(b->problem, b->role[R_JUDGE].src, err,
 		    sizeof err) < 0)
 			ar_die(ar_errno_exit(errno), "%s", err);
+		if (b->sandbox) {
+			b->problem_copy = ar_path(b->session, "problem");
+			if (ar_tree_copy(b->problem, b->problem_copy, err,
+			    sizeof err) < 0)
+				ar_die(ar_errno_exit(errno), "%s", err);
+		}
 		judge_sandbox(b);
 		run_setup(b);
 		dev.end = run_build(b, R_BASE);

@@ -103,6 +103,7 @@ bench_free(struct bench *b)
 	json_decref(b->profile);
 	free(b->profile_path);
 	free(b->problem);
+	free(b->problem_copy);
 	free(b->session);
 	ar_manifest_free(&b->m);
 	ar_campaign_free(&b->camp);
@@ -385,7 +386,8 @@ role_sandbox(struct bench *b, int ri, int build, struct ar_runner *r)
 	struct ar_sandbox sb = b->base_sb;
 	char what[64];
 
-	bind(&sb, b->problem, "/ar/problem", 0);
+	bind(&sb, b->problem_copy ? b->problem_copy : b->problem,
+	    "/ar/problem", 0);
 	bind(&sb, ro->src, "/ar/method", build);
 	bind(&sb, ro->log, "/ar/log", 1);
 	if (!build) {
