@@ -50,8 +50,6 @@ static const struct call deny[] = {
 	CALL(mount_setattr),
 #endif
 	CALL(open_by_handle_at), CALL(name_to_handle_at),
-	/* The CPUs of the run's bundle. */
-	CALL(sched_setaffinity),
 	/* The machine. */
 	CALL(kexec_load), CALL(init_module), CALL(finit_module),
 	CALL(delete_module), CALL(reboot), CALL(swapon), CALL(swapoff),
@@ -72,7 +70,8 @@ static const struct call deny[] = {
 const char *
 ar_seccomp_refused(size_t i)
 {
-	static const char *const more[] = { "clone3 (ENOSYS)",
+	static const char *const more[] = {
+	    "sched_setaffinity (succeeds, changes nothing)", "clone3 (ENOSYS)",
 	    "clone with CLONE_NEW* flags" };
 
 	if (i < NDENY)
@@ -89,8 +88,9 @@ ar_seccomp_install(void)
 	return -1;
 #else
 	/* Arch check (3), x32 check (1, x86-64 only), the denied calls,
-	 * clone3 (2), clone (4), allow, EPERM, kill. */
-	struct sock_filter f[3 + 1 + NDENY + 2 + 4 + 3];
+	 * sched_setaffinity (2), clone3 (2), clone (4), allow, EPERM,
+	 * kill. */
+	struct sock_filter f[3 + 1 + NDENY + 2 + 2 + 4 + 3];
 	struct sock_fprog prog;
 	size_t n = 0, i, eperm, kill, allow;
 
@@ -118,6 +118,16 @@ ar_seccomp_install(void)
 	for (i = 0; i < NDENY; i++, n++)
 		f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		    (unsigned)deny[i].nr, AT(eperm), 0);
+	/* The CPUs a run was pinned to are its bundle: a call to change
+	 * them returns 0 and changes nothing, so a run cannot leave them,
+	 * and a library that pins its threads (NCCL, OpenMP) still starts,
+	 * where EPERM would fail it. */
+	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+	    __NR_sched_setaffinity, 0, 1);
+	n++;
+	f[n] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+	    SECCOMP_RET_ERRNO | 0);
+	n++;
 #ifdef __NR_clone3
 	f[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 	    __NR_clone3, 0, 1);

@@ -3,10 +3,12 @@
  * kcmp, pidfd_getfd), no kernel state that outlives a run or is shared
  * with the host (keyrings, SysV IPC, POSIX message queues), no new
  * namespaces, mounts or kernel modules, no io_uring (whose operations
- * pass by seccomp), no widening of the CPUs a run was given. Such a
- * call fails with EPERM; clone3 with ENOSYS, so that the C library falls
- * back to clone, whose namespace flags the filter can see. A call of
- * another architecture's ABI (x32, i386) kills the process. */
+ * pass by seccomp). Such a call fails with EPERM; clone3 with ENOSYS,
+ * so that the C library falls back to clone, whose namespace flags the
+ * filter can see. sched_setaffinity returns 0 and changes nothing: the
+ * CPUs a run was pinned to are its bundle, and libraries that pin their
+ * threads must not fail for it. A call of another architecture's ABI
+ * (x32, i386) kills the process. */
 #ifndef AR_SECCOMP_H
 #define AR_SECCOMP_H
 

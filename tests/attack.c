@@ -265,6 +265,8 @@ cpus(void)
 	after = CPU_COUNT(&set);
 	snprintf(what, sizeof what, "widen the CPUs from %d to %d", before,
 	    after);
+	if (i == 0 && after <= before)
+		errno = EPERM;   /* "succeeded", and changed nothing */
 	said(i == 0 && after > before, what);
 }
 
