@@ -1,7 +1,7 @@
 /* lines.c: the line parsers that read what others wrote: METRIC lines
  * of a method's score stage (lib/metric), TSV (lib/tsv), RFC 3339 times
- * (lib/timefmt), UTF-8 (lib/utf8), JSON (lib/json), a runner request
- * (lib/runner) and a spool record's name (lib/spool). */
+ * (lib/timefmt), UTF-8 and its repair (lib/utf8), JSON (lib/json), a
+ * runner request (lib/runner) and a spool record's name (lib/spool). */
 #include <math.h>
 
 #include "fuzz.h"
@@ -65,6 +65,18 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	}
 	bad = ar_utf8_invalid((const char *)d, n);
 	CHECK(bad >= -1 && bad < (long)n);
+	{
+		/* Repaired text is valid, and so is any prefix cut where
+		 * ar_utf8_prefix says. */
+		char *r = strdup(s);
+		size_t len = strlen(r), cut;
+
+		ar_utf8_repair(r);
+		CHECK(strlen(r) == len && ar_utf8_invalid(r, len) == -1);
+		cut = ar_utf8_prefix(r, len / 2);
+		CHECK(cut <= len / 2 && ar_utf8_invalid(r, cut) == -1);
+		free(r);
+	}
 	if ((j = ar_json_parse((const char *)d, n, err, sizeof err))) {
 		char *line = ar_json_line(j);
 
