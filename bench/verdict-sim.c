@@ -6,7 +6,17 @@
  * chosen CV, 2% of runs 3x slower, a slow drift of +10% over 1000 runs.
  * Baseline and method alternate in balanced, shuffled AB/BA pairs. A/A
  * trials (effect 1) give the false-keep rate; trials where the method is
- * truly 3% faster give the keep rate. */
+ * truly 3% faster give the keep rate.
+ *
+ * -S adds an interference shape on top (issue 15's, for the rule of
+ * today to be measured against them):
+ *   periodic   +20% on the first two runs of every four: a background
+ *              job whose period matches the AB/BA block
+ *   carryover  a run right after a method run is 10% slower (a cache
+ *              the method ruins); in its "A/A" trials the method is not
+ *              faster, it only carries over, and must never be kept
+ *   fading     the method's gain (3%) lasts the first 64 pairs only; in
+ *              its "A/A" trials it is equal throughout */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +30,9 @@
 #include "stats.h"
 
 static const char usage[] = "[-t trials] [-m min-effect] [-a alpha] "
-	"[-p max-pairs] [-s seed]";
+	"[-p max-pairs] [-s seed] [-S none|periodic|carryover|fading]";
+
+enum { SH_NONE, SH_PERIODIC, SH_CARRY, SH_FADING };
 
 struct sample {
 	double base, meth;       /* run times of one pair */
@@ -38,24 +50,38 @@ run_time(gsl_rng *r, double cv, size_t run, double effect)
 	return t;
 }
 
-/* max pairs of one trial, in run order: balanced AB/BA, shuffled. */
+/* max pairs of one trial, in run order: balanced AB/BA, shuffled, with
+ * the interference of shape on top. */
 static void
-make_pairs(gsl_rng *r, double cv, double effect, struct sample *s, size_t n)
+make_pairs(gsl_rng *r, double cv, double effect, int shape, struct sample *s,
+    size_t n)
 {
 	size_t i, run = 0;
-	int ab = 0;
+	int ab = 0, last_meth = 0, k;
 
 	for (i = 0; i < n; i++) {
+		double eff = effect;
+
 		if (i % 2 == 0)
 			ab = gsl_rng_uniform(r) < 0.5;
 		else
 			ab = !ab;
-		if (ab) {
-			s[i].base = run_time(r, cv, run++, 1);
-			s[i].meth = run_time(r, cv, run++, effect);
-		} else {
-			s[i].meth = run_time(r, cv, run++, effect);
-			s[i].base = run_time(r, cv, run++, 1);
+		if (shape == SH_FADING && i >= 64)
+			eff = 1;
+		for (k = 0; k < 2; k++) {
+			int meth = ab ? k == 1 : k == 0;
+			double t = run_time(r, cv, run, meth ? eff : 1);
+
+			if (shape == SH_PERIODIC && run % 4 < 2)
+				t *= 1.20;
+			if (shape == SH_CARRY && last_meth)
+				t *= 1.10;
+			if (meth)
+				s[i].meth = t;
+			else
+				s[i].base = t;
+			last_meth = meth;
+			run++;
 		}
 	}
 }
@@ -151,19 +177,35 @@ main(int argc, char **argv)
 {
 	struct ar_verdict_opts o = { 0.01, 0.05, 16, 2048 };
 	long trials = 1000, seed = 1;
+	int shape = SH_NONE;
+	const char *shape_name = "none";
 	const double cvs[] = { 0.10, 0.30 }, effects[] = { 1.0, 1 / 1.03 };
 	struct sample *s;
 	gsl_rng *r;
 	int c, ci, ei;
 
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt(argc, argv, "a:m:p:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "a:m:p:s:S:t:")) != -1) {
 		switch (c) {
 		case 'a': o.alpha = atof(optarg); break;
 		case 'm': o.min_effect = atof(optarg); break;
 		case 'p': o.max_pairs = (size_t)atol(optarg); break;
 		case 's': seed = atol(optarg); break;
 		case 't': trials = atol(optarg); break;
+		case 'S':
+			shape_name = optarg;
+			if (strcmp(optarg, "none") == 0)
+				shape = SH_NONE;
+			else if (strcmp(optarg, "periodic") == 0)
+				shape = SH_PERIODIC;
+			else if (strcmp(optarg, "carryover") == 0)
+				shape = SH_CARRY;
+			else if (strcmp(optarg, "fading") == 0)
+				shape = SH_FADING;
+			else
+				ar_die(AR_EX_USAGE, "-S %s: expected none, "
+				    "periodic, carryover or fading", optarg);
+			break;
 		default: ar_usage(usage);
 		}
 	}
@@ -174,8 +216,9 @@ main(int argc, char **argv)
 	s = ar_xmalloc(o.max_pairs * sizeof *s);
 	printf("verdict-sim: %ld trials per case; ours: min effect %.3g, "
 	    "alpha %.3g over %zu looks, %zu to %zu pairs; 2%% of runs 3x "
-	    "slower, +10%% drift per 1000 runs\n", trials, o.min_effect,
-	    o.alpha, ar_verdict_looks(&o), o.min_pairs, o.max_pairs);
+	    "slower, +10%% drift per 1000 runs; shape %s\n", trials,
+	    o.min_effect, o.alpha, ar_verdict_looks(&o), o.min_pairs,
+	    o.max_pairs, shape_name);
 	printf("noise\tmethod\trule\tkeep_rate\tmedian_pairs\tmedian_runs_s\t"
 	    "verdicts\n");
 	for (ci = 0; ci < 2; ci++)
@@ -184,14 +227,16 @@ main(int argc, char **argv)
 			double *pairs = ar_xmalloc((size_t)trials *
 			    sizeof *pairs);
 			double *secs = ar_xmalloc((size_t)trials * sizeof *secs);
-			const char *what = ei == 0 ? "A/A" : "3% faster";
+			const char *what = ei == 0 ? (shape == SH_CARRY ?
+			    "carry-over only" : "A/A") : (shape == SH_FADING ?
+			    "3% faster, fading" : "3% faster");
 			long t;
 
 			for (t = 0; t < trials; t++) {
 				size_t used;
 				int v;
 
-				make_pairs(r, cvs[ci], effects[ei], s,
+				make_pairs(r, cvs[ci], effects[ei], shape, s,
 				    o.max_pairs);
 				v = ours(s, o.max_pairs, &o, &used, &secs[t]);
 				pairs[t] = (double)used;
