@@ -10,8 +10,11 @@
  *
  * -S adds an interference shape on top (issue 15's, for the rule of
  * today to be measured against them):
- *   periodic   +20% on the first two runs of every four: a background
- *              job whose period matches the AB/BA block
+ *   periodic   +20% on the middle two runs of every four: a background
+ *              job whose period matches the AB/BA block, so that one
+ *              coin (the block's order) decides which role both slowed
+ *              runs belong to (on the first two it would cancel within
+ *              a pair)
  *   carryover  a run right after a method run is 10% slower (a cache
  *              the method ruins); in its "A/A" trials the method is not
  *              faster, it only carries over, and must never be kept
@@ -72,7 +75,8 @@ make_pairs(gsl_rng *r, double cv, double effect, int shape, struct sample *s,
 			int meth = ab ? k == 1 : k == 0;
 			double t = run_time(r, cv, run, meth ? eff : 1);
 
-			if (shape == SH_PERIODIC && run % 4 < 2)
+			if (shape == SH_PERIODIC && (run % 4 == 1 ||
+			    run % 4 == 2))
 				t *= 1.20;
 			if (shape == SH_CARRY && last_meth)
 				t *= 1.10;
