@@ -52,3 +52,23 @@ ar_id_valid(const char *s)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
+
+int
+ar_id_time(const char *id, struct timespec *ts)
+{
+	static const char shape[] = "dddddddd.dddddd.dddddd.";
+	char rfc[40];
+	size_t i;
+
+	/* "20261126T015812.123456Z": digits where shape has 'd'. */
+	for (i = 0; shape[i]; i++) {
+		if (!id[i])
+			return -1;
+		if (shape[i] == 'd' ? id[i] < '0' || id[i] > '9' :
+		    id[i] != (i == 8 ? 'T' : i == 15 ? '.' : 'Z'))
+			return -1;
+	}
+	snprintf(rfc, sizeof rfc, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s.%.6sZ", id,
+	    id + 4, id + 6, id + 9, id + 11, id + 13, id + 16);
+	return ar_time_parse(rfc, ts);
+}

@@ -10,5 +10,9 @@
 #define AR_IDLEN 41
 void ar_id_new(char out[AR_IDLEN]);
 int ar_id_valid(const char *s);
+/* The time at the start of such an id (or of any string that starts like
+ * one, as a spool record's ORDER); 0, or -1 when it does not. */
+struct timespec;
+int ar_id_time(const char *id, struct timespec *ts);
 
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "err.h"
+#include "id.h"
 #include "io.h"
 #include "json.h"
 #include "spool.h"
@@ -115,21 +116,12 @@ read_spool(struct digest *dg, const char *dir, const char *label, int ideas,
 				struct tally *t;
 				struct ideatime *it;
 				size_t m, q;
-				int Y, Mo, Dd, hh, mm, ss, us;
+				struct timespec when;
 				const char *ord = strchr(names[j], '-');
 
 				/* The name's ORDER is the time the record was
 				 * put: 20261126T015812.123456Z-... */
-				if (ord && sscanf(ord + 1, "%4d%2d%2dT%2d%2d%2d.%6dZ",
-				    &Y, &Mo, &Dd, &hh, &mm, &ss, &us) == 7) {
-					struct tm tmv = {0};
-
-					tmv.tm_year = Y - 1900;
-					tmv.tm_mon = Mo - 1;
-					tmv.tm_mday = Dd;
-					tmv.tm_hour = hh;
-					tmv.tm_min = mm;
-					tmv.tm_sec = ss;
+				if (ord && ar_id_time(ord + 1, &when) == 0) {
 					if (sl->nitime == sl->capitime) {
 						sl->capitime = sl->capitime ?
 						    2 * sl->capitime : 256;
@@ -139,8 +131,8 @@ read_spool(struct digest *dg, const char *dir, const char *label, int ideas,
 					}
 					it = &sl->itime[sl->nitime++];
 					cpy(it->id, sizeof it->id, l.id);
-					it->created = (double)timegm(&tmv) +
-					    us / 1e6;
+					it->created = (double)when.tv_sec +
+					    when.tv_nsec / 1e9;
 				}
 
 				c = json_string_value(json_object_get(o,

@@ -1,10 +1,12 @@
 /* lines.c: the line parsers that read what others wrote: METRIC lines
  * of a method's score stage (lib/metric), TSV (lib/tsv), RFC 3339 times
  * (lib/timefmt), UTF-8 and its repair (lib/utf8), JSON (lib/json), a
- * runner request (lib/runner) and a spool record's name (lib/spool). */
+ * runner request (lib/runner), a spool record's name (lib/spool) and
+ * an id's time (lib/id). */
 #include <math.h>
 
 #include "fuzz.h"
+#include "id.h"
 #include "json.h"
 #include "metric.h"
 #include "runner.h"
@@ -84,13 +86,23 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		free(line);
 		json_decref(j);
 	}
-	if (ar_spool_parse(s, &l) == 0) {
+	/* An id's time reads as the same instant in RFC 3339. */
+	if (ar_id_time(s, &ts) == 0) {
+		ar_time_fmt(out, sizeof out, ts, 6);
+		CHECK(ar_time_parse(out, &back) == 0 &&
+		    back.tv_sec == ts.tv_sec);
+	}
+	/* A claimed record's name, written again from what was read, reads
+	 * the same (a name in new/ has no lease to write). */
+	if (ar_spool_parse(s, &l) == 0 && l.holder[0]) {
 		char name[AR_SPOOL_NAME + 64];
 		struct ar_lease again;
 
 		ar_spool_lease_name(name, sizeof name, &l);
 		CHECK(ar_spool_parse(name, &again) == 0);
-		CHECK(strcmp(again.id, l.id) == 0 && again.prio == l.prio);
+		CHECK(strcmp(again.id, l.id) == 0 && again.prio == l.prio &&
+		    again.expires == l.expires &&
+		    strcmp(again.holder, l.holder) == 0);
 	}
 	{
 		char *line = strdup(s);

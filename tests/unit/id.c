@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,8 +105,30 @@ processes(void)
 	free(all);
 }
 
+static void
+times(void)
+{
+	char id[AR_IDLEN];
+	struct timespec ts, before;
+
+	clock_gettime(CLOCK_REALTIME, &before);
+	ar_id_new(id);
+	OK(ar_id_time(id, &ts) == 0 && ts.tv_sec >= before.tv_sec - 1 &&
+	    ts.tv_sec <= before.tv_sec + 5, "time: a fresh id's own time");
+	OK(ar_id_time("20261126T015812.123456Z-x", &ts) == 0 &&
+	    ts.tv_sec == 1795658292 && ts.tv_nsec == 123456000,
+	    "time: 2026-11-26T01:58:12.123456Z");
+	OK(ar_id_time("20261131T015812.123456Z", &ts) < 0, "time: no 31 "
+	    "November");
+	OK(ar_id_time("20261126T015812.12345Z", &ts) < 0 &&
+	    ar_id_time("20261126-015812.123456Z", &ts) < 0 &&
+	    ar_id_time("2026112", &ts) < 0 && ar_id_time("", &ts) < 0,
+	    "time: short, misshapen or empty: -1");
+}
+
 const struct unit_test unit_id[] = {
 	TEST(fresh),
+	TEST(times),
 	TEST(valid),
 	TEST(processes),
 	UNIT_END,
