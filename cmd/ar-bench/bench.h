@@ -79,12 +79,15 @@ struct session {
 	const char *seeds;   /* "dev" or "holdout" */
 	double *x;           /* per-pair log-ratio, positive = better */
 	char *order;         /* per pair: 'b' or 'm', whoever ran first */
+	char before;         /* the role of the run before the first pair */
+	size_t block;        /* pairs per block (ar_block_size) */
 	size_t n, npairs, cap;
 	int verdict, end;
 	int stopped;         /* ended by --stop-at, the verdict undecided */
 	double stop_lo, stop_hi; /* the 95% interval that ended it */
 	char why[512];
 	struct ar_interval ci;
+	struct ar_look look;     /* the last look's numbers */
 	double conf, secs;
 	size_t outliers;
 	size_t first_sample[2];  /* index of the session's first sample */
@@ -119,6 +122,7 @@ struct bench {
 	long gpu[64];
 	char gpulist[64 * 6];    /* the ids of -G as parsed; gpus points here */
 	struct ar_verdict_opts vo;
+	struct ar_design design;
 	double time_s;
 	long warmup;
 	/* tracked metrics: primary first, then the others named anywhere */

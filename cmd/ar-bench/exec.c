@@ -58,7 +58,7 @@ set_limits(struct bench *b, const struct opts *o)
 {
 	long pmin = o->pmin, pmax = o->pmax;
 
-	b->vo.alpha = 0.05;
+	ar_verdict_defaults(&b->vo);
 	b->vo.min_effect = o->e >= 0 ? o->e : b->m.min_effect >= 0 ?
 	    b->m.min_effect : 0.01;
 	b->vo.max_pairs = (size_t)(pmax > 0 ? pmax : b->m.max_pairs > 0 ?
@@ -83,6 +83,11 @@ set_limits(struct bench *b, const struct opts *o)
 		ar_die(AR_EX_USAGE, "max pairs %zu (%s) is below min pairs %zu "
 		    "(%s)", b->vo.max_pairs, pmax > 0 ? "-P" : "problem.json",
 		    b->vo.min_pairs, pmin > 0 ? "-p" : "problem.json");
+	/* The boundaries, once for the session's schedule. */
+	if (ar_design_init(&b->design, &b->vo) < 0)
+		ar_die(AR_EX_USAGE, "min effect %g, pairs %zu to %zu: no "
+		    "verdict design for these", b->vo.min_effect,
+		    b->vo.min_pairs, b->vo.max_pairs);
 	b->time_s = o->T > 0 ? o->T : b->m.time_s > 0 ? b->m.time_s : 600;
 	b->warmup = o->warm >= 0 ? o->warm : b->m.warmup >= 0 ? b->m.warmup :
 	    1;

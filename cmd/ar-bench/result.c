@@ -145,21 +145,31 @@ verdict_text(struct bench *b, const struct session *se, char *why,
 	default: break;
 	}
 	switch (se->verdict) {
-	case AR_V_KEEP:
-		snprintf(why, n, "%.2f%% better (CI %.2f%% to %.2f%%) over "
-		    "%zu pairs clears the minimum effect of %g%%",
-		    100 * (exp(se->ci.est) - 1), 100 * (exp(se->ci.lo) - 1),
-		    100 * (exp(se->ci.hi) - 1), se->n, m);
+	case AR_V_KEEP: {
+		char ci[80];
+
+		/* Few blocks bound the interval on one side only. */
+		if (isfinite(se->ci.hi))
+			snprintf(ci, sizeof ci, "CI %.2f%% to %.2f%%", 100 *
+			    (exp(se->ci.lo) - 1), 100 * (exp(se->ci.hi) - 1));
+		else
+			snprintf(ci, sizeof ci, "CI above %.2f%%", 100 *
+			    (exp(se->ci.lo) - 1));
+		snprintf(why, n, "%.2f%% better (%s) over %zu pairs: faster at "
+		    "the keep boundary, and the estimate clears the minimum "
+		    "effect of %g%%", 100 * (exp(se->ci.est) - 1), ci, se->n,
+		    m);
 		return "keep";
+	}
 	case AR_V_DISCARD:
 		snprintf(why, n, "no gain of %g%% is plausible: ratio %.4f, CI "
 		    "up to %.4f over %zu pairs", m, exp(se->ci.est),
-		    exp(se->ci.hi), se->n);
+		    exp(se->look.stop_hi), se->n);
 		return "discard";
 	case AR_V_EQUIVALENT:
 		snprintf(why, n, "the same within %g%%: ratio %.4f, CI %.4f to "
-		    "%.4f over %zu pairs", m, exp(se->ci.est), exp(se->ci.lo),
-		    exp(se->ci.hi), se->n);
+		    "%.4f over %zu pairs", m, exp(se->ci.est),
+		    exp(se->look.stop_lo), exp(se->look.stop_hi), se->n);
 		return "equivalent";
 	default:
 		if (se->stopped)
@@ -169,6 +179,17 @@ verdict_text(struct bench *b, const struct session *se, char *why,
 			    b->stop_at, se->n, exp(se->ci.est), exp(se->stop_lo),
 			    exp(se->stop_hi), se->stop_lo > log(b->stop_at) ?
 			    "above" : "below", m);
+		else if (se->look.why == AR_WHY_UNSTABLE)
+			snprintf(why, n, "the effect changed across the session: "
+			    "ratio %.4f in the first half, %.4f in the second "
+			    "(z %.2f) over %zu pairs", exp(se->look.first),
+			    exp(se->look.second), se->look.stab_z, se->n);
+		else if (se->look.why == AR_WHY_FUTILE)
+			snprintf(why, n, "futile after %zu pairs: a gain of "
+			    "%.2f%%, the least this session could confirm, is "
+			    "implausible (ratio %.4f, CI up to %.4f)", se->n,
+			    100 * (exp(se->look.reach) - 1), exp(se->ci.est),
+			    exp(se->look.stop_hi));
 		else if (!isfinite(se->ci.lo) || !isfinite(se->ci.hi))
 			snprintf(why, n, "undecided after %zu pair%s in %.0f s: "
 			    "ratio %.4f, too few pairs for an interval", se->n,
@@ -180,6 +201,38 @@ verdict_text(struct bench *b, const struct session *se, char *why,
 			    exp(se->ci.est), exp(se->ci.lo), exp(se->ci.hi));
 		return "inconclusive";
 	}
+}
+
+/* The verdict's own numbers: the design, the pairs it used, the
+ * carry-over it left out and the halves it compared. */
+static void
+design_json(struct bench *b, const struct session *se, json_t *st)
+{
+	struct ar_pairs p = { se->x, se->order, se->before, se->n, se->block };
+	double est, lo, hi;
+	json_t *c;
+
+	json_object_set_new(st, "beta", json_real(b->vo.beta));
+	json_object_set_new(st, "keep_z", json_real(ar_design_z(&b->design,
+	    se->n, 1)));
+	json_object_set_new(st, "stop_z", json_real(ar_design_z(&b->design,
+	    se->n, 0)));
+	json_object_set_new(st, "pairs_used", json_integer((json_int_t)
+	    se->look.used));
+	json_object_set_new(st, "blocks", json_integer((json_int_t)
+	    se->look.units));
+	json_object_set_new(st, "block_pairs", json_integer((json_int_t)
+	    se->block));
+	if (se->n >= 2 && ar_carryover(&p, &est, &lo, &hi) == 0) {
+		c = json_pack("{s:o, s:o, s:o}", "ratio", real(exp(est)),
+		    "ci_lo", real(isfinite(lo) ? exp(lo) : NAN), "ci_hi",
+		    real(isfinite(hi) ? exp(hi) : NAN));
+		json_object_set_new(st, "carryover", c);
+	}
+	if (!isnan(se->look.first))
+		json_object_set_new(st, "halves", json_pack("{s:o, s:o, s:f}",
+		    "first", real(exp(se->look.first)), "second",
+		    real(exp(se->look.second)), "z", se->look.stab_z));
 }
 
 static json_t *
@@ -438,7 +491,9 @@ result(struct bench *b, json_t *method, const char *spec_idea,
 	    (json_int_t)se->npairs, "warmup", (json_int_t)b->warmup,
 	    "min_effect", b->vo.min_effect, "outliers", (json_int_t)se->outliers,
 	    "alpha", b->vo.alpha, "seconds", se->secs, "time_limit_s",
-	    b->time_s, "test", "wilcoxon signed-rank, Hodges-Lehmann"));
+	    b->time_s, "test", "wilcoxon signed-rank over blocks of pairs, "
+	    "carry-over exposed pairs left out, group-sequential"));
+	design_json(b, se, json_object_get(o, "stats"));
 	if (b->stop_at > 0)
 		json_object_set_new(json_object_get(o, "stats"), "stop_at",
 		    json_real(b->stop_at));

@@ -220,24 +220,36 @@ check_guards(struct bench *b, const struct sample *m, const struct sample *base,
 }
 
 static void
+pairs_of(const struct session *se, struct ar_pairs *p)
+{
+	p->x = se->x;
+	p->first = se->order;
+	p->before = se->before;
+	p->n = se->n;
+	p->block = se->block;
+}
+
+static void
 progress(struct bench *b, const struct session *se, int force)
 {
-	struct ar_interval ci;
-	double t = ar_mono(), conf;
+	struct ar_pairs p;
+	struct ar_look lk;
+	double t = ar_mono();
 
 	if (!b->progress || (!force && t - b->progress_last < 1))
 		return;
 	b->progress_last = t;
-	if (se->n < 2) {
+	pairs_of(se, &p);
+	ar_verdict(&b->design, &p, b->vo.max_pairs, 0, &lk);
+	/* Few blocks bound the interval on one side only: inf. */
+	if (lk.units < 2 || (!isfinite(lk.ci.lo) && !isfinite(lk.ci.hi))) {
 		fprintf(stderr, "%s: %s seeds: pair %zu\n", ar_prog(), se->seeds,
 		    se->npairs);
 		return;
 	}
-	conf = 1 - b->vo.alpha / (double)ar_verdict_looks(&b->vo);
-	ar_signed_rank_ci(se->x, se->n, conf, &ci.est, &ci.lo, &ci.hi);
 	fprintf(stderr, "%s: %s seeds: pair %zu: ratio %.4f [%.4f, %.4f]\n",
-	    ar_prog(), se->seeds, se->npairs, exp(ci.est), exp(ci.lo),
-	    exp(ci.hi));
+	    ar_prog(), se->seeds, se->npairs, exp(lk.ci.est), exp(lk.ci.lo),
+	    exp(lk.ci.hi));
 }
 
 static unsigned long long
@@ -258,12 +270,14 @@ int
 session_run(struct bench *b, struct session *se)
 {
 	double t0 = ar_mono(), el;
-	int first = 0, end = END_NONE;
+	int first = 0, first_prev = 0, end = END_NONE;
+	struct ar_pairs pairs;
 	size_t p;
 
 	se->first_sample[0] = b->role[R_BASE].ns;
 	se->first_sample[1] = b->role[R_METH].ns;
 	se->verdict = AR_V_CONTINUE;
+	se->block = ar_block_size(b->vo.max_pairs);
 	for (p = 0; end == END_NONE; p++) {
 		unsigned long long seed = seed_of(b, se->seeds, p);
 		struct sample *sb = NULL, *sm = NULL;
@@ -278,17 +292,25 @@ session_run(struct bench *b, struct session *se)
 			se->first_sample[1] = b->role[R_METH].ns;
 		}
 		run_prepare(b, seed);
-		/* Balanced: every two pairs, one AB and one BA, the first
-		 * of the two drawn at random. */
-		/* The very first pair runs the baseline first, so a problem
-		 * broken for everyone fails on the baseline, not on a coin
-		 * toss; the next pair of its block is the other way round. */
+		/* Blocks of se->block pairs: a coin decides the first pair's
+		 * order, and the pairs after it alternate (AB BA AB BA), so
+		 * each starts with the role the one before ended with. The
+		 * test's unit is the block (its coin flips the whole block),
+		 * and only a block's first pair can follow a run of the other
+		 * role, the carry-over the test leaves out. The very first
+		 * pair runs the baseline first, so a problem broken for
+		 * everyone fails on the baseline, not on a coin toss. */
 		if (p == 0)
 			first = 0;
-		else if ((warm ? p : p - (size_t)b->warmup) % 2 == 0)
+		else if ((warm ? p : p - (size_t)b->warmup) % se->block == 0)
 			first = randombytes_uniform(2);
 		else
 			first = !first;
+		/* The run before the first scored pair: the last warm-up
+		 * run, the other role than the warm-up pair's first. */
+		if ((long)p == b->warmup)
+			se->before = p == 0 ? 0 : first_prev ? 'b' : 'm';
+		first_prev = first;
 		o[0] = first ? R_METH : R_BASE;
 		o[1] = first ? R_BASE : R_METH;
 		for (i = 0; i < 2 && end == END_NONE; i++)
@@ -322,12 +344,24 @@ session_run(struct bench *b, struct session *se)
 		progress(b, se, 0);
 		if (!ar_verdict_look(se->n, &b->vo) && !last)
 			continue;
-		se->verdict = ar_verdict(se->x, se->n, &b->vo, last, &se->ci);
+		{
+			/* The last pair the session can reach, by pairs or by
+			 * time: what a futile session is judged against. */
+			double by_time = b->time_s / (el / (double)(p + 1));
+			size_t n_end = b->vo.max_pairs;
+
+			if (by_time < (double)n_end)
+				n_end = by_time > (double)se->n ?
+				    (size_t)by_time : se->n;
+			pairs_of(se, &pairs);
+			se->verdict = ar_verdict(&b->design, &pairs, n_end, last,
+			    &se->look);
+		}
 		/* With --stop-at, the scheduler's question ends the session:
 		 * a verdict decided first does not, since the scheduler
 		 * sized the measurement for its own question, and the
-		 * verdict taken where the session ends is one of its looks
-		 * (each at alpha / looks), whichever that is. */
+		 * verdict taken where the session ends is one of its looks,
+		 * whichever that is. */
 		if (se->verdict != AR_V_CONTINUE && (!(b->stop_at > 0) || last))
 			break;
 		/* The scheduler's question (does the ratio clear the
@@ -341,8 +375,9 @@ session_run(struct bench *b, struct session *se)
 			ar_signed_rank_ci(se->x, se->n, 0.95, &est, &lo, &hi);
 			if (isfinite(lo) && isfinite(hi) && (lo > log(b->stop_at) ||
 			    hi < log(b->stop_at))) {
-				se->verdict = ar_verdict(se->x, se->n, &b->vo, 1,
-				    &se->ci);
+				pairs_of(se, &pairs);
+				se->verdict = ar_verdict(&b->design, &pairs,
+				    se->n, 1, &se->look);
 				se->stopped = se->verdict == AR_V_INCONCLUSIVE;
 				se->stop_lo = lo;
 				se->stop_hi = hi;
@@ -355,16 +390,29 @@ session_run(struct bench *b, struct session *se)
 	se->end = end;
 	if (end == END_NONE)
 		progress(b, se, 1);
-	/* The interval is reported whatever ended the session, at the
-	 * confidence of a look; with too few pairs for it, it is
-	 * unbounded (null in the result). */
-	se->conf = 1 - b->vo.alpha / (double)ar_verdict_looks(&b->vo);
-	if (se->n >= 1) {
-		ar_signed_rank_ci(se->x, se->n, se->conf, &se->ci.est,
-		    &se->ci.lo, &se->ci.hi);
-		se->ci.n = se->n;
-		se->outliers = ar_mad_outliers(se->x, se->n, 3.5);
+	/* The interval is reported whatever ended the session, the last
+	 * look's (its keep boundary's confidence); with too few pairs for
+	 * it, it is unbounded (null in the result). */
+	if (end != END_NONE || se->verdict == AR_V_CONTINUE) {
+		struct ar_look lk;
+
+		pairs_of(se, &pairs);
+		ar_verdict(&b->design, &pairs, se->n, 1, &lk);
+		se->look = lk;
 	}
+	/* The interval the verdict was read on: a stop's at the stop
+	 * boundary, any other at the keep boundary. */
+	se->ci = se->look.ci;
+	se->ci.n = se->n;
+	se->conf = se->look.conf;
+	if (se->verdict == AR_V_DISCARD || se->verdict == AR_V_EQUIVALENT ||
+	    se->look.why == AR_WHY_FUTILE) {
+		se->ci.lo = se->look.stop_lo;
+		se->ci.hi = se->look.stop_hi;
+		se->conf = se->look.stop_conf;
+	}
+	if (se->n >= 1)
+		se->outliers = ar_mad_outliers(se->x, se->n, 3.5);
 	snprintf(se->why, sizeof se->why, "%s", b->end_why);
 	return end;
 }
