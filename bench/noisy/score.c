@@ -15,7 +15,16 @@
  * is needed because dev seeds are the same in every session of a
  * workload: without it every trial would replay the same noise. It is
  * drawn from getrandom(2) at the session's first score call and kept
- * with the counter. */
+ * with the counter.
+ *
+ * Interference shapes (issue 15), each off unless its variable is set:
+ *   PERIODIC="a p f t"  runs with idx % p in [f, t) are (1 + a) slower:
+ *                       a background job with a period of p runs
+ *   FADE=r              from score call r on, the method's speed is 1:
+ *                       a gain that fades
+ *   $AR_OUT/carry       a factor the run leaves on the NEXT run (a cache
+ *                       it ruins), kept with the counter
+ */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <inttypes.h>
@@ -76,7 +85,7 @@ number(const char *what, const char *s)
 
 /* Reads nonce and counter, or makes a new nonce on the first call. */
 static void
-state_read(const char *path, uint64_t *nonce, uint64_t *idx)
+state_read(const char *path, uint64_t *nonce, uint64_t *idx, double *carry)
 {
 	FILE *f = fopen(path, "r");
 
@@ -86,17 +95,18 @@ state_read(const char *path, uint64_t *nonce, uint64_t *idx)
 		if (getrandom(nonce, sizeof *nonce, 0) != sizeof *nonce)
 			die("getrandom", strerror(errno));
 		*idx = 0;
+		*carry = 1;
 		return;
 	}
-	if (fscanf(f, "%" SCNu64 " %" SCNu64, nonce, idx) != 2)
-		die(path, "not \"nonce counter\"");
+	if (fscanf(f, "%" SCNu64 " %" SCNu64 " %lf", nonce, idx, carry) != 3)
+		die(path, "not \"nonce counter carry\"");
 	fclose(f);
 }
 
 /* Writes the next counter: a new file renamed over the old one, so a
  * score killed half-way leaves the last whole state. */
 static void
-state_write(const char *path, uint64_t nonce, uint64_t idx)
+state_write(const char *path, uint64_t nonce, uint64_t idx, double carry)
 {
 	char tmp[4200];
 	FILE *f;
@@ -104,7 +114,7 @@ state_write(const char *path, uint64_t nonce, uint64_t idx)
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
 	if (!(f = fopen(tmp, "w")))
 		die(tmp, strerror(errno));
-	fprintf(f, "%" PRIu64 " %" PRIu64 "\n", nonce, idx);
+	fprintf(f, "%" PRIu64 " %" PRIu64 " %.17g\n", nonce, idx, carry);
 	if (fclose(f) != 0)
 		die(tmp, strerror(errno));
 	if (rename(tmp, path) != 0)
@@ -114,8 +124,9 @@ state_write(const char *path, uint64_t nonce, uint64_t idx)
 int
 main(void)
 {
-	char state[4096], out[4096], buf[64];
-	double cv, speed, s, z, t;
+	char state[4096], out[4096], cpath[4096], buf[64];
+	const char *v;
+	double cv, speed, s, z, t, carry, next = 1;
 	uint64_t nonce, idx, x;
 	size_t n;
 	FILE *f;
@@ -133,8 +144,19 @@ main(void)
 	buf[n] = 0;
 	speed = number(out, buf);
 
-	state_read(state, &nonce, &idx);
-	state_write(state, nonce, idx + 1);
+	/* What this run leaves on the next one. */
+	snprintf(cpath, sizeof cpath, "%s/carry", env("AR_OUT"));
+	if ((f = fopen(cpath, "r"))) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = 0;
+		next = number(cpath, buf);
+	}
+
+	state_read(state, &nonce, &idx, &carry);
+	state_write(state, nonce, idx + 1, next);
+	if ((v = getenv("FADE")) && *v && (double)idx >= number("FADE", v))
+		speed = 1;
 
 	/* One stream per (seed, nonce, idx): mixed, not just added, so
 	 * neighbouring seeds and counters do not share draws. */
@@ -146,6 +168,17 @@ main(void)
 	t = speed * (1 + 0.10 * (double)idx / 1000) * exp(s * z - s * s / 2);
 	if (uniform(&x) < 0.02)
 		t *= 3;
+	t *= carry;
+	if ((v = getenv("PERIODIC")) && *v) {
+		double a;
+		unsigned long p, from, to;
+
+		if (sscanf(v, "%lf %lu %lu %lu", &a, &p, &from, &to) != 4 ||
+		    p == 0)
+			die("PERIODIC", "not \"amplitude period from to\"");
+		if (idx % p >= from && idx % p < to)
+			t *= 1 + a;
+	}
 	printf("METRIC t=%.9g\n", t);
 	return fflush(stdout) == 0 ? 0 : 1;
 }
