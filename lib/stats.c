@@ -401,10 +401,14 @@ cluster_z(struct tset *t, double d)
 			continue;   /* a zero difference has no sign */
 		for (i = a; i < b; i++) {
 			double sr;
-			size_t blk = t->bs[i];
+			size_t blk;
 
-			if (i >= a0 && i < b0)
-				continue;
+			/* Only the tie's values: below, then above. */
+			if (i == a0)
+				i = b0;
+			if (i >= b)
+				break;
+			blk = t->bs[i];
 			sr = i < a0 ? -r : r;
 			switch (t->part[i]) {
 			case PART_CORE:
@@ -686,7 +690,7 @@ int
 ar_verdict(const struct ar_design *d, const struct ar_pairs *p, size_t n_end,
     int last, struct ar_look *lk)
 {
-	double m = log1p(d->o.min_effect), *u, zk, zs;
+	double m = log1p(d->o.min_effect), *u, zk, zs, z0, zm, znm;
 	struct tset t;
 	size_t h, nu;
 	int v;
@@ -717,48 +721,59 @@ ar_verdict(const struct ar_design *d, const struct ar_pairs *p, size_t n_end,
 	zs = ar_design_z(d, p->n, 0);
 	lk->conf = conf_of(zk);
 	lk->stop_conf = conf_of(zs);
-	lk->ci.est = cluster_root(&t, 0);
-	lk->ci.lo = cluster_root(&t, zk);
-	lk->ci.hi = cluster_root(&t, -zk);
-	lk->stop_lo = cluster_root(&t, zs);
-	lk->stop_hi = cluster_root(&t, -zs);
+	/* The rule reads the standardized statistic at 0, at plus and
+	 * minus the minimum effect and at the reach: the intervals' ends
+	 * are where it crosses the boundaries, so Z(0) > zk is lo > 0,
+	 * Z(m) >= 0 an estimate of at least m, Z(m) < -zs stop_hi < m. */
+	z0 = cluster_z(&t, 0);
+	zm = cluster_z(&t, m);
+	znm = cluster_z(&t, -m);
 	/* The least gain the session could still confirm: the keep
-	 * interval's half-width shrunk to the last pair's, or the minimum
+	 * interval's half-width (zk times the scale, the statistic's slope
+	 * between 0 and m) shrunk to the last pair's, or the minimum
 	 * effect. */
 	lk->reach = m;
-	if (isfinite(lk->ci.lo) && isfinite(lk->ci.hi) && n_end > p->n) {
-		double r = (lk->ci.hi - lk->ci.lo) / 2 * sqrt((double)p->n /
-		    (double)n_end) * ar_design_z(d, n_end, 1) / zk;
+	if (z0 - zm > 0 && n_end > p->n) {
+		double r = m / (z0 - zm) * sqrt((double)p->n / (double)n_end) *
+		    ar_design_z(d, n_end, 1);
 
 		if (r > m)
 			lk->reach = r;
 	}
-	/* The halves of the session, block by block. */
-	u = ar_xmalloc((t.nb + 1) * sizeof *u);
-	nu = ar_units(p, u, &h);
-	h = nu / 2;
-	if (h >= 2 && nu - h >= 2) {
-		lk->first = ar_median(u, h);
-		lk->second = ar_median(u + h, nu - h);
-		lk->stab_z = halves_z(u, nu);
-		lk->unstable = fabs(lk->stab_z) > STABLE_Z;
-	}
-	free(u);
-	tset_free(&t);
 	v = AR_V_CONTINUE;
-	if (lk->ci.lo > 0 && lk->ci.est >= m) {
+	if (z0 > zk && zm >= 0) {
 		v = AR_V_KEEP;
 		lk->why = AR_WHY_KEEP;
-	} else if (lk->stop_lo >= -m && lk->stop_hi <= m) {
+	} else if (znm >= zs && zm <= -zs) {
 		v = AR_V_EQUIVALENT;
 		lk->why = AR_WHY_EQUIVALENT;
-	} else if (lk->stop_hi < m) {
+	} else if (zm < -zs) {
 		v = AR_V_DISCARD;
 		lk->why = AR_WHY_DISCARD;
-	} else if (lk->stop_hi < lk->reach) {
+	} else if (lk->reach > m ? cluster_z(&t, lk->reach) < -zs : 0) {
 		v = AR_V_INCONCLUSIVE;
 		lk->why = AR_WHY_FUTILE;
 	}
+	/* The halves of the session, block by block, and the intervals,
+	 * where a verdict or the last look needs them. */
+	if (v != AR_V_CONTINUE || last) {
+		u = ar_xmalloc((t.nb + 1) * sizeof *u);
+		nu = ar_units(p, u, &h);
+		h = nu / 2;
+		if (h >= 2 && nu - h >= 2) {
+			lk->first = ar_median(u, h);
+			lk->second = ar_median(u + h, nu - h);
+			lk->stab_z = halves_z(u, nu);
+			lk->unstable = fabs(lk->stab_z) > STABLE_Z;
+		}
+		free(u);
+		lk->ci.est = cluster_root(&t, 0);
+		lk->ci.lo = cluster_root(&t, zk);
+		lk->ci.hi = cluster_root(&t, -zk);
+		lk->stop_lo = cluster_root(&t, zs);
+		lk->stop_hi = cluster_root(&t, -zs);
+	}
+	tset_free(&t);
 	/* An effect that changed across the session is not one effect:
 	 * no verdict on it. */
 	if (v != AR_V_CONTINUE && lk->unstable) {

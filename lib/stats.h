@@ -110,7 +110,8 @@ struct ar_look {
  * below it; inconclusive when even the least gain the session could
  * confirm by n_end pairs is implausible (futile), or at the last look;
  * otherwise continue. A change between the halves holds every verdict
- * back (inconclusive at the last look). */
+ * back (inconclusive at the last look). The intervals and the halves
+ * are filled in where the verdict is not continue, or last is set. */
 int ar_verdict(const struct ar_design *d, const struct ar_pairs *p,
 	size_t n_end, int last, struct ar_look *lk);
 int ar_verdict_look(size_t n, const struct ar_verdict_opts *o);

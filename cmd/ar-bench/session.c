@@ -1,5 +1,6 @@
 /* session.c: the pairs of one session. Baseline and method run in
- * balanced, shuffled AB/BA pairs on seeds of one kind (dev or holdout);
+ * balanced AB/BA pairs, in blocks one coin orders, on seeds of one kind
+ * (dev or holdout);
  * every scored run is checked (the work done, the gates, the primary
  * metric, and on a method run the guardrails against its pair's
  * baseline), and the statistics of the per-pair log-ratios decide when
@@ -240,7 +241,8 @@ progress(struct bench *b, const struct session *se, int force)
 		return;
 	b->progress_last = t;
 	pairs_of(se, &p);
-	ar_verdict(&b->design, &p, b->vo.max_pairs, 0, &lk);
+	/* As a last look: the interval, whatever the verdict. */
+	ar_verdict(&b->design, &p, b->vo.max_pairs, 1, &lk);
 	/* Few blocks bound the interval on one side only: inf. */
 	if (lk.units < 2 || (!isfinite(lk.ci.lo) && !isfinite(lk.ci.hi))) {
 		fprintf(stderr, "%s: %s seeds: pair %zu\n", ar_prog(), se->seeds,
