@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
@@ -204,37 +203,6 @@ old_look(size_t n, size_t max)
 	return n == look || n == max;
 }
 
-/* The largest c with P(T <= c) <= a / 2 for the signed-rank statistic T
- * of n pairs, or -1: as lib/stats.c of 8975a38 computed it (exact to 60
- * pairs, the normal approximation beyond). */
-static long
-old_crit(size_t n, double a)
-{
-	long m = (long)(n * (n + 1) / 2), c, t;
-
-	if (n <= 60) {
-		double *p = ar_xcalloc((size_t)m + 1, sizeof *p), cum = 0;
-		size_t k;
-
-		p[0] = 1;
-		for (k = 1; k <= n; k++)
-			for (t = (long)(k * (k + 1) / 2); t >= 0; t--)
-				p[t] = 0.5 * p[t] + (t >= (long)k ?
-				    0.5 * p[t - (long)k] : 0);
-		for (c = -1, t = 0; t <= m; t++) {
-			cum += p[t];
-			if (cum > a / 2)
-				break;
-			c = t;
-		}
-		free(p);
-		return c;
-	}
-	c = (long)floor(m / 2.0 + gsl_cdf_ugaussian_Pinv(a / 2) *
-	    sqrt((double)n * (n + 1) * (2 * n + 1) / 24.0) - 0.5);
-	return c < 0 ? -1 : c;
-}
-
 /* How many Walsh averages (x_i + x_j) / 2, i <= j, lie below d: the
  * signed-rank sum of the negative x - d (so the interval's ends against
  * d need no O(n^2) list of averages). */
@@ -272,7 +240,7 @@ old_rule(const double *x, size_t max, double min_effect, size_t *used)
 
 		if (!old_look(n, max))
 			continue;
-		c = old_crit(n, 0.05 / (double)looks);
+		c = ar_signed_rank_crit(n, 0.05 / (double)looks);
 		tot = (double)n * (n + 1) / 2;
 		if (c >= 0) {
 			double below_m = walsh_below(x, n, m, y);

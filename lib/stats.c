@@ -61,8 +61,8 @@ ar_mad_outliers(const double *v, size_t n, double k)
 /* The largest c with P(T <= c) <= alpha / 2 for the signed-rank
  * statistic T of n pairs, or -1 when even T = 0 is likelier. Exact up to
  * 60 pairs, from the normal approximation beyond. */
-static long
-signed_rank_crit(size_t n, double alpha)
+long
+ar_signed_rank_crit(size_t n, double alpha)
 {
 	long m = (long)(n * (n + 1) / 2), c;
 
@@ -150,7 +150,7 @@ ar_signed_rank_ci(const double *x, size_t n, double conf, double *est,
 	*est = select_kth(w, m, m / 2);
 	if (m % 2 == 0)
 		*est = (*est + select_kth(w, m, m / 2 - 1)) / 2;
-	c = signed_rank_crit(n, 1 - conf);
+	c = ar_signed_rank_crit(n, 1 - conf);
 	if (c < 0) {
 		/* Too few pairs for this confidence: the widest interval. */
 		*lo = -INFINITY;

@@ -13,6 +13,9 @@ size_t ar_mad_outliers(const double *v, size_t n, double k);
 /* Hodges-Lehmann estimate of x's centre and the Wilcoxon signed-rank
  * interval at confidence conf (exact up to 60 pairs); -inf..inf when n is
  * too small for conf. */
+/* The largest c with P(T <= c) <= alpha / 2 for the signed-rank
+ * statistic T of n pairs, or -1: exact up to 60 pairs. */
+long ar_signed_rank_crit(size_t n, double alpha);
 int ar_signed_rank_ci(const double *x, size_t n, double conf, double *est,
 	double *lo, double *hi);
 enum { AR_V_CONTINUE, AR_V_KEEP, AR_V_DISCARD, AR_V_EQUIVALENT,
