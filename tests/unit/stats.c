@@ -227,6 +227,17 @@ verdict(void)
 	    lk.first > lk.second, "a gain that fades is held back");
 	OK(ar_verdict(&d, &p, 256, 1, &lk) == AR_V_INCONCLUSIVE && lk.why ==
 	    AR_WHY_UNSTABLE, "and inconclusive at the last look");
+	/* Noise too wide for the pairs left: futile, inconclusive now;
+	 * with many pairs left, the session goes on. */
+	for (i = 0; i < 64; i++)
+		big[i] = 0.12 * ((i * 37) % 11 - 5) / 5.0;
+	p.n = 64;
+	v = ar_verdict(&d, &p, 72, 0, &lk);
+	OK(v == AR_V_INCONCLUSIVE && lk.why == AR_WHY_FUTILE && lk.reach >
+	    log1p(o.min_effect), "futile: no gain the last pair could confirm "
+	    "is plausible (%s)", ar_verdict_name(v));
+	OK(ar_verdict(&d, &p, 256, 0, &lk) == AR_V_CONTINUE, "with pairs "
+	    "left, it goes on");
 	OK(ar_verdict_look(16, &o) && ar_verdict_look(17, &o) &&
 	    ar_verdict_look(32, &o) && !ar_verdict_look(33, &o) &&
 	    ar_verdict_look(34, &o) && ar_verdict_look(256, &o),
