@@ -133,7 +133,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	run -64 ar-sched landscape -x 'a b'
 	[ "$output" = "ar-sched: -x a b: not a short name of letters, digits, '.', '_', '-'" ]
 	run -64 ar-sched landscape extra
-	[ "${lines[0]}" = "usage: ar-sched landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] [--mix family=weight[,...]]" ]
+	[ "${lines[0]}" = "usage: ar-sched landscape [-t families|shapes] [-n landscapes] [-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] [--hints share]" ]
 }
 
 @test "simulate: usage errors" {
@@ -199,7 +199,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	run -0 ar-sched simulate -h
 	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -0 ar-sched landscape -h
-	[ "$output" = "usage: ar-sched landscape [-n landscapes] [-m methods] [-s seed] [-x prefix] [--mix family=weight[,...]]" ]
+	[ "$output" = "usage: ar-sched landscape [-t families|shapes] [-n landscapes] [-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] [--hints share]" ]
 }
 
 @test "simulate: ours on a dead tie ends, found, no pair measured more than 4 times" {
@@ -212,4 +212,171 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 		[ "$(printf '%s\n' "$stderr" | cut -f4,5 | sort | uniq -c |
 		    awk '$1 > 4' | wc -l)" -eq 0 ]
 	done
+}
+
+# ---- ar-sched landscape -t shapes ----
+
+SHAPES="amdahl crash dud flat guard-trap4 guard-trap8 near-tie noisy plateau strong1-fall strong1-flat usl-peak2 usl-peak4 usl-peak8 weak1-best4 weak1-best8"
+
+# shape_check FILE: one line for every method whose rows break what its
+# shape claims (ar-sched(1), The shapes recipe), and for every landscape
+# of fewer than MLO or more than MHI methods; nothing when all hold.
+shape_check() {
+	awk -F'\t' -v mlo="${MLO:-8}" -v mhi="${MHI:-80}" '
+	function bad(why) { printf "%s %s %s: %s\n", L, M, F, why }
+	# Whether a and b are apart by lo to hi of the smaller.
+	function apart(a, b, lo, hi,  d) {
+		d = (a > b ? a / b : b / a) - 1; return d >= lo && d <= hi }
+	function check(  j, am, ok) {
+		am = 0
+		for (j = 1; j < 4; j++) if (s[j] > s[am]) am = j
+		if (F !~ /^(amdahl|noisy|guard-trap|crash)/)
+			for (j = 0; j < 4; j++) if (!f[j]) bad("infeasible")
+		if (F == "usl-peak2" && am != 1) bad("no peak at 2")
+		if (F == "usl-peak4" && am != 2) bad("no peak at 4")
+		if (F == "usl-peak8" && am != 3) bad("no peak at 8")
+		if (F ~ /^weak1/ && !(s[0] < 1 && s[0] >= 0.9)) bad("k=1")
+		if (F == "weak1-best4" && am != 2) bad("best not at 4")
+		if (F == "weak1-best8" && am != 3) bad("best not at 8")
+		if (F == "plateau") {
+			ok = s[1] > s[0] * 1.01 && apart(s[3], s[1], 0, 0.0035) &&
+			    apart(s[2], s[1], 0, 0.0035) ||
+			    s[2] > s[0] * 1.01 && apart(s[3], s[2], 0, 0.0035)
+			if (!ok) bad("no rise then flat")
+		}
+		if (F ~ /^strong1/ && !(s[0] > 1.015)) bad("no win at 1")
+		if (F == "strong1-flat")
+			for (j = 1; j < 4; j++) if (!apart(s[j], s[0], 0, 0.006)) bad("not flat")
+		if (F == "strong1-fall")
+			for (j = 1; j < 4; j++) if (!(s[j] < s[j - 1])) bad("no fall")
+		if (F == "guard-trap4" && !(f[0] && f[1] && !f[2] && !f[3] && am == 2))
+			bad("no trap at 4")
+		if (F == "guard-trap8" && !(f[0] && f[1] && f[2] && !f[3] && am == 3))
+			bad("no trap at 8")
+		if (F == "crash" && !(f[0] && f[1] && !f[3])) bad("no crash")
+		if (F == "flat")
+			for (j = 0; j < 4; j++) if (!apart(s[j], 1, 0, 0.0081)) bad("not flat")
+		if (F == "dud")
+			for (j = 0; j < 4; j++) if (!(s[j] < 0.975)) bad("not a dud")
+		if (F == "noisy" && !(nz[0] >= 0.0174)) bad("not noisy")
+		# 1 to 10% a run at k=1, a quarter of it a measurement.
+		if (!(nz[0] >= 0.0024 && nz[0] <= 0.0251)) bad("noise at 1")
+		for (j = 1; j < 4; j++) if (nz[j] < nz[j - 1]) bad("noise falls")
+		if (F == "near-tie") {
+			n = ++nt[L]; top[L, n] = s[am]; who[L, n] = M
+			for (j = 0; j < 4; j++) ts[L, n, j] = s[j]
+		}
+		if (!(L in nm)) order[++nl] = L
+		nm[L]++
+	}
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["landscape"] != L || $c["method"] != M {
+		if (M != "") check()
+		L = $c["landscape"]; M = $c["method"]; F = $c["family"]
+	}
+	{
+		j = $c["k"] == 1 ? 0 : $c["k"] == 2 ? 1 : $c["k"] == 4 ? 2 : 3
+		s[j] = $c["score"]; nz[j] = $c["noise"]
+		f[j] = $c["guard"] + 0 <= $c["guard_max"] + 0
+	}
+	END {
+		check()
+		for (i = 1; i <= nl; i++) {
+			L = order[i]
+			if (nm[L] < mlo || nm[L] > mhi) printf "%s: %d methods\n", L, nm[L]
+			# A near-tie: another near-tie method, or another k of
+			# its own, 0.2 to 1.5% from its best.
+			for (a = 1; a <= nt[L]; a++) {
+				ok = 0
+				for (b = 1; b <= nt[L]; b++)
+					if (b != a && apart(top[L, a], top[L, b], 0.0015, 0.0155)) ok = 1
+				for (j = 0; j < 4; j++)
+					if (ts[L, a, j] != top[L, a] && apart(ts[L, a, j], top[L, a], 0.0015, 0.0155)) ok = 1
+				if (!ok) printf "%s %s near-tie: no tie\n", L, who[L, a]
+			}
+		}
+	}' "$1"
+}
+
+@test "landscape -t shapes: the same seed, the same bytes; another seed, others" {
+	run -0 ar-sched landscape -t shapes -n 4 -s 11 -x sh
+	[ "${lines[0]}" = "landscape	method	k	score	noise	guard	guard_max	cost_h	pfrac	hint	base_pfrac	family	base_shape" ]
+	printf '%s\n' "$output" > a.tsv
+	run -0 ar-sched landscape -t shapes -n 4 -s 11 -x sh
+	[ "$output" = "$(cat a.tsv)" ]
+	run -0 ar-sched landscape -t shapes -n 4 -s 12 -x sh
+	[ "$output" != "$(cat a.tsv)" ]
+	# A landscape is the same whatever -n says.
+	run -0 ar-sched landscape -t shapes -n 2 -s 11 -x sh
+	[ "$output" = "$(awk -F'\t' 'NR == 1 || $1 == "sh0000" || $1 == "sh0001"' a.tsv)" ]
+	# The families recipe is still the default, the same bytes as -t families.
+	[ "$(ar-sched landscape -n 2 -s 3)" = "$(ar-sched landscape -t families -n 2 -s 3)" ]
+}
+
+@test "landscape -t shapes: every shape in 20 landscapes of the default mix, 8 to 80 methods each, no hints" {
+	ar-sched landscape -t shapes -n 20 -s 1 > l.tsv
+	[ "$(awk -F'\t' 'NR > 1 { print $12 }' l.tsv | sort -u | tr '\n' ' ')" = "$SHAPES " ]
+	[ "$(awk -F'\t' 'NR > 1 { print $13 }' l.tsv | sort -u | tr '\n' ' ')" = "amdahl logcomm superlinear usl " ]
+	[ "$(awk -F'\t' 'NR > 1 { print $1 }' l.tsv | sort -u | wc -l)" -eq 20 ]
+	# Method counts are drawn: not all the same.
+	[ "$(awk -F'\t' 'NR > 1 && $3 == 1 { n[$1]++ } END { for (l in n) print n[l] }' l.tsv | sort -u | wc -l)" -gt 5 ]
+	# No hint, pfrac or base_pfrac.
+	[ "$(awk -F'\t' 'NR > 1 && $9 $10 $11 != ""' l.tsv | wc -l)" -eq 0 ]
+	run -0 shape_check l.tsv
+	[ "$output" = "" ]
+}
+
+@test "landscape -t shapes: every method has the shape it claims, under several mixes" {
+	ar-sched landscape -t shapes -n 30 -s 2 -m 40-80 --mix near-tie=3,guard-trap4=1,guard-trap8=1,crash=1,plateau=1,dud=1 > t.tsv
+	run -0 shape_check t.tsv
+	[ "$output" = "" ]
+	[ "$(awk -F'\t' 'NR > 1 && $12 == "near-tie"' t.tsv | wc -l)" -gt 1000 ]
+	ar-sched landscape -t shapes -n 30 -s 3 -m 8-16 --mix usl-peak2=1,usl-peak4=1,usl-peak8=1,weak1-best4=1,weak1-best8=1,strong1-flat=1,strong1-fall=1,flat=1,noisy=1,amdahl=1 > p.tsv
+	MLO=8 MHI=16 run -0 shape_check p.tsv
+	[ "$output" = "" ]
+	# The check itself sees a broken shape: a usl-peak4 whose peak moved.
+	awk -F'\t' -v OFS='\t' '$12 == "usl-peak4" && $3 == 8 && !done { $4 = 9; done = 1 } 1' p.tsv > q.tsv
+	run -0 shape_check q.tsv
+	[ "$(printf '%s\n' "$output" | grep -c 'usl-peak4: no peak at 4$')" -eq 1 ]
+}
+
+@test "landscape -t shapes: costs differ between methods at one k; noise grows with k" {
+	ar-sched landscape -t shapes -n 5 -s 4 -m 10 > c.tsv
+	[ "$(awk -F'\t' 'NR > 1 && $3 == 1 { n[$1]++ } END { for (l in n) print n[l] }' c.tsv | sort -u)" = 10 ]
+	# Every landscape has at least 5 costs at k=8 among its 10 methods.
+	[ "$(awk -F'\t' 'NR > 1 && $3 == 8 { print $1, $8 }' c.tsv | sort -u |
+	    awk '{ n[$1]++ } END { for (l in n) if (n[l] < 5) print l }')" = "" ]
+	# The noise of a method at k=8 is never below its noise at k=1.
+	[ "$(awk -F'\t' 'NR > 1 && $3 == 1 { n[$1 $2] = $5 } NR > 1 && $3 == 8 && $5 < n[$1 $2]' c.tsv)" = "" ]
+}
+
+@test "landscape -t shapes --hints: the share of landscapes with hints, pfrac and base_pfrac" {
+	ar-sched landscape -t shapes -n 40 -s 5 -m 8-12 --hints 0.5 > h.tsv
+	n=$(awk -F'\t' 'NR > 1 && $11 != "" { print $1 }' h.tsv | sort -u | wc -l)
+	[ "$n" -ge 10 ] && [ "$n" -le 30 ]
+	# Hints and pfrac only where base_pfrac is; values in range.
+	[ "$(awk -F'\t' 'NR > 1 && $11 == "" && $9 $10 != ""' h.tsv | wc -l)" -eq 0 ]
+	[ "$(awk -F'\t' 'NR > 1 && ($10 != "" && $10 != "scale" && $10 != "single" ||
+	    $9 != "" && ($9 < 0 || $9 > 1) || $11 != "" && ($11 <= 0 || $11 > 1))' h.tsv | wc -l)" -eq 0 ]
+	ar-sched landscape -t shapes -n 10 -s 5 -m 8 --hints 1 > a.tsv
+	[ "$(awk -F'\t' 'NR > 1 && $11 == ""' a.tsv | wc -l)" -eq 0 ]
+	ar-sched landscape -t shapes -n 10 -s 5 -m 8 --hints 0 > z.tsv
+	[ "$(awk -F'\t' 'NR > 1 && $9 $10 $11 != ""' z.tsv | wc -l)" -eq 0 ]
+}
+
+@test "landscape -t shapes: usage errors" {
+	run -64 ar-sched landscape -t bogus
+	[ "$output" = "ar-sched: -t bogus: the recipes are families and shapes" ]
+	for m in 0 9-8 1-1001 x 8- -3; do
+		run -64 ar-sched landscape -t shapes -m "$m"
+		[ "$output" = "ar-sched: -m $m: not a count from 1 to 1000, or a range lo-hi of such counts" ]
+	done
+	run -64 ar-sched landscape -t shapes --mix scaler=1
+	[ "$output" = "ar-sched: --mix scaler=1: not shape=weight with a shape of ar-sched(1)'s -t shapes" ]
+	run -64 ar-sched landscape -t shapes --mix dud=0,flat=0
+	[ "$output" = "ar-sched: --mix dud=0,flat=0: every weight is 0" ]
+	run -64 ar-sched landscape -t shapes --hints 1.5
+	[ "$output" = "ar-sched: --hints 1.5: not a share from 0 to 1" ]
+	run -64 ar-sched landscape --hints 0.5
+	[ "$output" = "ar-sched: --hints 0.5: only with -t shapes (every family landscape has hints)" ]
 }

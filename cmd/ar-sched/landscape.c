@@ -1,9 +1,11 @@
 /* landscape.c: ar-sched landscape: landscape files for ar-sched
- * simulate (simulate.c), made from families of methods seen in practice:
- * flat, ones that pay only at scale, ones that win at k=1 and then
- * contend, ones whose guardrail breaks at scale, noisy ones and duds,
- * each scaling by the Universal Scalability Law against a baseline of
- * its own. The same seed gives the same bytes. */
+ * simulate (simulate.c), by one of two recipes. -t families, the
+ * default, makes them from families of methods seen in practice: flat,
+ * ones that pay only at scale, ones that win at k=1 and then contend,
+ * ones whose guardrail breaks at scale, noisy ones and duds, each
+ * scaling by the Universal Scalability Law against a baseline of its
+ * own. -t shapes is shapes.c. This file owns the options of both. The
+ * same seed gives the same bytes. */
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
@@ -24,29 +26,6 @@ enum { F_FLAT, F_SCALER, F_CONTEND, F_INFEAS, F_NOISY, F_DUD, F_N };
 static const char *const fam_name[F_N] = {
 	"flat", "scaler", "contend", "infeasible", "noisy", "dud"
 };
-
-struct rng {
-	uint64_t s;
-};
-
-static double
-rnd(struct rng *g)
-{
-	g->s += 0x9e3779b97f4a7c15ULL;
-	return unit(mix64(g->s));
-}
-
-static double
-urange(struct rng *g, double a, double b)
-{
-	return a + (b - a) * rnd(g);
-}
-
-static double
-lrange(struct rng *g, double a, double b)
-{
-	return exp(urange(g, log(a), log(b)));
-}
 
 /* Throughput at k relative to k=1: the Universal Scalability Law. */
 static double
@@ -90,30 +69,67 @@ parse_mix(const char *arg, double *w)
 		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
 }
 
+/* -m's argument: a count, or a range lo-hi to draw from per landscape. */
+static void
+parse_methods(const char *arg, long long *lo, long long *hi)
+{
+	const char *dash = strchr(arg, '-');
+	char *a = ar_xstrdup(arg);
+	int bad;
+
+	if (dash)
+		a[dash - arg] = 0;
+	bad = ar_parse_long(a, lo) < 0;
+	if (dash)
+		bad = bad || ar_parse_long(dash + 1, hi) < 0;
+	else
+		*hi = *lo;
+	bad = bad || *lo < 1 || *hi > 1000 || *lo > *hi;
+	free(a);
+	if (bad)
+		ar_die(AR_EX_USAGE, "-m %s: not a count from 1 to 1000, or a "
+		    "range lo-hi of such counts", arg);
+}
+
+/* The shapes recipe's options, checked, to shapes.c. */
+static void
+run_shapes(struct shapes_opt *o, const char *mix, int mset)
+{
+	if (!mset) {
+		o->mlo = 8;
+		o->mhi = 80;
+	}
+	if (mix)
+		shapes_parse_mix(mix, o->w);
+	else
+		shapes_default_mix(o->w);
+	shapes_print(o);
+}
+
 int
 cmd_landscape(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "mix", required_argument, NULL, 'M' },
+		{ "hints", required_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* The default mix: every landscape has its share of methods that
 	 * pay only at scale, of contention and of broken guardrails. */
 	double w[F_N + 1] = { 3, 2, 2, 1, 1, 2, 11 };
-	long long nland = 10, nmeth = 12, seed = 1;
-	const char *prefix = "L";
-	long li, mi;
-	int c, ki;
+	struct shapes_opt so = { .hints = 0 };
+	long long nland = 10, mlo = 12, mhi = 12, seed = 1;
+	const char *prefix = "L", *mix = NULL, *hints = NULL;
+	long li, mi, nmeth;
+	int c, ki, shapes = 0, mset = 0;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "m:n:s:x:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "m:n:s:t:x:", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'm':
-			if (ar_parse_long(optarg, &nmeth) < 0 || nmeth < 1 ||
-			    nmeth > 1000)
-				ar_die(AR_EX_USAGE, "-m %s: not a count from 1 "
-				    "to 1000", optarg);
+			parse_methods(optarg, &mlo, &mhi);
+			mset = 1;
 			break;
 		case 'n':
 			if (ar_parse_long(optarg, &nland) < 0 || nland < 1 ||
@@ -126,18 +142,49 @@ cmd_landscape(int argc, char **argv)
 				ar_die(AR_EX_USAGE, "-s %s: not a whole number "
 				    "from 0", optarg);
 			break;
+		case 't':
+			if (strcmp(optarg, "shapes") == 0)
+				shapes = 1;
+			else if (strcmp(optarg, "families") == 0)
+				shapes = 0;
+			else
+				ar_die(AR_EX_USAGE, "-t %s: the recipes are "
+				    "families and shapes", optarg);
+			break;
 		case 'x':
 			if (!ar_id_valid(optarg) || strlen(optarg) > 40)
 				ar_die(AR_EX_USAGE, "-x %s: not a short name of "
 				    "letters, digits, '.', '_', '-'", optarg);
 			prefix = optarg;
 			break;
-		case 'M': parse_mix(optarg, w); break;
+		case 'M': mix = optarg; break;
+		case 'H':
+			if (ar_parse_double(optarg, &so.hints) < 0 ||
+			    !(so.hints >= 0 && so.hints <= 1))
+				ar_die(AR_EX_USAGE, "--hints %s: not a share "
+				    "from 0 to 1", optarg);
+			hints = optarg;
+			break;
 		default: ar_usage(USAGE_LANDSCAPE);
 		}
 	}
 	if (optind != argc)
 		ar_usage(USAGE_LANDSCAPE);
+	if (shapes) {
+		so.nland = nland;
+		so.mlo = mlo;
+		so.mhi = mhi;
+		so.seed = seed;
+		so.prefix = prefix;
+		run_shapes(&so, mix, mset);
+		ar_fshut(stdout, "<stdout>");
+		return AR_EX_OK;
+	}
+	if (hints)
+		ar_die(AR_EX_USAGE, "--hints %s: only with -t shapes (every "
+		    "family landscape has hints)", hints);
+	if (mix)
+		parse_mix(mix, w);
 	puts("landscape\tmethod\tk\tscore\tnoise\tguard\tguard_max\tcost_h\t"
 	    "pfrac\thint\tbase_pfrac\tfamily");
 	for (li = 0; li < nland; li++) {
@@ -147,6 +194,14 @@ cmd_landscape(int argc, char **argv)
 		double hour = urange(&g, 0.1, 0.5);     /* one k=1 run */
 		double bp = 1 - bsig;
 
+		/* A range of methods is drawn apart from g, so that a
+		 * count gives the bytes it always gave. */
+		nmeth = (long)mlo;
+		if (mhi > mlo) {
+			struct rng gm = { mix64(g.s ^ 0x6d6574686f64ULL) };
+
+			nmeth += (long)(rnd(&gm) * (double)(mhi - mlo + 1));
+		}
 		for (mi = 0; mi < nmeth; mi++) {
 			double u = rnd(&g) * w[F_N], r1, sig, kap = 0, rsd;
 			double g1, ggrow, hq = rnd(&g);

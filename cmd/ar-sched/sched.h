@@ -5,6 +5,7 @@
 #ifndef AR_SCHED_H
 #define AR_SCHED_H
 #include <getopt.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "json.h"
@@ -22,8 +23,9 @@
 	"[--no-reserve]"
 #define USAGE_SIMULATE "simulate [-Sv] [-p policy[,policy...]] " \
 	"[-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..."
-#define USAGE_LANDSCAPE "landscape [-n landscapes] [-m methods] " \
-	"[-s seed] [-x prefix] [--mix family=weight[,...]]"
+#define USAGE_LANDSCAPE "landscape [-t families|shapes] [-n landscapes] " \
+	"[-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] " \
+	"[--hints share]"
 
 /* Every form, one a line (main.c): what gpus, pack, next and cluster
  * print on a usage error. simulate and landscape print their own. */
@@ -96,5 +98,52 @@ unit(uint64_t h)
 {
 	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
 }
+
+/* A generator of its own for each landscape, seeded from a hash:
+ * numbers in (0, 1), uniform in [a, b), log-uniform in [a, b). */
+struct rng {
+	uint64_t s;
+};
+
+static inline double
+rnd(struct rng *g)
+{
+	g->s += 0x9e3779b97f4a7c15ULL;
+	return unit(mix64(g->s));
+}
+
+static inline double
+urange(struct rng *g, double a, double b)
+{
+	return a + (b - a) * rnd(g);
+}
+
+static inline double
+lrange(struct rng *g, double a, double b)
+{
+	return exp(urange(g, log(a), log(b)));
+}
+
+/* ---- landscape -t shapes (shapes.c) ---- */
+
+enum { SHAPE_N = 16 };
+
+/* What -t shapes prints: nland landscapes of mlo to mhi methods (drawn
+ * per landscape when they differ), w[SHAPE_N] the shapes' weights, hints
+ * the share of landscapes whose rows have a hint, pfrac and base_pfrac. */
+struct shapes_opt {
+	long long nland, mlo, mhi, seed;
+	const char *prefix;
+	double w[SHAPE_N];
+	double hints;
+};
+
+/* The default weights into w. */
+void shapes_default_mix(double *w);
+/* --mix ARG's weights into w, every shape left out 0; dies with 64 on a
+ * bad one. */
+void shapes_parse_mix(const char *arg, double *w);
+/* Prints the landscape file. */
+void shapes_print(const struct shapes_opt *o);
 
 #endif
