@@ -6,22 +6,22 @@
  *   grid   every method at every k, the best estimate;
  *   sha    successive halving with the GPU count as the fidelity: all at
  *          k=1, the better half of them at 2, of those at 4, then 8;
- *   ours   k=1 probes of new methods first; then the measurement whose
- *          expected gain over the incumbent per GPU-hour is highest:
- *          scale probes where a prediction of the score at k (the curve
- *          fitted to two scales or more, else the parallel fraction or
- *          the planner's hint with a wide interval) can beat the
- *          incumbent, and re-measurements where the incumbent and a
- *          rival are within each other's noise (worth the chance of a
- *          miss, the rival beating the pick by the minimum effect, per
- *          GPU-hour); nothing
- *          when no measurement is expected to gain enough. Its
- *          measurements are sequential (policy.h): they stop once the
- *          question they were made for is clear. Its best weighs each
- *          estimate against the method's curve and takes one standard
- *          error off, so that one lucky draw does not win.
+ *   ours   k=1 probes of new methods first; then the measurements of the
+ *          highest value per GPU-hour: scale probes, one step up a
+ *          method's ladder at a time, where the method's own curve (a
+ *          Gaussian process over log k, learnt from what it and the
+ *          campaign's other methods measured; no hint needed) may beat
+ *          the incumbent, and re-measurements of pairs within the
+ *          incumbent's noise, worth the expected amount by which the pick
+ *          could miss the best by more than the minimum effect; nothing
+ *          when no measurement is worth its price, and never more than
+ *          AR_POL_GRID_CAP of the grid's GPU-hours. Its measurements are
+ *          sequential (policy.h): they stop once the question they were
+ *          made for is clear. Its best is the feasible pair of the
+ *          highest estimate less one standard error, so that one lucky
+ *          draw does not win.
  * The constants below may be set at build time (-DEI_MIN=...), which is
- * how they were tuned with ar-sched simulate on the tuning set of
+ * how they were tuned with ar-sched simulate on the tuning sets of
  * bench/bench-policy.sh.
  * Scores are ratios to the baseline at the same k, higher better. */
 #include <math.h>
@@ -30,26 +30,19 @@
 #include <string.h>
 
 #include "buf.h"
-#include "curve.h"
 #include "err.h"
 #include "policy.h"
 
 #define Z95 1.959964
-/* A re-measurement is worth making when its value reaches this fraction
- * of the incumbent's score. */
+/* A measurement is worth making when its value reaches this fraction of
+ * the incumbent's score per unit of price (units(): a k=1 measurement
+ * in a campaign of GRID_REF of them): EI_MIN for a re-measurement,
+ * SCALE_EI for a scale probe. */
 #ifndef EI_MIN
-#define EI_MIN 0.001
+#define EI_MIN 0.00003
 #endif
-/* A scale probe is worth making when its expected gain reaches this
- * fraction of the incumbent's score per k=1 measurement it costs, so an
- * 8-GPU probe must promise eight times what a 1-GPU one must. */
 #ifndef SCALE_EI
-#define SCALE_EI 0.0002
-#endif
-/* Uncertainty of an extrapolation, per doubling of k past the measured
- * scales, that no fit sees: contention, guardrails, a changed regime. */
-#ifndef EXTRAP_SD
-#define EXTRAP_SD 0.04
+#define SCALE_EI 0.00005
 #endif
 /* No pair is measured more often than this: past four looks a close
  * call is as good as a tie, and its GPU-hours are better spent on
@@ -57,37 +50,24 @@
 #ifndef N_MAX
 #define N_MAX 4
 #endif
+/* The best is the highest estimate less CAUTION standard errors. */
 #ifndef CAUTION
 #define CAUTION 1.0
-#endif
-#ifndef SHRINK
-#define SHRINK 1
-#endif
-#ifndef LADDER8
-#define LADDER8 2
 #endif
 /* What a scale probe's view of the scales above it is worth. */
 #ifndef LOOKAHEAD
 #define LOOKAHEAD 0.35
 #endif
-/* A campaign misses when its pick is more than the minimum effect below
- * the best; a rival's chance of that, times this share of the
- * incumbent's score, is what re-measuring the two is worth. */
-#ifndef MISS_W
-#define MISS_W 0.04
-#endif
 /* Sizes, in standard measurements, of ours' sequential measurements.
  * Probes, k=1 or scale, may stop after a quarter (the 8 pairs of a first
  * look's interval), since most of them only have to show that a method
- * is a dud or does not pay at scale: a k=1 probe stops early only below
- * this fraction of the incumbent (a dud: its parallel fraction is what
- * is left to learn), a scale probe once it clearly beats the incumbent
- * by the minimum effect or clearly does not. Re-measurements are at
- * least half of one, since the pick rests on them, stop once the rival
- * is clearly above or below the other, and close calls run to 2.5
- * measurements. */
-/* A lone incumbent is looked at again, for half a measurement, when its
- * sd exceeds this many minimum effects. */
+ * is a dud or does not pay at scale: a k=1 probe stops early once it is
+ * clearly above or below PROBE_BAR of the incumbent, a scale probe once
+ * it clearly beats the incumbent by the minimum effect or clearly does
+ * not. Re-measurements stop once the rival is clearly above or below the
+ * other, and close calls run to VAL_MAX measurements. A lone incumbent
+ * is looked at again, for up to half a measurement, when its sd exceeds
+ * LONE_SD minimum effects. */
 #ifndef LONE_SD
 #define LONE_SD 3
 #endif
@@ -96,17 +76,17 @@
 #define PROBE_MIN 0.25
 #endif
 #ifndef PROBE_BAR
-#define PROBE_BAR 0.85
+#define PROBE_BAR 0.95
 #endif
 #ifndef SCALE_MIN
 #define SCALE_MIN 0.25
 #endif
 #define SCALE_MAX 1.0
 #ifndef VAL_MIN
-#define VAL_MIN 0.5
+#define VAL_MIN 0.25
 #endif
 #ifndef VAL_MAX
-#define VAL_MAX 2.5
+#define VAL_MAX 4
 #endif
 
 int
@@ -169,18 +149,47 @@ cost_of(const struct ar_pol_cfg *c, int ki)
 	return c->cost_h[ki] > 0 ? c->cost_h[ki] : (double)ar_pol_k(ki);
 }
 
-/* A measurement's cost in k=1 measurements. */
+/* One measurement of method m at k: its own figure once known. */
 static double
-units(const struct ar_pol_cfg *c, int ki)
+cost_m(const struct ar_pol_cfg *c, const struct ar_pol_method *m, int ki)
 {
-	return cost_of(c, ki) / cost_of(c, 0);
+	return m->cost_h[ki] > 0 ? m->cost_h[ki] : cost_of(c, ki);
+}
+
+/* A measurement's price: its share of the grid's GPU-hours, counted in
+ * the k=1 measurements of a campaign of GRID_REF of them, so that a
+ * measurement must promise more in a small campaign, where it is a
+ * larger share of what the campaign may spend, than in a large one.
+ * Without the grid's figure, its cost in the campaign's k=1
+ * measurements. */
+#ifndef GRID_REF
+#define GRID_REF 200
+#endif
+
+static double
+units(const struct ar_pol_cfg *c, const struct ar_pol_method *m, int ki)
+{
+	if (GRID_REF > 0 && c->grid_h > 0)
+		return cost_m(c, m, ki) / c->grid_h * GRID_REF;
+	return cost_m(c, m, ki) / cost_of(c, 0);
 }
 
 static int
-affordable(const struct ar_pol_cfg *c, int ki, double spent)
+affordable(const struct ar_pol_cfg *c, const struct ar_pol_method *m,
+    int ki, double spent, double size)
 {
-	return c->use[ki] && (c->budget_h < 0 ||
-	    cost_of(c, ki) + spent <= c->budget_h + 1e-12);
+	double h = cost_m(c, m, ki) * size;
+
+	if (!c->use[ki])
+		return 0;
+	if (c->budget_h >= 0 && h + spent > c->budget_h + 1e-12)
+		return 0;
+	/* ours stops short of the grid: past it, it has paid more than
+	 * measuring everything once, and what is left are ties. */
+	if (c->policy == AR_POL_OURS && c->grid_h > 0 &&
+	    c->spent_h + spent + h > AR_POL_GRID_CAP * c->grid_h)
+		return 0;
+	return 1;
 }
 
 static double
@@ -231,15 +240,6 @@ amdahl(double k, double p)
 	return 1 / ((1 - p) + p / k);
 }
 
-/* The ratio at k predicted from the ratio y0 at k0 and the parallel
- * fractions of the method and the baseline. */
-static double
-pf_ratio(double y0, double k0, double k, double pm, double pb)
-{
-	return y0 * (amdahl(k, pm) / amdahl(k, pb)) /
-	    (amdahl(k0, pm) / amdahl(k0, pb));
-}
-
 /* A guardrail broken at some k is taken to stay broken above it (memory,
  * communication buffers grow with the scale). */
 static int
@@ -253,290 +253,335 @@ blocked(const struct ar_pol_method *m, int ki)
 	return 0;
 }
 
-/* The ladder: a scale is probed only above a measured smaller one, and
- * the largest only once two scales give a curve, so that no 8-GPU
- * measurement rests on a k=1 probe alone. */
+/* The ladder: a scale is probed only right above a measured one (2 above
+ * 1, 4 above 2, 8 above 4, of the scales in use), so that a curve that peaks at 2 or 4 is seen
+ * there before any dearer scale is tried. */
 static int
-ladder(const struct ar_pol_method *m, int ki)
+ladder(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki)
 {
-	int j, below = 0;
+	int j = ki - 1;
 
-	for (j = 0; j < ki; j++)
-		if (measured(&m->at[j]))
-			below++;
-	return ki == AR_POL_NK - 1 ? below >= LADDER8 : below >= 1;
+	/* A scale the campaign does not use is stepped over. */
+	while (j >= 0 && !c->use[j])
+		j--;
+	return j < 0 || measured(&m->at[j]);
 }
 
-/* The predicted score of an unmeasured (method, k) and its uncertainty;
- * -1 when the method has no measurement to predict from. */
-static int
-predict(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki,
-    double *mu, double *sd, const char **how)
-{
-	struct ar_point p[AR_POL_NK];
-	size_t np = 0;
-	int j, jmax = -1, j0 = -1;
-	double k = (double)ar_pol_k(ki), dbl;
+/* How a method's score moves with k, learnt from what is measured. The
+ * log of its ratio at the scales j = log2 k (0 to 3) is a level plus a
+ * curve, a Gaussian process: the kernel (kern) is a trend in j (a
+ * slope of sd GP_B per doubling, so that a method rising from 1 to 2 is
+ * expected to go on rising), a bend (GP_Q j^2: the ratios of Amdahl's
+ * law accelerate in log k when the baseline stops scaling) and a smooth
+ * departure from both (GP_S over GP_L doublings: plateaus, peaks at 2,
+ * 4 or 8). It assumes no family of curves: one k=1 result leaves every
+ * larger k open, so a method weak at k=1 keeps a chance at scale until a
+ * cheap k=2 probe says which way it goes, and each measured scale
+ * narrows its neighbours. The campaign sets the rest (gp_learn): the
+ * level's prior is the spread of the methods' k=1 estimates (so that
+ * the luckiest of many noisy probes is not believed at its word when it
+ * predicts), the prior mean curve the methods' average move from k=1
+ * (mostly the baseline's own scaling, which every ratio shares), and the
+ * kernel's scale how far the methods measured at two scales or more
+ * have moved. Hints are not needed; they help where given: a method's
+ * parallel fraction with the baseline's adds W_PF of Amdahl's ratio to
+ * its prior mean, a hint of scale widens the kernel by a quarter, one of
+ * single halves it. Infeasible results are left out: a crashed run's
+ * score says nothing of the curve. */
+#ifndef GP_B
+#define GP_B 0.06
+#endif
+#ifndef GP_Q
+#define GP_Q 0.04
+#endif
+#ifndef GP_S
+#define GP_S 0.08
+#endif
+#ifndef GP_L
+#define GP_L 1.5
+#endif
+#ifndef W_PF
+#define W_PF 0.5
+#endif
+/* The kernel's scale is learnt as a mean over the methods, weighed
+ * against 1 as GP_N0 methods' worth and kept within GP_FLOOR..GP_CEIL:
+ * a mean, not a median, since one scale winner among flat methods is the
+ * thing a campaign must not miss. */
+#ifndef GP_N0
+#define GP_N0 4
+#endif
+#define GP_FLOOR 0.5
+#define GP_CEIL 4
+/* The level's prior needs GP_POP methods measured at k=1; its spread is
+ * at least GP_TAU_MIN. Without them, a level of sd GP_LEVEL: unknown. */
+#define GP_POP 4
+#define GP_TAU_MIN 0.03
+#define GP_LEVEL 1.0
 
+static double
+kern(int i, int j, double lam)
+{
+	return lam * lam * (GP_B * GP_B * i * j + GP_Q * GP_Q * i * i * j *
+	    j + GP_S * GP_S * exp(-(double)((i - j) * (i - j)) /
+	    (2 * GP_L * GP_L)));
+}
+
+/* Solves a x = b for a symmetric positive definite a of order n <= 4,
+ * in place, by Cholesky; returns -1 when it is not. */
+static int
+chol_solve(double a[AR_POL_NK][AR_POL_NK], int n, double *b)
+{
+	double l[AR_POL_NK][AR_POL_NK] = {{0}}, y[AR_POL_NK];
+	int i, j, k;
+
+	for (j = 0; j < n; j++) {
+		double d = a[j][j];
+
+		for (k = 0; k < j; k++)
+			d -= l[j][k] * l[j][k];
+		if (!(d > 0))
+			return -1;
+		l[j][j] = sqrt(d);
+		for (i = j + 1; i < n; i++) {
+			double e = a[i][j];
+
+			for (k = 0; k < j; k++)
+				e -= l[i][k] * l[j][k];
+			l[i][j] = e / l[j][j];
+		}
+	}
+	for (i = 0; i < n; i++) {
+		y[i] = b[i];
+		for (k = 0; k < i; k++)
+			y[i] -= l[i][k] * y[k];
+		y[i] /= l[i][i];
+	}
+	for (i = n - 1; i >= 0; i--) {
+		b[i] = y[i];
+		for (k = i + 1; k < n; k++)
+			b[i] -= l[k][i] * b[k];
+		b[i] /= l[i][i];
+	}
+	return 0;
+}
+
+/* What gp_learn learns of the campaign. */
+struct gp_hyp {
+	double amp;          /* the kernel's scale */
+	double mu, tau;      /* the levels' mean and spread, log */
+	double shape[AR_POL_NK]; /* the methods' mean move from k=1, log */
+};
+
+static void
+gp_learn(const struct ar_pol_method *m, size_t n, struct gp_hyp *h)
+{
+	double sum = GP_N0, cnt = GP_N0, a;
+	double ls = 0, ls2 = 0, nv = 0;
+	size_t i, nl = 0;
+	int j, q;
+
+	for (i = 0; i < n; i++) {
+		const struct ar_pol_obs *o = &m[i].at[0];
+		double ms = 0;
+		int np = 0;
+
+		if (measured(o) && o->est > 0) {
+			double l = log(o->est), e = obs_sd(o) / o->est;
+
+			ls += l;
+			ls2 += l * l;
+			nv += e * e;
+			nl++;
+		}
+		for (j = 0; j < AR_POL_NK; j++)
+			for (q = j + 1; q < AR_POL_NK; q++) {
+				const struct ar_pol_obs *x = &m[i].at[j];
+				const struct ar_pol_obs *y = &m[i].at[q];
+				double dl, v, f;
+
+				if (!measured(x) || !measured(y) ||
+				    !x->feasible || !y->feasible ||
+				    !(x->est > 0) || !(y->est > 0))
+					continue;
+				dl = log(y->est / x->est);
+				v = pow(obs_sd(x) / x->est, 2) +
+				    pow(obs_sd(y) / y->est, 2);
+				f = kern(j, j, 1) + kern(q, q, 1) -
+				    2 * kern(j, q, 1);
+				ms += (dl * dl - v) / f;
+				np++;
+			}
+		if (np) {
+			sum += ms / np;
+			cnt += 1;
+		}
+	}
+	/* The mean curve: how the methods measured at k and at 1 moved
+	 * between them, on average, pulled toward no move by GP_N0 methods'
+	 * worth. It is mostly the baseline's own scaling (every score is a
+	 * ratio to it), which every method shares. */
+	for (j = 0; j < AR_POL_NK; j++) {
+		double d = 0;
+		int nd = 0;
+
+		for (i = 0; j > 0 && i < n; i++) {
+			const struct ar_pol_obs *x = &m[i].at[0];
+			const struct ar_pol_obs *y = &m[i].at[j];
+
+			if (!measured(x) || !measured(y) || !x->feasible ||
+			    !y->feasible || !(x->est > 0) || !(y->est > 0))
+				continue;
+			d += log(y->est / x->est);
+			nd++;
+		}
+		h->shape[j] = d / (nd + GP_N0);
+	}
+	a = sum / cnt;
+	h->amp = a > GP_FLOOR * GP_FLOOR ? sqrt(a) : GP_FLOOR;
+	if (h->amp > GP_CEIL)
+		h->amp = GP_CEIL;
+	h->mu = 0;
+	h->tau = GP_LEVEL;
+	if (nl >= GP_POP) {
+		double mean = ls / (double)nl;
+		double var = ls2 / (double)nl - mean * mean - nv / (double)nl;
+
+		h->mu = mean;
+		h->tau = var > GP_TAU_MIN * GP_TAU_MIN ? sqrt(var) :
+		    GP_TAU_MIN;
+	}
+}
+
+/* The posterior of the method's log ratio at every k, the curves'
+ * amplitude amp; mean lm, variance lv. -1 when there is no measurement
+ * to learn from. */
+static int
+gp_post(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
+    const struct gp_hyp *h, double *lm, double *lv, const char **how)
+{
+	double prior[AR_POL_NK], kk[AR_POL_NK][AR_POL_NK], amp = h->amp;
+	double a[AR_POL_NK][AR_POL_NK], r[AR_POL_NK], noise[AR_POL_NK];
+	int obs[AR_POL_NK], n = 0, i, j, q;
+
+	*how = "the method's curve";
+	for (j = 0; j < AR_POL_NK; j++)
+		prior[j] = h->mu + h->shape[j];
+	if (isfinite(m->pfrac) && m->pfrac >= 0 && m->pfrac <= 1 &&
+	    c->base_pfrac > 0 && c->base_pfrac <= 1) {
+		for (j = 0; j < AR_POL_NK; j++) {
+			double k = (double)ar_pol_k(j);
+
+			prior[j] = h->mu + h->shape[j] + W_PF *
+			    log(amdahl(k, m->pfrac) / amdahl(k,
+			    c->base_pfrac));
+		}
+		*how = "the method's curve and its parallel fraction";
+	} else if (m->hint > 0) {
+		amp *= 1.25;
+		*how = "the method's curve and the planner's hint";
+	} else if (m->hint < 0) {
+		amp *= 0.5;
+		*how = "the method's curve and the planner's hint";
+	}
+	for (i = 0; i < AR_POL_NK; i++)
+		for (j = 0; j < AR_POL_NK; j++)
+			kk[i][j] = h->tau * h->tau + kern(i, j, amp);
 	for (j = 0; j < AR_POL_NK; j++) {
 		const struct ar_pol_obs *o = &m->at[j];
 
 		if (!measured(o) || !o->feasible || !(o->est > 0))
 			continue;
-		p[np].k = (double)ar_pol_k(j);
-		p[np].y = o->est;
-		p[np].lo = o->est - Z95 * obs_sd(o);
-		p[np].hi = o->est + Z95 * obs_sd(o);
-		p[np].feasible = 1;
-		np++;
-		if (j0 < 0)
-			j0 = j;
-		jmax = j;
+		obs[n] = j;
+		r[n] = log(o->est) - prior[j];
+		noise[n] = obs_sd(o) / o->est;
+		n++;
 	}
-	if (np == 0)
+	if (n == 0)
 		return -1;
-	dbl = fabs(log2(k / (double)ar_pol_k(ki > jmax ? jmax : j0)));
-	if (np >= 2) {
-		struct ar_fit f;
-		double y, lo, hi;
-
-		ar_curve_fit(p, np, &f);
-		ar_curve_predict(&f, k, &y, &lo, &hi);
-		*mu = y;
-		*sd = (hi - lo) / (2 * Z95);
-		if (!isfinite(*sd) || *sd < 0)
-			*sd = fabs(y);
-		if (ki < jmax)
-			dbl = 0.5;   /* between measured scales */
-		*sd = hypot(*sd, EXTRAP_SD * fabs(y) * dbl);
-		*how = "the curve's extrapolation";
-		return 0;
-	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			a[i][j] = kk[obs[i]][obs[j]] + (i == j ? noise[i] *
+			    noise[i] : 0);
 	{
-		const struct ar_pol_obs *o = &m->at[j0];
-		double y0 = o->est, s0 = obs_sd(o), k0 = (double)ar_pol_k(j0);
+		double alpha[AR_POL_NK];
 
-		if (isfinite(m->pfrac) && m->pfrac > 0 && m->pfrac <= 1 &&
-		    c->base_pfrac > 0 && c->base_pfrac <= 1) {
-			double ps = isfinite(m->pfrac_sd) && m->pfrac_sd > 0 ?
-			    m->pfrac_sd : 0.05;
-			double pm = m->pfrac, up, dn;
+		memcpy(alpha, r, sizeof alpha);
+		if (chol_solve(a, n, alpha) < 0)
+			return -1;
+		for (j = 0; j < AR_POL_NK; j++) {
+			double col[AR_POL_NK], v = kk[j][j];
 
-			*mu = pf_ratio(y0, k0, k, pm, c->base_pfrac);
-			up = pf_ratio(y0, k0, k, pm + ps > 1 ? 1 : pm + ps,
-			    c->base_pfrac);
-			dn = pf_ratio(y0, k0, k, pm - ps < 0 ? 0 : pm - ps,
-			    c->base_pfrac);
-			*sd = hypot(hypot(s0 * *mu / y0, (up - dn) / 2),
-			    EXTRAP_SD * *mu * dbl);
-			*how = "the parallel fraction";
-		} else if (m->hint > 0) {
-			*mu = y0 * (1 + 0.02 * dbl);
-			*sd = hypot(s0, 0.06 * y0 * dbl);
-			*how = "the planner's hint";
-		} else if (m->hint < 0) {
-			*mu = y0;
-			*sd = hypot(s0, 0.01 * y0 * dbl);
-			*how = "the planner's hint (single)";
-		} else {
-			*mu = y0;
-			*sd = hypot(s0, 0.04 * y0 * dbl);
-			*how = "the k=1 probe alone";
-		}
-	}
-	return 0;
-}
-
-/* With the baseline's parallel fraction known, the ratio follows
- *
- *   r(k) = a * A(k, p) / A(k, pb),  A(k, p) = 1 / ((1 - p) + p / k),
- *
- * with the method's own fraction p unknown: its prior is the fraction a
- * profile measured (else the hint's guess, else the baseline's, widely),
- * and every measured scale narrows it. The posterior over a grid of p,
- * with a fitted in log space for each, gives the prediction at every k
- * and its spread; extrapolation past the largest measured k adds the
- * model error (contention, which a k=1 profile cannot see). */
-#define PGRID 200
-
-static int
-predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
-    int skip, double *mu, double *sd, int *ok, const char **how)
-{
-	double x[AR_POL_NK], w[AR_POL_NK], pb = c->base_pfrac, p0, ps;
-	double la[PGRID + 1], chi[PGRID + 1], cmin = INFINITY, sw = 0;
-	double mL[AR_POL_NK] = {0}, m2[AR_POL_NK] = {0}, wsum = 0;
-	int j, i, ki, nj = 0, jmax = -1;
-
-	for (j = 0; j < AR_POL_NK; j++) {
-		const struct ar_pol_obs *o = &m->at[j];
-
-		w[j] = 0;
-		if (j == skip || !measured(o) || !o->feasible || !(o->est > 0))
-			continue;
-		x[j] = log(o->est);
-		w[j] = 1 / pow(obs_sd(o) / o->est, 2);
-		sw += w[j];
-		nj++;
-		jmax = j;
-	}
-	if (nj == 0)
-		return -1;
-	if (isfinite(m->pfrac) && m->pfrac >= 0 && m->pfrac <= 1) {
-		p0 = m->pfrac;
-		ps = isfinite(m->pfrac_sd) && m->pfrac_sd > 0 ? m->pfrac_sd :
-		    0.05;
-		*how = nj > 1 ? "the curve with the parallel fraction" :
-		    "the parallel fraction";
-	} else if (m->hint > 0) {
-		p0 = pb + (1 - pb) / 2;
-		ps = (1 - pb) / 2 + 0.02;
-		*how = nj > 1 ? "the curve with the hint" : "the planner's hint";
-	} else if (m->hint < 0) {
-		p0 = pb;
-		ps = 0.02;
-		*how = nj > 1 ? "the curve with the hint" : "the planner's hint";
-	} else {
-		p0 = pb;
-		ps = 0.1;
-		*how = nj > 1 ? "the curve" : "the k=1 probe alone";
-	}
-	for (i = 0; i <= PGRID; i++) {
-		double p = (double)i / PGRID, num = 0, e = 0;
-
-		for (j = 0; j < AR_POL_NK; j++)
-			if (w[j] > 0)
-				num += w[j] * (x[j] - log(amdahl((double)
-				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
-				    pb)));
-		la[i] = num / sw;
-		for (j = 0; j < AR_POL_NK; j++)
-			if (w[j] > 0) {
-				double r = x[j] - la[i] - log(amdahl((double)
-				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
-				    pb));
-
-				e += w[j] * r * r;
+			lm[j] = prior[j];
+			for (q = 0; q < n; q++) {
+				lm[j] += kk[j][obs[q]] * alpha[q];
+				col[q] = kk[j][obs[q]];
 			}
-		chi[i] = e + (p - p0) * (p - p0) / (ps * ps);
-		if (chi[i] < cmin)
-			cmin = chi[i];
-	}
-	for (i = 0; i <= PGRID; i++) {
-		double p = (double)i / PGRID, wi = exp(-(chi[i] - cmin) / 2);
+			{
+				double rhs[AR_POL_NK];
 
-		wsum += wi;
-		for (ki = 0; ki < AR_POL_NK; ki++) {
-			double k = (double)ar_pol_k(ki);
-			double y = la[i] + log(amdahl(k, p) / amdahl(k, pb));
-
-			mL[ki] += wi * y;
-			m2[ki] += wi * y * y;
+				memcpy(rhs, col, sizeof rhs);
+				for (i = 0; i < n; i++)
+					for (q = 0; q < n; q++)
+						a[i][q] = kk[obs[i]][obs[q]] +
+						    (i == q ? noise[i] *
+						    noise[i] : 0);
+				if (chol_solve(a, n, rhs) < 0)
+					return -1;
+				for (q = 0; q < n; q++)
+					v -= col[q] * rhs[q];
+			}
+			lv[j] = v > 0 ? v : 0;
 		}
-	}
-	for (ki = 0; ki < AR_POL_NK; ki++) {
-		double mean = mL[ki] / wsum, var = m2[ki] / wsum - mean * mean;
-		double dbl = ki > jmax ? ki - jmax : 0;
-
-		if (var < 0)
-			var = 0;
-		var += 1 / sw;
-		mu[ki] = exp(mean);
-		sd[ki] = hypot(mu[ki] * sqrt(var), EXTRAP_SD * mu[ki] * dbl);
-		ok[ki] = 1;
 	}
 	return 0;
 }
 
-/* Predictions at every k for one method; ok[k] says which exist. */
+/* Predictions at every k for one method, as ratios: ok[k] says which
+ * exist. */
 static void
 predict_all(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
-    double *mu, double *sd, int *ok, const char **how)
+    const struct gp_hyp *h, double *mu, double *sd, int *ok,
+    const char **how)
 {
-	int ki;
+	double lm[AR_POL_NK], lv[AR_POL_NK];
+	int j, got = gp_post(m, c, h, lm, lv, how) == 0;
 
-	if (c->base_pfrac > 0 && c->base_pfrac <= 1 &&
-	    predict_pf(m, c, -1, mu, sd, ok, how) == 0)
-		return;
-	for (ki = 0; ki < AR_POL_NK; ki++)
-		ok[ki] = predict(m, c, ki, &mu[ki], &sd[ki], how) == 0;
+	for (j = 0; j < AR_POL_NK; j++) {
+		ok[j] = got;
+		if (!got)
+			continue;
+		mu[j] = exp(lm[j]);
+		sd[j] = mu[j] * sqrt(lv[j]);
+	}
 }
 
-/* What ours believes of each measured feasible pair: its estimate,
- * pulled toward what the method's other scales predict there (the
- * parallel-fraction curve, with the model's own error), so that one
- * lucky draw weighs less against a method's whole curve. */
+/* What ours believes of each measured feasible pair: its pooled
+ * estimate and standard error. (Pulling it toward the method's curve was
+ * tried: it flattens the peaks that a campaign is looking for.) */
 struct view {
 	double e, sd;
 	int ok;
 };
 
-static void
-view_of(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
-    struct view *v)
-{
-	int j, nj = 0;
-
-	for (j = 0; j < AR_POL_NK; j++)
-		if (measured(&m->at[j]) && m->at[j].feasible &&
-		    m->at[j].est > 0)
-			nj++;
-	for (j = 0; j < AR_POL_NK; j++) {
-		const struct ar_pol_obs *o = &m->at[j];
-		double mu[AR_POL_NK], sd[AR_POL_NK];
-		int ok[AR_POL_NK];
-		const char *how;
-
-		v[j].ok = measured(o) && o->feasible;
-		if (!v[j].ok)
-			continue;
-		v[j].e = o->est;
-		v[j].sd = obs_sd(o);
-		if (SHRINK && nj >= 2 && o->est > 0 && c->base_pfrac > 0 &&
-		    c->base_pfrac <= 1 && predict_pf(m, c, j, mu, sd, ok,
-		    &how) == 0) {
-			double ms = hypot(sd[j], EXTRAP_SD * mu[j]);
-			double w1 = 1 / (v[j].sd * v[j].sd), w2 = 1 / (ms * ms);
-
-			v[j].e = (w1 * o->est + w2 * mu[j]) / (w1 + w2);
-			v[j].sd = 1 / sqrt(w1 + w2);
-		}
-	}
-}
-
 static struct view *
-views(const struct ar_pol_method *m, size_t n, const struct ar_pol_cfg *c)
+views(const struct ar_pol_method *m, size_t n)
 {
 	struct view *v = ar_xcalloc(n * AR_POL_NK, sizeof *v);
 	size_t i;
-
-	for (i = 0; i < n; i++)
-		view_of(&m[i], c, &v[i * AR_POL_NK]);
-	return v;
-}
-
-/* ours' best: the highest belief less z standard errors. */
-static int
-best_view(const struct view *v, size_t n, double z, size_t *bm, int *bk)
-{
-	size_t i;
-	int j, found = 0;
-	double b = 0;
+	int j;
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < AR_POL_NK; j++) {
-			const struct view *w = &v[i * AR_POL_NK + j];
+			const struct ar_pol_obs *o = &m[i].at[j];
+			struct view *w = &v[i * AR_POL_NK + j];
 
+			w->ok = measured(o) && o->feasible;
 			if (!w->ok)
 				continue;
-			if (!found || w->e - z * w->sd > b) {
-				found = 1;
-				b = w->e - z * w->sd;
-				*bm = i;
-				*bk = j;
-			}
+			w->e = o->est;
+			w->sd = obs_sd(o);
 		}
-	return found ? 0 : -1;
+	return v;
 }
 
 /* The incumbent of ours, grid and sha: the highest estimate among the
@@ -570,15 +615,8 @@ int
 ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki)
 {
-	struct view *v;
-	int r;
-
-	if (c->policy != AR_POL_OURS)
-		return best_of(m, n, c->policy == AR_POL_FLAT1, 0, method, ki);
-	v = views(m, n, c);
-	r = best_view(v, n, CAUTION, method, ki);
-	free(v);
-	return r;
+	return best_of(m, n, c->policy == AR_POL_FLAT1, c->policy ==
+	    AR_POL_OURS ? CAUTION : 0, method, ki);
 }
 
 /* A taken[] mark for what this call already chose: pending from then. */
@@ -594,7 +632,7 @@ static int
 free_pair(const struct state *s, size_t i, int ki)
 {
 	return !s->m[i].at[ki].pending && !s->taken[i * AR_POL_NK + ki] &&
-	    affordable(s->c, ki, s->spent);
+	    affordable(s->c, &s->m[i], ki, s->spent, 1);
 }
 
 static void
@@ -609,7 +647,7 @@ put(struct state *s, struct ar_pol_pick *out, size_t i, int ki, int purpose,
 	out->stop_at = NAN;
 	snprintf(out->why, sizeof out->why, "%s", why);
 	s->taken[i * AR_POL_NK + ki] = 1;
-	s->spent += cost_of(s->c, ki);
+	s->spent += cost_m(s->c, &s->m[i], ki);
 }
 
 /* Does method i stand in sha's rung r (the r-th usable scale)? */
@@ -686,22 +724,71 @@ sized(struct ar_pol_pick *p, double lo, double hi, double at)
 	p->stop_at = at;
 }
 
-/* One pick of ours: the candidate of the highest value, if any. */
+/* What one more standard measurement of o would take off its variance:
+ * the spread of the shift it may cause in the belief. */
+static double
+shift_sd(const struct ar_pol_obs *o, double sd)
+{
+	double n = o->n > 0 ? o->n : 1, one = sd * sd * n;
+	double after = 1 / (1 / (sd * sd) + 1 / one);
+
+	return sqrt(sd * sd - after);
+}
+
+/* A candidate measurement of ours. Within one call nothing new is
+ * measured, so every candidate's value is fixed: they are valued once,
+ * sorted, and taken in order while they fit. alt is what a
+ * re-measurement of the incumbent falls back on when the incumbent is
+ * taken: the rival itself. */
+struct cand {
+	double value, size_min, size_max, stop_at;
+	size_t i, alt_i;
+	int ki, alt_k, purpose;
+	size_t order;
+	char why[160];
+};
+
 static int
-next_ours(struct state *s, struct ar_pol_pick *out)
+cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value > y->value ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static struct cand *
+add_cand(struct cand **c, size_t *n, size_t *cap)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*c = ar_xrealloc(*c, *cap * sizeof **c);
+	}
+	memset(&(*c)[*n], 0, sizeof **c);
+	(*c)[*n].order = *n;
+	(*c)[*n].alt_k = -1;
+	return &(*c)[(*n)++];
+}
+
+/* ours: up to max picks, the candidates of the highest value first. */
+static size_t
+ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 {
 	const struct ar_pol_method *m = s->m;
-	size_t i, bm = 0, best_i = 0;
-	int ki, kj, bk = 0, best_k = -1, best_pur = 0, have;
+	size_t i, bm = 0, nc = 0, capc = 0, got = 0, q;
+	int ki, kj, bk = 0, have;
 	struct view *vw;
-	double inc, best_v = 0, thr, best_at = NAN, second = 0;
-	int lone = 0;
-	char why[160] = "";
+	struct cand *cd = NULL, *c;
+	double inc, thr, second = 0, tol;
+	struct gp_hyp hyp;
 
-	vw = views(m, s->n, s->c);
-	have = best_view(vw, s->n, CAUTION, &bm, &bk) == 0;
+	gp_learn(m, s->n, &hyp);
+	vw = views(m, s->n);
+	have = best_of(m, s->n, 0, CAUTION, &bm, &bk) == 0;
 	inc = have ? vw[bm * AR_POL_NK + bk].e : 1;
 	thr = inc * (1 + s->c->min_effect);
+	tol = s->c->min_effect * inc;
 	/* The runner-up's belief: a lone incumbent's second look stops once
 	 * it clearly leads it. */
 	for (i = 0; have && i < s->n; i++)
@@ -711,39 +798,44 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 			if (w->ok && !(i == bm && ki == bk) && w->e > second)
 				second = w->e;
 		}
-	/* New methods first: a k=1 probe is the cheapest evidence there
-	 * is, and without it no prediction at any scale. */
-	for (i = 0; i < s->n; i++) {
-		if (measured(&m[i].at[0]) || !free_pair(s, i, 0))
-			continue;
-		put(s, out, i, 0, AR_PUR_PROBE, 0, "ours: a new method, "
-		    "probed at k=1 first");
-		sized(out, PROBE_MIN, 1, have ? inc * PROBE_BAR : NAN);
-		free(vw);
-		return 1;
-	}
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
 		double pmu[AR_POL_NK], psd[AR_POL_NK];
 		int pok[AR_POL_NK];
 		const char *how = "";
 
-		predict_all(mi, s->c, pmu, psd, pok, &how);
+		/* New methods first: a k=1 probe is the cheapest evidence
+		 * there is, and without it no prediction at any scale. */
+		if (!measured(&mi->at[0])) {
+			if (!s->c->use[0])
+				continue;
+			c = add_cand(&cd, &nc, &capc);
+			c->value = INFINITY;
+			c->i = i;
+			c->ki = 0;
+			c->purpose = AR_PUR_PROBE;
+			c->size_min = PROBE_MIN;
+			c->size_max = 1;
+			c->stop_at = have ? inc * PROBE_BAR : NAN;
+			snprintf(c->why, sizeof c->why, "ours: a new method, "
+			    "probed at k=1 first");
+			continue;
+		}
+		predict_all(mi, s->c, &hyp, pmu, psd, pok, &how);
 		for (ki = 0; ki < AR_POL_NK; ki++) {
 			const struct ar_pol_obs *o = &mi->at[ki];
 			double mu, sd, v;
 
-			if (!free_pair(s, i, ki))
+			if (!s->c->use[ki] || o->pending)
 				continue;
 			if (measured(o)) {
-				double d, sa, sb, ss, loss;
+				double d, sa, sb, ss, va_, vb_, el;
 				const struct ar_pol_obs *a = &m[bm].at[bk];
 				const struct view *va = &vw[bm * AR_POL_NK + bk];
 				const struct view *vb = &vw[i * AR_POL_NK + ki];
+				int inc_too;
 
-				/* Re-measure to tell the incumbent from a
-				 * rival within its noise. */
-				if (!o->feasible || o->n >= N_MAX)
+				if (!o->feasible || o->n >= N_MAX || !have)
 					continue;
 				if (i == bm && ki == bk) {
 					/* The best on one measurement too
@@ -751,69 +843,72 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 					 * is measured once more: a lucky draw
 					 * is likelier at the top. */
 					if (o->n >= 2 || obs_sd(o) <= LONE_SD *
-					    s->c->min_effect * inc)
+					    tol)
 						continue;
-					v = exp_gain(0, obs_sd(o), 0) /
-					    cost_of(s->c, ki);
-					if (v > best_v) {
-						best_v = v;
-						best_i = i;
-						best_k = ki;
-						best_pur = AR_PUR_VALIDATE;
-						lone = 1;
-						best_at = second > 0 ? second *
-						    (1 + s->c->min_effect) : NAN;
-						snprintf(why, sizeof why, "ours: "
-						    "the best so far rests on one "
-						    "noisy measurement; measured "
-						    "again");
-					}
+					c = add_cand(&cd, &nc, &capc);
+					c->value = exp_gain(0, obs_sd(o), 0) /
+					    cost_m(s->c, mi, ki);
+					c->i = i;
+					c->ki = ki;
+					c->purpose = AR_PUR_VALIDATE;
+					c->size_min = VAL_MIN;
+					c->size_max = LONE_MAX;
+					c->stop_at = second > 0 ? second *
+					    (1 + s->c->min_effect) : NAN;
+					snprintf(c->why, sizeof c->why, "ours: "
+					    "the best so far rests on one noisy "
+					    "measurement; measured again");
 					continue;
 				}
+				/* A rival within the incumbent's noise: the
+				 * expected amount by which it beats the
+				 * incumbent past the tolerance (a pick within
+				 * the minimum effect of the best is as good
+				 * as it), shared by the two by how much one
+				 * more measurement of each narrows their
+				 * gap, per GPU-hour. */
 				sa = va->sd;
 				sb = vb->sd;
 				ss = hypot(sa, sb);
-				d = va->e - vb->e;
-				/* The chance that the rival beats the
-				 * incumbent by more than the minimum effect:
-				 * a miss, whatever the size of the gap. */
-				loss = MISS_W * inc * ncdf((-d -
-				    s->c->min_effect * inc) / ss);
-				if (loss < EI_MIN * inc)
+				d = fabs(va->e - vb->e);
+				if (d > 4 * ss)
 					continue;
-				/* Worth that chance per GPU-hour; measure the
-				 * one whose next measurement narrows the gap's
-				 * variance most per GPU-hour. */
-				{
-					int inc_too = sa * sa / (a->n + 1) /
-					    cost_of(s->c, bk) > sb * sb /
-					    (o->n + 1) / cost_of(s->c, ki) &&
-					    a->n < N_MAX && free_pair(s, bm, bk);
-					size_t wi = inc_too ? bm : i;
-					int wk = inc_too ? bk : ki;
-
-					v = loss / cost_of(s->c, wk);
-					if (v <= best_v)
-						continue;
-					best_v = v;
-					best_i = wi;
-					best_k = wk;
-					best_pur = AR_PUR_VALIDATE;
-					best_at = inc_too ? vb->e : va->e;
-					lone = 0;
-					if (inc_too)
-						snprintf(why, sizeof why, "ours: "
-						    "the best so far, again: a "
-						    "rival at k=%ld is within "
-						    "its noise", ar_pol_k(ki));
-					else
-						snprintf(why, sizeof why, "ours: "
-						    "within the noise of the best "
-						    "so far; measured again");
+				el = exp_gain(-d, ss, tol);
+				vb_ = el * shift_sd(o, sb) / ss /
+				    cost_m(s->c, mi, ki);
+				va_ = a->n < N_MAX ? el * shift_sd(a, sa) / ss /
+				    cost_m(s->c, &m[bm], bk) : 0;
+				inc_too = va_ > vb_;
+				v = inc_too ? va_ : vb_;
+				if (v * cost_m(s->c, inc_too ? &m[bm] : mi,
+				    inc_too ? bk : ki) < EI_MIN * inc *
+				    units(s->c, inc_too ? &m[bm] : mi,
+				    inc_too ? bk : ki))
+					continue;
+				c = add_cand(&cd, &nc, &capc);
+				c->value = v;
+				c->i = inc_too ? bm : i;
+				c->ki = inc_too ? bk : ki;
+				if (inc_too) {
+					c->alt_i = i;
+					c->alt_k = ki;
 				}
+				c->purpose = AR_PUR_VALIDATE;
+				c->size_min = VAL_MIN;
+				c->size_max = VAL_MAX;
+				c->stop_at = inc_too ? vb->e : va->e;
+				if (inc_too)
+					snprintf(c->why, sizeof c->why, "ours: the "
+					    "best so far, again: a rival at "
+					    "k=%ld is within its noise",
+					    ar_pol_k(ki));
+				else
+					snprintf(c->why, sizeof c->why, "ours: "
+					    "within the noise of the best so "
+					    "far; measured again");
 				continue;
 			}
-			if (blocked(mi, ki) || !ladder(mi, ki) || !pok[ki])
+			if (blocked(mi, ki) || !ladder(mi, s->c, ki) || !pok[ki])
 				continue;
 			mu = pmu[ki];
 			sd = psd[ki];
@@ -830,33 +925,47 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 				if (LOOKAHEAD * exp_gain(mj, sj, thr) > v)
 					v = LOOKAHEAD * exp_gain(mj, sj, thr);
 			}
-			if (v < SCALE_EI * inc * units(s->c, ki))
+			if (v < SCALE_EI * inc * units(s->c, mi, ki))
 				continue;
-			v /= cost_of(s->c, ki);
-			if (v > best_v) {
-				best_v = v;
-				best_i = i;
-				best_k = ki;
-				best_pur = AR_PUR_SCALE;
-				best_at = thr;
-				lone = 0;
-				snprintf(why, sizeof why, "ours: %s predicts "
-				    "%.3f +- %.3f at k=%ld against %.3f",
-				    how, mu, Z95 * sd, ar_pol_k(ki), inc);
-			}
+			c = add_cand(&cd, &nc, &capc);
+			c->value = v / cost_m(s->c, mi, ki);
+			c->i = i;
+			c->ki = ki;
+			c->purpose = AR_PUR_SCALE;
+			c->size_min = SCALE_MIN;
+			c->size_max = SCALE_MAX;
+			c->stop_at = thr;
+			snprintf(c->why, sizeof c->why, "ours: %s predicts "
+			    "%.3f +- %.3f at k=%ld against %.3f", how, mu,
+			    Z95 * sd, ar_pol_k(ki), inc);
 		}
 	}
 	free(vw);
-	if (best_k < 0)
-		return 0;
-	put(s, out, best_i, best_k, best_pur, best_v, why);
-	if (best_pur == AR_PUR_SCALE)
-		sized(out, SCALE_MIN, SCALE_MAX, best_at);
-	else if (lone)
-		sized(out, VAL_MIN, LONE_MAX, best_at);
-	else
-		sized(out, VAL_MIN, VAL_MAX, best_at);
-	return 1;
+	if (nc > 1)
+		qsort(cd, nc, sizeof *cd, cmp_cand);
+	for (q = 0; q < nc && got < max; q++) {
+		size_t pi = cd[q].i;
+		int pk = cd[q].ki;
+
+		if (!free_pair(s, pi, pk) || !affordable(s->c, &m[pi], pk,
+		    s->spent, cd[q].size_max)) {
+			if (cd[q].alt_k < 0 || !free_pair(s, cd[q].alt_i,
+			    cd[q].alt_k) || !affordable(s->c, &m[cd[q].alt_i],
+			    cd[q].alt_k, s->spent, cd[q].size_max))
+				continue;
+			pi = cd[q].alt_i;
+			pk = cd[q].alt_k;
+		}
+		put(s, &out[got], pi, pk, cd[q].purpose, isfinite(cd[q].value) ?
+		    cd[q].value : 0, cd[q].why);
+		sized(&out[got], cd[q].size_min, cd[q].size_max,
+		    cd[q].stop_at);
+		/* What it may cost at most counts against the cap. */
+		s->spent += cost_m(s->c, &m[pi], pk) * (cd[q].size_max - 1);
+		got++;
+	}
+	free(cd);
+	return got;
 }
 
 size_t
@@ -895,8 +1004,7 @@ ar_policy_next(const struct ar_pol_method *m, size_t n,
 		got = next_sha(&s, out, max);
 		break;
 	default:
-		while (got < max && next_ours(&s, &out[got]))
-			got++;
+		got = ours_picks(&s, out, max);
 		break;
 	}
 	free(s.taken);

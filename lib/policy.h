@@ -22,6 +22,9 @@ struct ar_pol_method {
 	const char *id;
 	double pfrac, pfrac_sd;  /* measured parallel fraction; NAN if none */
 	int hint;            /* planner: 1 may pay at scale, -1 will not, 0 */
+	/* GPU-hours of one measurement of this method at k, once known (its
+	 * own runs); 0: the campaign's figure (ar_pol_cfg's cost_h). */
+	double cost_h[AR_POL_NK];
 	struct ar_pol_obs at[AR_POL_NK];
 };
 
@@ -31,6 +34,11 @@ struct ar_pol_cfg {
 	double cost_h[AR_POL_NK]; /* GPU-hours of one measurement at k */
 	double min_effect;   /* a gain smaller than this is noise: 0.01 */
 	double budget_h;     /* GPU-hours left; negative: no limit */
+	/* The grid's GPU-hours (one measurement of every method at every
+	 * usable k) and what the campaign has spent: ours spends at most
+	 * AR_POL_GRID_CAP of the grid, so that ties cannot run away. 0: no
+	 * cap. */
+	double grid_h, spent_h;
 	/* Added for the simulator and ours' predictions (zero: unknown). */
 	double base_pfrac;   /* the baseline's parallel fraction; 0: unknown */
 };
@@ -53,6 +61,9 @@ struct ar_pol_pick {
  * and the default pairs of a standard measurement (sched.pairs). */
 #define AR_POL_PAIRS_MIN 8
 #define AR_POL_PAIRS_STD 32
+#ifndef AR_POL_GRID_CAP
+#define AR_POL_GRID_CAP 0.5
+#endif
 
 /* The index of k (1, 2, 4, 8) or -1; and back. */
 int ar_pol_kindex(long k);

@@ -4,7 +4,8 @@
 # at scale (flat1 misses it, ours finds it) and one whose best scaler
 # breaks its guardrail at k=4 (the best feasible is at k=2); exact
 # outputs, deterministic under a seed and different under another; the
-# summary and JSON Lines; the generator (deterministic, its rows read back
+# summary, by family and JSON Lines; the strict and relative rules of
+# found; per-method costs; ours' cap; the generator (deterministic, its rows read back
 # by simulate); every malformed landscape (65, naming file and line), a
 # missing file (66) and usage errors (64); -h.
 
@@ -31,22 +32,22 @@ meth() {
 
 @test "simulate: the scale-dependent winner: flat1 misses it, ours finds it" {
 	run -0 ar-sched simulate "$FIX/tiny.tsv"
-	[ "$output" = "landscape	policy	repeat	found	exact	pick_method	pick_k	pick_score	best_method	best_k	best_score	gpu_hours	grid_frac	measurements
-scalewin	flat1	0	no	no	a	1	1.0300	b	8	1.3769	0.750	0.0667	3
-scalewin	grid	0	yes	yes	b	8	1.3769	b	8	1.3769	11.250	1.0000	12
-scalewin	sha	0	yes	yes	b	8	1.3769	b	8	1.3769	4.750	0.4222	7
-scalewin	ours	0	yes	yes	b	8	1.3769	b	8	1.3769	1.484	0.1319	5
-guarded	flat1	0	no	no	e	1	1.0400	d	2	1.0676	0.750	0.0667	3
-guarded	grid	0	yes	yes	d	2	1.0676	d	2	1.0676	11.250	1.0000	12
-guarded	sha	0	no	no	e	1	1.0400	d	2	1.0676	4.750	0.4222	7
-guarded	ours	0	yes	yes	d	2	1.0676	d	2	1.0676	2.000	0.1778	9" ]
+	[ "$output" = "landscape	policy	repeat	found	found_rel	exact	pick_method	pick_k	pick_score	best_method	best_k	best_score	gpu_hours	grid_frac	measurements	best_family
+scalewin	flat1	0	no	no	no	a	1	1.0300	b	8	1.3769	0.750	0.0667	3	
+scalewin	grid	0	yes	yes	yes	b	8	1.3769	b	8	1.3769	11.250	1.0000	12	
+scalewin	sha	0	yes	yes	yes	b	8	1.3769	b	8	1.3769	4.750	0.4222	7	
+scalewin	ours	0	yes	yes	yes	b	8	1.3769	b	8	1.3769	2.312	0.2056	9	
+guarded	flat1	0	no	no	no	e	1	1.0400	d	2	1.0676	0.750	0.0667	3	
+guarded	grid	0	yes	yes	yes	d	2	1.0676	d	2	1.0676	11.250	1.0000	12	
+guarded	sha	0	no	no	no	e	1	1.0400	d	2	1.0676	4.750	0.4222	7	
+guarded	ours	0	yes	yes	yes	d	2	1.0676	d	2	1.0676	2.133	0.1896	10	" ]
 }
 
 @test "simulate -S: one summary row per policy, in the order of -p" {
 	run -0 ar-sched simulate -S -p ours,flat1 "$FIX/tiny.tsv"
-	[ "$output" = "policy	runs	found	found_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements
-ours	2	2	1.0000	1.0000	1.742	0.1549	0.1778	0.1549	7.0
-flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
+	[ "$output" = "policy	runs	found	found_rate	found_rel_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements
+ours	2	2	1.0000	1.0000	1.0000	2.223	0.1976	0.2056	0.1976	9.5
+flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 }
 
 @test "simulate: deterministic under a seed; another seed draws other noise" {
@@ -63,15 +64,15 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -v: every measurement on stderr, with its purpose, why and size" {
 	run --separate-stderr -0 ar-sched simulate -v -p ours "$FIX/tiny.tsv"
-	[ "$(printf '%s\n' "$stderr" | grep -c '^scalewin	ours	0	')" -eq 5 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c '^scalewin	ours	0	')" -eq 9 ]
 	# The k=8 probe clearly beats the incumbent after a quarter of a
 	# measurement.
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.25$'
 	# The first probe has no incumbent to stop against: a whole one.
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	a	1	probe	.*	1\.00$'
-	# c's probe stops at ar-bench's look of 22 pairs of 32, clearly
-	# below 85% of the best so far.
-	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	c	1	probe	.*	0\.69$'
+	# c's probe stops at ar-bench's first look, 8 pairs of 32, clearly
+	# below 95% of the best so far.
+	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	c	1	probe	.*	0\.25$'
 	# grid makes standard measurements only.
 	run --separate-stderr -0 ar-sched simulate -v -p grid "$FIX/tiny.tsv"
 	[ "$(printf '%s\n' "$stderr" | grep -vc '	1\.00$')" -eq 0 ]
@@ -81,8 +82,8 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	# With 8 pairs to a standard measurement, a quarter would be 2
 	# pairs: every probe is the 8 pairs of one whole measurement.
 	run --separate-stderr -0 ar-sched simulate -v -p ours -P 8 "$FIX/tiny.tsv"
-	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 14 ]
-	[ "$(printf '%s\n' "$stderr" | grep -c '	1\.00$')" -eq 14 ]
+	[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 17 ]
+	[ "$(printf '%s\n' "$stderr" | grep -c '	1\.00$')" -eq 17 ]
 	# With 64, the k=8 probe still stops at its first look, a quarter.
 	run --separate-stderr -0 ar-sched simulate -v -p ours -P 64 "$FIX/tiny.tsv"
 	printf '%s\n' "$stderr" | grep -q '^scalewin	ours	0	b	8	scale	.*	0\.25$'
@@ -95,17 +96,66 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -f jsonl: one object per campaign" {
 	run -0 ar-sched simulate -f jsonl -p ours -s 7 "$FIX/tiny.tsv"
-	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"gpu_hours":1.40625,"grid_frac":0.125,"measurements":5}' ]
+	[ "${lines[0]}" = '{"landscape":"scalewin","policy":"ours","repeat":0,"found":true,"found_rel":true,"exact":true,"pick_method":"b","pick_k":8,"pick_score":1.3769,"best_method":"b","best_k":8,"best_score":1.3769,"best_family":"","gpu_hours":2.203125,"grid_frac":0.19583333333333333,"measurements":9}' ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 ar-sched simulate -S -f jsonl -p grid "$FIX/tiny.tsv"
-	[ "$output" = '{"policy":"grid","runs":2,"found":2,"found_rate":1.0,"exact_rate":1.0,"gpu_hours":11.25,"grid_frac":1.0,"grid_frac_max":1.0,"hours_frac":1.0,"measurements":12.0}' ]
+	[ "$output" = '{"policy":"grid","runs":2,"found":2,"found_rate":1.0,"found_rel_rate":1.0,"exact_rate":1.0,"gpu_hours":11.25,"grid_frac":1.0,"grid_frac_max":1.0,"hours_frac":1.0,"measurements":12.0}' ]
 }
 
 @test "simulate: a landscape on stdin; no guardrail columns filled is feasible" {
 	{ echo "$H"; meth a 1.05; meth b 0.9; } > l.tsv
 	run -0 ar-sched simulate -p grid - < l.tsv
 	# a ties with itself at every k: any of its k is exact.
-	[ "${lines[1]}" = "x	grid	0	yes	yes	a	2	1.0500	a	1	1.0500	30.000	1.0000	8" ]
+	[ "${lines[1]}" = "x	grid	0	yes	yes	yes	a	2	1.0500	a	1	1.0500	30.000	1.0000	8	" ]
+}
+
+@test "simulate: found is strict (within 0.01 of the best), found_rel the old 1%" {
+	# a is 1.985 at every k, b 2.0 at k=8 only: flat1 picks a at k=1,
+	# within 1% of the best but 0.015 below it.
+	{ echo "$H"; meth a 1.985
+	  printf 'x\tb\t1\t1.0\t0.01\t\t\t1\t\t\n'
+	  printf 'x\tb\t2\t1.0\t0.01\t\t\t2\t\t\n'
+	  printf 'x\tb\t4\t1.0\t0.01\t\t\t4\t\t\n'
+	  printf 'x\tb\t8\t2.0\t0.01\t\t\t8\t\t\n'; } > s.tsv
+	run -0 ar-sched simulate -p flat1 s.tsv
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -f4-8)" = "no	yes	no	a	1" ]
+	# 0.009 below is found by both.
+	sed 's/1\.985/1.991/' s.tsv > t.tsv
+	run -0 ar-sched simulate -p flat1 t.tsv
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -f4-6)" = "yes	yes	no" ]
+}
+
+@test "simulate: costs may differ by method; the grid's hours are their sum" {
+	{ echo "$H"; meth a 1.05
+	  for k in 1 2 4 8; do
+		printf 'x\tb\t%s\t0.9\t0.01\t\t\t%s\t\t\n' $k $((k * 3))
+	  done; } > c.tsv
+	run -0 ar-sched simulate -p grid c.tsv
+	# a: 1 + 2 + 4 + 8, b: three times that.
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -f13,14)" = "60.000	1.0000" ]
+}
+
+@test "simulate -F: the summary by the family of the true best, all first" {
+	run -0 ar-sched landscape -t shapes -n 12 -m 8 -s 3 -x f
+	printf '%s\n' "$output" > f.tsv
+	run -0 ar-sched simulate -F -p grid,ours f.tsv
+	[ "${lines[0]}" = "policy	family	runs	found	found_rate	found_rel_rate	exact_rate	gpu_hours	grid_frac	grid_frac_max	hours_frac	measurements" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 == "all" { print $1, $3 }' | tr '\n' ' ')" = "grid 12 ours 12 " ]
+	# The families' runs add up to all's, for each policy.
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 && $2 != "all" { n[$1] += $3 } END { print n["grid"], n["ours"] }')" = "12 12" ]
+	# The families are those of the true bests, each once a policy.
+	fams=$(ar-sched simulate -p grid f.tsv | awk -F'\t' 'NR > 1 { print $16 }' | sort -u | tr '\n' ' ')
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$1 == "grid" && $2 != "all" { print $2 }' | tr '\n' ' ')" = "$fams" ]
+	run -0 ar-sched simulate -F -f jsonl -p ours f.tsv
+	[ "$(printf '%s\n' "$output" | head -1 | jq -r '.family + " " + (.runs | tostring)')" = "all 12" ]
+}
+
+@test "simulate: ours never spends more than half the grid, even on ties" {
+	{ echo "$H"; meth a 1.05; meth b 1.05; meth c 1.05; } > l.tsv
+	for s in 1 2 3 4 5; do
+		run -0 ar-sched simulate -p ours -s $s l.tsv
+		awk -F'\t' 'NR == 2 && $14 > 0.5 { exit 1 }' <<< "$output"
+	done
 }
 
 @test "landscape: deterministic; simulate reads what it writes" {
@@ -138,7 +188,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate: usage errors" {
 	run -64 ar-sched simulate
-	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-FSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -64 ar-sched simulate -p best "$FIX/tiny.tsv"
 	[ "$output" = "ar-sched: -p best: the policies are ours, flat1, grid and sha" ]
 	run -64 ar-sched simulate -r 0 "$FIX/tiny.tsv"
@@ -170,7 +220,6 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	bad "x	b	1	1	-0.1			1		" 'noise: -0.1 is not between 0 and 1'
 	bad "x	b	1	1	0.01	0.5		1		" 'guard and guard_max: give both or neither'
 	bad "x	b	1	1	0.01			0		" 'cost_h: 0 is not positive'
-	bad "x	b	1	1	0.01			2		" 'cost_h: 2 differs from the landscape'"'"'s other methods at k=1'
 	bad "x	b	1	1	0.01			1	1.5	" 'pfrac: 1.5 is not between 0 and 1'
 	bad "x	b	1	1	0.01			1		maybe" 'hint: "maybe" is not scale, single or empty'
 	bad "x	a	1	1	0.01			1		" 'x a at k=1 is there twice'
@@ -197,7 +246,7 @@ flat1	2	0	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -h, landscape -h" {
 	run -0 ar-sched simulate -h
-	[ "$output" = "usage: ar-sched simulate [-Sv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-FSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -0 ar-sched landscape -h
 	[ "$output" = "usage: ar-sched landscape [-t families|shapes] [-n landscapes] [-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] [--hints share]" ]
 }

@@ -292,6 +292,13 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
 			    "runs at k = 1 and %s (workload %s)", cfg->base_pfrac,
 			    how, x->workload ? x->workload : x->dflt_wl);
 	}
+	/* ours stops at a share of the grid: one measurement of every
+	 * method at every scale in use, at the campaign's costs. */
+	cfg->grid_h = 0;
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		if (cfg->use[ki])
+			cfg->grid_h += (double)x->nm * cfg->cost_h[ki];
+	cfg->spent_h = x->used_h;
 	cfg->budget_h = -1;
 	if ((v = ar_conf_get(conf, "budget.gpu_hours"))) {
 		double b;

@@ -25,6 +25,8 @@
 #define NK AR_POL_NK
 #define Z95 1.959964
 #define MIN_EFFECT 0.01
+/* A pick is found within this much of the true best's score. */
+#define FOUND_ABS 0.01
 /* The sd of the parallel fraction a k=1 profile reports. */
 #define PFRAC_SD 0.02
 
@@ -34,8 +36,10 @@ struct lmeth {
 	int have[NK];
 	double score[NK], noise[NK], guard[NK], gmax[NK];
 	int guarded[NK];         /* a guardrail value was given */
+	double cost[NK];         /* GPU-hours of one measurement */
 	double pfrac;            /* NAN: none */
 	int hint;
+	char *family;            /* the family column; "" when none */
 };
 
 struct land {
@@ -43,15 +47,14 @@ struct land {
 	size_t line;
 	struct lmeth *m;
 	size_t n;
-	double cost[NK];
-	int costset[NK];
+	double cost[NK];         /* the mean of the methods' */
 	double base_pfrac;       /* 0: unknown */
 	int base_set;
 };
 
 /* One whole campaign of one policy on one landscape. */
 struct run {
-	int found, exact, picked;
+	int found, found_rel, exact, picked;
 	size_t pm;
 	int pk;
 	double pick_true, best_true, hours, grid_hours;
@@ -117,7 +120,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 	struct ar_tsv t;
 	FILE *f;
 	int c_land, c_meth, c_k, c_score, c_noise, c_guard, c_gmax, c_cost;
-	int c_pfrac, c_hint, c_base;
+	int c_pfrac, c_hint, c_base, c_fam;
 	size_t first = *nl, i, j;
 
 	if (strcmp(path, "-") == 0)
@@ -138,6 +141,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 	c_pfrac = ar_tsv_need(&t, "pfrac");
 	c_hint = ar_tsv_need(&t, "hint");
 	c_base = ar_tsv_col(&t, "base_pfrac");
+	c_fam = ar_tsv_col(&t, "family");
 	for (;;) {
 		int st = ar_tsv_next(&t), ki, hint;
 		struct land *L = NULL;
@@ -222,12 +226,6 @@ read_file(const char *path, struct land **ls, size_t *nl)
 			L->line = t.lineno;
 			L->base_set = 0;
 		}
-		if (L->costset[ki] && L->cost[ki] != cost)
-			ar_die(AR_EX_DATA, "%s: line %zu: cost_h: %s differs "
-			    "from the landscape's other methods at k=%lld",
-			    t.name, t.lineno, t.field[c_cost], k);
-		L->cost[ki] = cost;
-		L->costset[ki] = 1;
 		if (L->base_set && L->base_pfrac != base)
 			ar_die(AR_EX_DATA, "%s: line %zu: base_pfrac: differs "
 			    "from the landscape's first row", t.name,
@@ -245,6 +243,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 			M->line = t.lineno;
 			M->pfrac = pfrac;
 			M->hint = hint;
+			M->family = ar_xstrdup(c_fam >= 0 ? t.field[c_fam] : "");
 		}
 		if (M->have[ki])
 			ar_die(AR_EX_DATA, "%s: line %zu: %s %s at k=%lld is "
@@ -257,6 +256,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		M->have[ki] = 1;
 		M->score[ki] = score;
 		M->noise[ki] = noise;
+		M->cost[ki] = cost;
 		M->guarded[ki] = hg;
 		M->guard[ki] = guard;
 		M->gmax[ki] = gmax;
@@ -275,6 +275,11 @@ read_file(const char *path, struct land **ls, size_t *nl)
 					    "has no row at k=%ld", path,
 					    L->m[j].line, L->name, L->m[j].id,
 					    ar_pol_k(ki));
+		for (ki = 0; ki < NK; ki++) {
+			for (L->cost[ki] = 0, j = 0; j < L->n; j++)
+				L->cost[ki] += L->m[j].cost[ki];
+			L->cost[ki] /= (double)L->n;
+		}
 	}
 	if (*nl == first)
 		ar_die(AR_EX_DATA, "%s: no landscape in it", path);
@@ -286,8 +291,10 @@ free_lands(struct land *ls, size_t nl)
 	size_t i, j;
 
 	for (i = 0; i < nl; i++) {
-		for (j = 0; j < ls[i].n; j++)
+		for (j = 0; j < ls[i].n; j++) {
 			free(ls[i].m[j].id);
+			free(ls[i].m[j].family);
+		}
 		free(ls[i].m);
 		free(ls[i].name);
 		free(ls[i].file);
@@ -422,9 +429,12 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 		pm[i].hint = L->m[i].hint;
 		for (ki = 0; ki < NK; ki++) {
 			pm[i].at[ki].est = NAN;
-			r->grid_hours += L->cost[ki];
+			if (c.use[ki])
+				r->grid_hours += L->m[i].cost[ki];
 			if (!truly_feasible(&L->m[i], ki))
 				continue;
+			/* The true best: the highest score, then the smaller
+			 * k, then the first method. */
 			if (r->best_true == 0 ||
 			    L->m[i].score[ki] > r->best_true) {
 				r->best_true = L->m[i].score[ki];
@@ -433,22 +443,30 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 			}
 		}
 	}
+	c.grid_h = r->grid_hours;
 	/* One measurement at a time, each seen before the next choice. */
 	while (r->measurements < cap &&
 	    ar_policy_next(pm, L->n, &c, &pick, 1) == 1) {
+		const struct lmeth *lm;
+
 		if (pick.method >= L->n || pick.ki < 0 || pick.ki >= NK)
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
+		lm = &L->m[pick.method];
 		size = measure(L, base, &pick, so->std, pm, logsum, wsum,
 		    chunks);
 		if (so->trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
 			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
-			    rep, L->m[pick.method].id, ar_pol_k(pick.ki),
+			    rep, lm->id, ar_pol_k(pick.ki),
 			    ar_pol_purpose_name(pick.purpose),
 			    pm[pick.method].at[pick.ki].est,
-			    L->m[pick.method].score[pick.ki], pick.why, size);
-		r->hours += L->cost[pick.ki] * size;
+			    lm->score[pick.ki], pick.why, size);
+		r->hours += lm->cost[pick.ki] * size;
+		c.spent_h = r->hours;
+		/* A method's own run time is known once it has run. */
+		for (ki = 0; ki < NK; ki++)
+			pm[pick.method].cost_h[ki] = lm->cost[ki];
 		r->measurements++;
 	}
 	if (ar_policy_best(pm, L->n, &c, &bm, &bk) == 0) {
@@ -456,10 +474,14 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 		r->pm = bm;
 		r->pk = bk;
 		r->pick_true = L->m[bm].score[bk];
-		/* Found: feasible, and within the minimum effect of the
-		 * true best; exact: a true best itself. */
+		/* Found: feasible, and its true score within 0.01 of the
+		 * true best's (absolute); found_rel, the earlier rule:
+		 * within 1% of it; exact: a true best itself. The 1e-9
+		 * forgives the files' rounding, nothing more. */
 		if (r->best_true > 0 && truly_feasible(&L->m[bm], bk)) {
-			r->found = r->pick_true >= r->best_true *
+			r->found = r->pick_true >= r->best_true - FOUND_ABS -
+			    1e-9;
+			r->found_rel = r->pick_true >= r->best_true *
 			    (1 - MIN_EFFECT) - 1e-12;
 			r->exact = r->pick_true >= r->best_true;
 		}
@@ -473,8 +495,14 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 /* ---- ar-sched simulate ---- */
 
 struct tally {
-	long runs, found, exact, meas;
+	long runs, found, found_rel, exact, meas;
 	double frac, frac_max, hours, grid;
+};
+
+/* The tallies of one family of true bests ("all": every campaign). */
+struct group {
+	const char *family;
+	struct tally t[8];
 };
 
 static void
@@ -500,6 +528,8 @@ run_line(int fmt, const struct land *L, int pol, long rep,
 		    json_string(ar_pol_name(pol)));
 		json_object_set_new(o, "repeat", json_integer(rep));
 		json_object_set_new(o, "found", json_boolean(r->found));
+		json_object_set_new(o, "found_rel",
+		    json_boolean(r->found_rel));
 		json_object_set_new(o, "exact", json_boolean(r->exact));
 		json_object_set_new(o, "pick_method", json_string(pmeth));
 		json_object_set_new(o, "pick_k", r->picked ?
@@ -511,6 +541,8 @@ run_line(int fmt, const struct land *L, int pol, long rep,
 		json_object_set_new(o, "best_k",
 		    json_integer(ar_pol_k(r->best_k)));
 		put_num(o, "best_score", r->best_true);
+		json_object_set_new(o, "best_family",
+		    json_string(L->m[r->best_m].family));
 		put_num(o, "gpu_hours", r->hours);
 		put_num(o, "grid_frac", frac);
 		json_object_set_new(o, "measurements",
@@ -521,19 +553,20 @@ run_line(int fmt, const struct land *L, int pol, long rep,
 		json_decref(o);
 		return;
 	}
-	printf("%s\t%s\t%ld\t%s\t%s\t", L->name, ar_pol_name(pol), rep,
-	    r->found ? "yes" : "no", r->exact ? "yes" : "no");
+	printf("%s\t%s\t%ld\t%s\t%s\t%s\t", L->name, ar_pol_name(pol), rep,
+	    r->found ? "yes" : "no", r->found_rel ? "yes" : "no",
+	    r->exact ? "yes" : "no");
 	if (r->picked)
 		printf("%s\t%ld\t%.4f\t", pmeth, pk, r->pick_true);
 	else
 		printf("\t\t\t");
-	printf("%s\t%ld\t%.4f\t%.3f\t%.4f\t%ld\n", L->m[r->best_m].id,
+	printf("%s\t%ld\t%.4f\t%.3f\t%.4f\t%ld\t%s\n", L->m[r->best_m].id,
 	    ar_pol_k(r->best_k), r->best_true, r->hours, frac,
-	    r->measurements);
+	    r->measurements, L->m[r->best_m].family);
 }
 
 static void
-summary_line(int fmt, int pol, const struct tally *t)
+summary_line(int fmt, int pol, const char *family, const struct tally *t)
 {
 	double n = t->runs > 0 ? (double)t->runs : 1;
 
@@ -543,9 +576,12 @@ summary_line(int fmt, int pol, const struct tally *t)
 
 		json_object_set_new(o, "policy",
 		    json_string(ar_pol_name(pol)));
+		if (family)
+			json_object_set_new(o, "family", json_string(family));
 		json_object_set_new(o, "runs", json_integer(t->runs));
 		json_object_set_new(o, "found", json_integer(t->found));
 		put_num(o, "found_rate", t->found / n);
+		put_num(o, "found_rel_rate", t->found_rel / n);
 		put_num(o, "exact_rate", t->exact / n);
 		put_num(o, "gpu_hours", t->hours / n);
 		put_num(o, "grid_frac", t->frac / n);
@@ -558,10 +594,20 @@ summary_line(int fmt, int pol, const struct tally *t)
 		json_decref(o);
 		return;
 	}
-	printf("%s\t%ld\t%ld\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%.4f\t%.1f\n",
-	    ar_pol_name(pol), t->runs, t->found, t->found / n, t->exact / n,
+	printf("%s\t", ar_pol_name(pol));
+	if (family)
+		printf("%s\t", family);
+	printf("%ld\t%ld\t%.4f\t%.4f\t%.4f\t%.3f\t%.4f\t%.4f\t%.4f\t%.1f\n",
+	    t->runs, t->found, t->found / n, t->found_rel / n, t->exact / n,
 	    t->hours / n, t->frac / n, t->frac_max, t->grid > 0 ? t->hours /
 	    t->grid : 0, t->meas / n);
+}
+
+static int
+cmp_group(const void *a, const void *b)
+{
+	return strcmp(((const struct group *)a)->family,
+	    ((const struct group *)b)->family);
 }
 
 int
@@ -569,19 +615,21 @@ cmd_simulate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 'S' },
+		{ "by-family", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int pols[8], npol = 0, c, fmt = 0, summary = 0, p;
+	int pols[8], npol = 0, c, fmt = 0, summary = 0, byfam = 0, p;
 	long long seed = 1, reps = 1, pairs = AR_POL_PAIRS_STD;
 	const char *polarg = "flat1,grid,sha,ours", *fmtarg = "tsv";
 	struct land *ls = NULL;
-	struct tally tally[8];
+	struct group *grp = NULL;
+	size_t ngrp = 0, g;
 	struct simopt so = {0};
 	size_t nl = 0, i;
 	long rep;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:p:P:r:s:Sv", longopts,
+	while ((c = getopt_long(argc, argv, "f:Fp:P:r:s:Sv", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'f': fmtarg = optarg; break;
@@ -604,6 +652,7 @@ cmd_simulate(int argc, char **argv)
 				    "from 0", optarg);
 			break;
 		case 'S': summary = 1; break;
+		case 'F': summary = byfam = 1; break;
 		case 'v': so.trace = 1; break;
 		default: ar_usage(USAGE_SIMULATE);
 		}
@@ -641,41 +690,72 @@ cmd_simulate(int argc, char **argv)
 		read_file(argv[i], &ls, &nl);
 	so.seed = (uint64_t)seed;
 	so.std = (long)pairs;
-	memset(tally, 0, sizeof tally);
+	grp = ar_xcalloc(1, sizeof *grp);
+	grp[0].family = "all";
+	ngrp = 1;
 	if (summary && !fmt)
-		puts("policy\truns\tfound\tfound_rate\texact_rate\t"
-		    "gpu_hours\tgrid_frac\tgrid_frac_max\thours_frac\t"
-		    "measurements");
+		printf("policy\t%sruns\tfound\tfound_rate\tfound_rel_rate\t"
+		    "exact_rate\tgpu_hours\tgrid_frac\tgrid_frac_max\t"
+		    "hours_frac\tmeasurements\n", byfam ? "family\t" : "");
 	else if (!fmt)
-		puts("landscape\tpolicy\trepeat\tfound\texact\tpick_method\t"
-		    "pick_k\tpick_score\tbest_method\tbest_k\tbest_score\t"
-		    "gpu_hours\tgrid_frac\tmeasurements");
+		puts("landscape\tpolicy\trepeat\tfound\tfound_rel\texact\t"
+		    "pick_method\tpick_k\tpick_score\tbest_method\tbest_k\t"
+		    "best_score\tgpu_hours\tgrid_frac\tmeasurements\t"
+		    "best_family");
 	for (i = 0; i < nl; i++)
 		for (rep = 0; rep < reps; rep++)
 			for (p = 0; p < npol; p++) {
 				struct run r;
-				struct tally *t = &tally[p];
+				const char *fam;
+				size_t gi[2];
+				int q;
 				double frac;
 
 				campaign(&so, &ls[i], pols[p], rep, &r);
 				frac = r.grid_hours > 0 ? r.hours /
 				    r.grid_hours : 0;
-				t->runs++;
-				t->found += r.found;
-				t->exact += r.exact;
-				t->meas += r.measurements;
-				t->frac += frac;
-				if (frac > t->frac_max)
-					t->frac_max = frac;
-				t->hours += r.hours;
-				t->grid += r.grid_hours;
+				/* Counted in "all" and in the group of the
+				 * true best's family. */
+				fam = ls[i].m[r.best_m].family[0] ?
+				    ls[i].m[r.best_m].family : "-";
+				for (g = 1; g < ngrp; g++)
+					if (strcmp(grp[g].family, fam) == 0)
+						break;
+				if (g == ngrp) {
+					grp = ar_xrealloc(grp, (ngrp + 1) *
+					    sizeof *grp);
+					memset(&grp[ngrp], 0, sizeof *grp);
+					grp[ngrp++].family = fam;
+				}
+				gi[0] = 0;
+				gi[1] = g;
+				for (q = 0; q < 2; q++) {
+					struct tally *t = &grp[gi[q]].t[p];
+
+					t->runs++;
+					t->found += r.found;
+					t->found_rel += r.found_rel;
+					t->exact += r.exact;
+					t->meas += r.measurements;
+					t->frac += frac;
+					if (frac > t->frac_max)
+						t->frac_max = frac;
+					t->hours += r.hours;
+					t->grid += r.grid_hours;
+				}
 				if (!summary)
 					run_line(fmt, &ls[i], pols[p], rep, &r);
 			}
-	if (summary)
+	if (summary) {
+		if (ngrp > 2)
+			qsort(grp + 1, ngrp - 1, sizeof *grp, cmp_group);
 		for (p = 0; p < npol; p++)
-			summary_line(fmt, pols[p], &tally[p]);
+			for (g = 0; g < (byfam ? ngrp : 1); g++)
+				summary_line(fmt, pols[p], byfam ?
+				    grp[g].family : NULL, &grp[g].t[p]);
+	}
 	ar_fshut(stdout, "<stdout>");
+	free(grp);
 	free_lands(ls, nl);
 	return AR_EX_OK;
 }

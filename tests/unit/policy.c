@@ -1,7 +1,8 @@
 /* policy.c: unit tests of lib/policy: k and its index, the names, the
  * pairs of a pick, what each policy measures next on small hand-made
  * method sets (grid every k, flat1 k=1 only, sha by halving, ours by
- * value with its ladder, budget and use mask), and the best feasible
+ * value with its ladder, budget, use mask, cap and costs, with no
+ * hints at all), and the best feasible
  * (method, k). */
 #include <math.h>
 #include <stdio.h>
@@ -284,7 +285,7 @@ ours_probes(void)
 	measure(&m[0], 0, 2, 1.2, 0.01, 1);
 	n = ar_policy_next(m, 2, &c, p, 1);
 	OK(n == 1 && p[0].method == 1 && p[0].ki == 0 && p[0].purpose ==
-	    AR_PUR_PROBE && fabs(p[0].stop_at - 1.2 * 0.85) < 1e-12, "ours: a "
+	    AR_PUR_PROBE && fabs(p[0].stop_at - 1.2 * 0.95) < 1e-12, "ours: a "
 	    "new method's probe may stop once clearly below the incumbent");
 	m[1].at[0].pending = 1;
 	c.use[1] = c.use[2] = c.use[3] = 0;
@@ -341,7 +342,14 @@ ours_scale(void)
 	for (i = 0, eight = 0; i < n; i++)
 		if (p[i].method == 0 && p[i].ki == 3)
 			eight++;
-	OK(eight == 1, "ours: k=8 once two scales give a curve");
+	OK(eight == 0 && n >= 1 && p[0].method == 0 && p[0].ki == 2,
+	    "ours: rising from 1 to 2, k=4 next; no k=8 before k=4");
+	measure(&m[0], 2, 1, 2.4, 0.02, 1);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	for (i = 0, eight = 0; i < n; i++)
+		if (p[i].method == 0 && p[i].ki == 3)
+			eight++;
+	OK(eight == 1, "ours: k=8 once k=4 is measured");
 }
 
 static void
@@ -369,8 +377,8 @@ ours_stops(void)
 	c.use[1] = c.use[2] = c.use[3] = 0;
 	n = ar_policy_next(m, 1, &c, p, 16);
 	OK(n == 1 && p[0].ki == 0 && p[0].purpose == AR_PUR_VALIDATE &&
-	    p[0].size_min == 0.5 && p[0].size_max == 0.5, "ours: a best on one "
-	    "noisy measurement is measured again, half a measurement");
+	    p[0].size_min == 0.25 && p[0].size_max == 0.5, "ours: a best on one "
+	    "noisy measurement is measured again, up to half a measurement");
 	measure(&m[0], 0, 2, 1.2, 0.2, 1);
 	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: but not a third time "
 	    "alone");
@@ -380,7 +388,7 @@ ours_stops(void)
 	measure(&m[1], 0, 1, 1.19, 0.03, 1);
 	n = ar_policy_next(m, 2, &c, p, 16);
 	OK(n == 1 && p[0].method == 1 && p[0].purpose == AR_PUR_VALIDATE &&
-	    p[0].size_min == 0.5 && p[0].size_max == 2.5 && p[0].stop_at ==
+	    p[0].size_min == 0.25 && p[0].size_max == 4 && p[0].stop_at ==
 	    1.20, "ours: a rival within the incumbent's noise is measured "
 	    "again, until clearly above or below it");
 	measure(&m[1], 0, 4, 1.19, 0.03, 1);
@@ -390,6 +398,120 @@ ours_stops(void)
 	measure(&m[1], 0, 1, 0.9, 0.01, 1);
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: a rival clearly below "
 	    "is not measured again");
+}
+
+/* Without hints, parallel fractions or the baseline's: six methods at
+ * k=1, the incumbent 1.05; what is learnt from measuring decides. */
+static void
+ours_unhinted(void)
+{
+	struct ar_pol_method m[6];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[32];
+	size_t n, i;
+	int weak2 = 0, dead2 = 0, rise4 = -1, flat4 = -1;
+	static const double est[6] = { 1.05, 1.00, 0.95, 0.35, 1.01, 0.99 };
+	static const char *const id[6] = { "inc", "a", "weak", "dead", "b",
+	    "c" };
+
+	config(&c, AR_POL_OURS);
+	for (i = 0; i < 6; i++) {
+		method(&m[i], id[i]);
+		measure(&m[i], 0, 1, est[i], 0.01, 1);
+	}
+	n = ar_policy_next(m, 6, &c, p, 32);
+	for (i = 0; i < n; i++) {
+		if (p[i].method == 2 && p[i].ki == 1)
+			weak2 = 1;
+		if (p[i].method == 3)
+			dead2 = 1;
+	}
+	OK(weak2 && !dead2, "ours, no hints: a method 10%% below the "
+	    "incumbent at k=1 gets a k=2 probe; one at a third of it none");
+	/* weak rises from 1 to 2; a stays flat. */
+	measure(&m[2], 1, 1, 1.04, 0.01, 1);
+	measure(&m[1], 1, 1, 1.00, 0.01, 1);
+	n = ar_policy_next(m, 6, &c, p, 32);
+	for (i = 0; i < n; i++) {
+		if (p[i].method == 2 && p[i].ki == 2 && rise4 < 0)
+			rise4 = (int)i;
+		if (p[i].method == 1 && p[i].ki == 2 && flat4 < 0)
+			flat4 = (int)i;
+	}
+	OK(rise4 >= 0 && (flat4 < 0 || rise4 < flat4), "ours, no hints: the "
+	    "method that rose from 1 to 2 is probed at k=4 before a flat one");
+	/* It peaks at 4 and falls at 8: 4 stays the best, no going on. */
+	measure(&m[2], 2, 1, 1.15, 0.01, 1);
+	measure(&m[2], 3, 1, 1.02, 0.01, 1);
+	{
+		size_t bm;
+		int bk;
+
+		OK(ar_policy_best(m, 6, &c, &bm, &bk) == 0 && bm == 2 &&
+		    bk == 2, "ours: a curve that peaks at 4: the best is k=4");
+	}
+	/* A crash at 8 says nothing of 4: 4 is still the best. */
+	measure(&m[2], 3, 1, 0.2, 0.01, 0);
+	{
+		size_t bm;
+		int bk;
+
+		OK(ar_policy_best(m, 6, &c, &bm, &bk) == 0 && bm == 2 &&
+		    bk == 2, "ours: an infeasible k=8 leaves k=4 the best");
+	}
+}
+
+/* The cap: ours spends at most AR_POL_GRID_CAP of the grid. */
+static void
+ours_cap(void)
+{
+	struct ar_pol_method m[2];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "a");
+	method(&m[1], "b");
+	measure(&m[0], 0, 1, 1.05, 0.03, 1);
+	measure(&m[1], 0, 1, 1.04, 0.03, 1);
+	c.grid_h = 30;       /* two methods, 1 + 2 + 4 + 8 hours each */
+	c.spent_h = 0;
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n >= 1, "ours: under the cap, close calls are measured");
+	c.spent_h = AR_POL_GRID_CAP * 30 - 0.5;
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: nothing that would "
+	    "take the campaign past %.0f%% of the grid", 100 *
+	    AR_POL_GRID_CAP);
+	c.policy = AR_POL_GRID;
+	method(&m[0], "new");
+	OK(ar_policy_next(m, 2, &c, p, 16) >= 1, "the cap is ours' alone: "
+	    "grid measures every pair");
+}
+
+/* A method's own cost: of two equal rivals, the cheap one is measured
+ * first. */
+static void
+ours_cost(void)
+{
+	struct ar_pol_method m[3];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[16];
+	size_t n;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "inc");
+	measure(&m[0], 0, 4, 1.05, 0.002, 1);
+	method(&m[1], "dear");
+	measure(&m[1], 0, 1, 1.04, 0.03, 1);
+	m[1].cost_h[0] = 10;
+	method(&m[2], "cheap");
+	measure(&m[2], 0, 1, 1.04, 0.03, 1);
+	m[2].cost_h[0] = 0.5;
+	c.use[1] = c.use[2] = c.use[3] = 0;
+	n = ar_policy_next(m, 3, &c, p, 16);
+	OK(n >= 1 && p[0].method == 2 && p[0].purpose == AR_PUR_VALIDATE,
+	    "ours: of two equal rivals, the cheaper is measured first");
 }
 
 static void
@@ -450,6 +572,9 @@ const struct unit_test unit_policy[] = {
 	TEST(ours_probes),
 	TEST(ours_scale),
 	TEST(ours_stops),
+	TEST(ours_unhinted),
+	TEST(ours_cap),
+	TEST(ours_cost),
 	TEST(best),
 	UNIT_END,
 };
