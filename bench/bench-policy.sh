@@ -1,24 +1,32 @@
 #!/bin/sh
 # bench-policy.sh [-r repeats] [-s seed]: every policy of ar-sched
-# simulate over two sets of landscapes (run by hand, not by CI), side by
-# side, and whether ours meets the targets: the best feasible (method, k)
-# found in at least 95% of the campaigns, at most 30% of the grid's
-# GPU-hours.
-#   tuning   landscapes/*.tsv and 1800 landscapes made with the seeds
-#            1001-1003, 3001-3003 and 9001-9003: the policy's constants
-#            were chosen looking at these.
-#   heldout  landscapes/heldout/*.tsv and 1800 landscapes made with the
-#            seeds 5001-5003, 7001-7003 and 11001-11003: never tuned on.
-#            (5001 and 7001 were run with earlier constants, which were
-#            not chosen on them either; 11001 was added with the last
-#            change and never run before it.)
-# The large sets are made here by `ar-sched landscape` (the recipes of
-# landscapes/regen.sh, five times the landscapes) into bench/out/, the
-# same bytes every time. A set of 120 landscapes alone moves by several
-# points from one draw of landscapes to the next, which is why both sets
-# are mostly large ones.
-# Found: the pick is feasible and its true score is within the minimum
-# effect (1%) of the true best's; exact: it is a true best.
+# simulate over the landscape sets (run by hand, not by CI), side by
+# side, by the shape of the true best, and whether ours meets issue 16's
+# targets on the sets it was not tuned on:
+#   found (strict: feasible, within 0.01 of the best's true score) in at
+#   least 95% of the campaigns, at most 30% of the grid's GPU-hours (the
+#   mean per campaign), no campaign above the grid's, and no shape of
+#   20 campaigns or more below 85%.
+# The sets, all made by `ar-sched landscape` with fixed seeds into
+# bench/out/landscapes/ (the same bytes every time):
+#   tuning   the policy's constants were chosen looking at these:
+#            shapes-tune (bench/make-shapes.sh: 1125 landscapes of
+#            8-80 methods, seeds 2001-2003) and landscapes/shapes/tune/.
+#   check    never tuned on: shapes-check (1236 landscapes, seeds
+#            4001-4004, other mixes and method counts) and
+#            landscapes/shapes/check/. It was looked at three times
+#            while tuning (to see that the figures held), which is why
+#   report   exists: the check recipes with the seeds 8001-8004 (1236
+#            landscapes), run for the first time with the constants
+#            released; the figures of the note are its.
+#   families the project's earlier recipe (ar-sched landscape -t
+#            families: 12 and 24 methods, a noisy family of 10-30% rsd,
+#            costs in proportion to k), with every hint, parallel
+#            fraction and base_pfrac removed ("bare", seeds 5001-5003
+#            and 7001-7003) and as written (landscapes/heldout/):
+#            reported beside, with no target.
+# Found (strict), found_rel (the earlier rule: within 1% of the best)
+# and exact (a true best itself) are all printed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
@@ -34,41 +42,65 @@ done
 bin=${AR_BIN:-$top/build/bin}
 [ -x "$bin/ar-sched" ] || { echo "bench-policy: $bin/ar-sched: not built" >&2; exit 66; }
 out=$top/bench/out
-mkdir -p "$out/landscapes"
+d=$out/landscapes
+mkdir -p "$d/shapes-report" "$d/families"
 machine "$bin/ar-sched"
+AR_BIN=$bin sh "$top/bench/make-shapes.sh" "$d" > /dev/null
+. "$top/landscapes/shapes/recipes.sh"
+shapes_check "$bin/ar-sched" "$d/shapes-report" 8001 12 R
 
-# make NAME SEED: the three recipes of regen.sh with five times the
-# landscapes, seeds SEED, SEED+1, SEED+2, into bench/out/landscapes/.
-make_set() {
-	few=flat=3,scaler=0.5,contend=2,infeasible=1,noisy=1,dud=2
-	d=$out/landscapes
-	s=$2
-	"$bin/ar-sched" landscape -n 300 -m 12 -s "$s" -x "$1mixed" > "$d/$1-mixed.tsv"
-	"$bin/ar-sched" landscape -n 200 -m 12 -s $((s + 1)) -x "$1few" --mix "$few" > "$d/$1-few-scalers.tsv"
-	"$bin/ar-sched" landscape -n 100 -m 24 -s $((s + 2)) -x "$1wide" > "$d/$1-wide.tsv"
+# The earlier recipe without any hint: the columns pfrac, hint and
+# base_pfrac emptied.
+bare() {
+	awk -F'\t' 'BEGIN { OFS = "\t" }
+	    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pfrac" || $i == "hint" || $i == "base_pfrac") z[i] = 1; print; next }
+	    { for (i in z) $i = ""; print }'
 }
-make_set t1 1001
-make_set t3 3001
-make_set t9 9001
-make_set h5 5001
-make_set h7 7001
-make_set h11 11001
+few=flat=3,scaler=0.5,contend=2,infeasible=1,noisy=1,dud=2
+for s in 5001 7001; do
+	"$bin/ar-sched" landscape -n 300 -m 12 -s $s -x "b${s}mixed" | bare > "$d/families/b$s-mixed.tsv"
+	"$bin/ar-sched" landscape -n 200 -m 12 -s $((s + 1)) -x "b${s}few" --mix "$few" | bare > "$d/families/b$s-few.tsv"
+	"$bin/ar-sched" landscape -n 100 -m 24 -s $((s + 2)) -x "b${s}wide" | bare > "$d/families/b$s-wide.tsv"
+done
 
 ok=0
-for set in tuning heldout; do
-	if [ $set = tuning ]; then
-		files="$(ls "$top"/landscapes/*.tsv) $(ls "$out"/landscapes/t[139]-*.tsv)"
-	else
-		files="$(ls "$top"/landscapes/heldout/*.tsv) $(ls "$out"/landscapes/h5-*.tsv "$out"/landscapes/h7-*.tsv "$out"/landscapes/h11-*.tsv)"
-	fi
-	n=$(cat $files | awk -F'\t' 'NR > 1 && $1 != "landscape" { print $1 }' | sort -u | wc -l)
-	echo "# $set: $n landscapes x $reps repeat(s), seed $seed: ar-sched simulate -S -r $reps -s $seed $(echo $files | sed "s|$top/||g")"
-	"$bin/ar-sched" simulate -S -r "$reps" -s "$seed" $files > "$out/policy-$set.tsv"
-	column -t < "$out/policy-$set.tsv" 2>/dev/null || cat "$out/policy-$set.tsv"
-	awk -F'\t' -v set=$set 'NR > 1 && $1 == "ours" {
-		f = ($4 >= 0.95); g = ($7 <= 0.30)
-		printf "# %s: ours found %.1f%% (target >= 95%%: %s), mean %.2f%% of the grid'"'"'s GPU-hours per campaign (target <= 30%%: %s); %.1f%% of all grid GPU-hours\n",
-		    set, 100 * $4, f ? "met" : "MISSED", 100 * $7, g ? "met" : "MISSED", 100 * $9
-		exit !(f && g) }' "$out/policy-$set.tsv" || ok=1
-done
+run_set() {
+	set=$1
+	shift
+	n=$(cat "$@" | awk -F'\t' '$1 != "landscape" { print $1 }' | sort -u | wc -l)
+	echo
+	echo "# $set: $n landscapes x $reps repeat(s), seed $seed: ar-sched simulate -F -r $reps -s $seed $(echo "$@" | sed "s|$top/||g")"
+	"$bin/ar-sched" simulate -F -r "$reps" -s "$seed" "$@" > "$out/policy-$set.tsv"
+	awk -F'\t' 'NR == 1 || $2 == "all"' "$out/policy-$set.tsv" | column -t
+	echo "# by the shape of the true best: found (strict) / found_rel / mean grid_frac, campaigns"
+	awk -F'\t' 'NR > 1 && $2 != "all" {
+		if (!($2 in seen)) { seen[$2] = 1; fam[++nf] = $2 }
+		v[$2, $1] = sprintf("%.3f/%.3f/%.2f", $5, $6, $9); n[$2] = $3 }
+	    END {
+		printf "%-14s %6s  %-18s %-18s %-18s %-18s\n", "shape", "runs", "ours", "grid", "sha", "flat1"
+		for (i = 1; i <= nf; i++)
+			printf "%-14s %6d  %-18s %-18s %-18s %-18s\n", fam[i], n[fam[i]], v[fam[i], "ours"], v[fam[i], "grid"], v[fam[i], "sha"], v[fam[i], "flat1"]
+	    }' "$out/policy-$set.tsv"
+}
+
+# target SET: the verdict on ours.
+target() {
+	awk -F'\t' -v set="$1" '
+	    $1 == "ours" && $2 == "all" { f = $5; g = $9; m = $10 }
+	    $1 == "ours" && $2 != "all" && $3 >= 20 && $5 < 0.85 { low = low " " $2 "=" $5 }
+	    END {
+		okf = f >= 0.95; okg = g <= 0.30; okm = m <= 1.0; oks = low == ""
+		printf "# %s: ours found %.1f%% (>= 95%%: %s), %.1f%% of the grid per campaign (<= 30%%: %s), at most %.2f of it (<= 1: %s), shapes below 85%%:%s (%s)\n",
+		    set, 100 * f, okf ? "met" : "MISSED", 100 * g, okg ? "met" : "MISSED", m, okm ? "met" : "MISSED", oks ? " none" : low, oks ? "met" : "MISSED"
+		exit !(okf && okg && okm && oks) }' "$out/policy-$1.tsv" || ok=1
+}
+
+run_set tuning "$d"/shapes-tune/*.tsv "$top"/landscapes/shapes/tune/*.tsv
+run_set check "$d"/shapes-check/*.tsv "$top"/landscapes/shapes/check/*.tsv
+run_set report "$d"/shapes-report/*.tsv
+run_set families "$d"/families/*.tsv "$top"/landscapes/heldout/*.tsv
+echo
+target tuning
+target check
+target report
 exit $ok
