@@ -425,6 +425,30 @@ $C2 2 scale 8 32 1.111"
 	done
 }
 
+@test "ar-sched next: ours spends at most half the grid's GPU-hours" {
+	mkcamp
+	# Three methods at 10 minutes a k=1 run: the grid is 3 x (1 + 2 + 4
+	# + 8) x 10 min, 7.5 GPU-hours, half of it 3.75. With 16 runs of
+	# fast more, the ledger's 20 runs are 3.33 hours: the new method's
+	# probe (at most 10 minutes) still fits; with 19, 3.83: nothing.
+	pad() {
+		cat "$FIX/ledger.tsv"
+		for i in $(seq 1 "$1"); do
+			printf 'p%s\tyes\tyes\t%s\t\tdecode-512\tcuda\t1\ta\tkeep\tfalse\t1.10\t1.05\t1.15\ttrue\t\t\t2026-11-26T11:00:00Z\t2026-11-26T11:10:00Z\n' "$i" "$C1"
+		done
+	}
+	pad 16 > l16.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l16.tsv -m "$FIX/subs.tsv" --noise-max 1
+	same "$(cols method k purpose | grep probe)" "$C3 1 probe"
+	pad 19 > l19.tsv
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l19.tsv -m "$FIX/subs.tsv" --noise-max 1
+	[ "$output" = "$HDR" ]
+	# The cap is ours' alone.
+	sed -i 's/^policy = .*/policy = grid/' camp/campaign.conf
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l l19.tsv -m "$FIX/subs.tsv" --noise-max 1
+	[ "$(cols method k | grep -c .)" -ge 1 ]
+}
+
 @test "ar-sched next: results of one pair are pooled by their intervals, each read at its ratio.conf" {
 	mkcamp
 	awk -F '\t' -v OFS='\t' 'NR == 1 { print $0, "ratio.conf"; next } { print $0, "0.95" }' \
