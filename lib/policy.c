@@ -174,9 +174,14 @@ units(const struct ar_pol_cfg *c, const struct ar_pol_method *m, int ki)
 	return cost_m(c, m, ki) / cost_of(c, 0);
 }
 
+/* Whether a measurement of size standard ones fits the budget and, for
+ * ours unless nocap, the cap: ours stops short of the grid, since past
+ * it what is left to tell apart is ties. A new method's first probe is
+ * never capped: the grid has it too, and a campaign looks at every
+ * method at least once. */
 static int
 affordable(const struct ar_pol_cfg *c, const struct ar_pol_method *m,
-    int ki, double spent, double size)
+    int ki, double spent, double size, int nocap)
 {
 	double h = cost_m(c, m, ki) * size;
 
@@ -184,9 +189,7 @@ affordable(const struct ar_pol_cfg *c, const struct ar_pol_method *m,
 		return 0;
 	if (c->budget_h >= 0 && h + spent > c->budget_h + 1e-12)
 		return 0;
-	/* ours stops short of the grid: past it, it has paid more than
-	 * measuring everything once, and what is left are ties. */
-	if (c->policy == AR_POL_OURS && c->grid_h > 0 &&
+	if (!nocap && c->policy == AR_POL_OURS && c->grid_h > 0 &&
 	    c->spent_h + spent + h > AR_POL_GRID_CAP * c->grid_h)
 		return 0;
 	return 1;
@@ -632,7 +635,7 @@ static int
 free_pair(const struct state *s, size_t i, int ki)
 {
 	return !s->m[i].at[ki].pending && !s->taken[i * AR_POL_NK + ki] &&
-	    affordable(s->c, &s->m[i], ki, s->spent, 1);
+	    affordable(s->c, &s->m[i], ki, s->spent, 1, 0);
 }
 
 static void
@@ -947,11 +950,16 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 		size_t pi = cd[q].i;
 		int pk = cd[q].ki;
 
-		if (!free_pair(s, pi, pk) || !affordable(s->c, &m[pi], pk,
-		    s->spent, cd[q].size_max)) {
+		if (isinf(cd[q].value)) {
+			if (m[pi].at[pk].pending || s->taken[pi * AR_POL_NK +
+			    pk] || !affordable(s->c, &m[pi], pk, s->spent,
+			    cd[q].size_max, 1))
+				continue;
+		} else if (!free_pair(s, pi, pk) || !affordable(s->c, &m[pi],
+		    pk, s->spent, cd[q].size_max, 0)) {
 			if (cd[q].alt_k < 0 || !free_pair(s, cd[q].alt_i,
 			    cd[q].alt_k) || !affordable(s->c, &m[cd[q].alt_i],
-			    cd[q].alt_k, s->spent, cd[q].size_max))
+			    cd[q].alt_k, s->spent, cd[q].size_max, 0))
 				continue;
 			pi = cd[q].alt_i;
 			pk = cd[q].alt_k;

@@ -62,7 +62,7 @@ struct ar_pol_pick {
 #define AR_POL_PAIRS_MIN 8
 #define AR_POL_PAIRS_STD 32
 #ifndef AR_POL_GRID_CAP
-#define AR_POL_GRID_CAP 0.5
+#define AR_POL_GRID_CAP 0.7
 #endif
 
 /* The index of k (1, 2, 4, 8) or -1; and back. */

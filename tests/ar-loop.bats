@@ -51,7 +51,7 @@ busy() {
 	[ "$output" = "" ]
 	[[ $stderr == *"ar-loop: step 1: plan: "* ]]
 	[[ $stderr == *"ar-loop: step 1: agents: 2 at work"* ]]
-	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]] || { echo "$stderr" | tail -30; false; }
 	[[ $stderr == *"judge.mk: added, outside the mutable files"* ]] ||
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
@@ -72,7 +72,7 @@ busy() {
 	done
 	# Run again: the budget is spent, nothing is done.
 	run --separate-stderr -0 ar-loop "${L[@]}" --experiments 6 "${B[@]}"
-	[[ $stderr == *"budget spent: experiments 6 of 6"* ]]
+	[[ $stderr == *"budget spent: experiments 6 of 6"* ]] || { echo "$stderr" | tail -30; false; }
 	[ "$(rows)" -eq 6 ]
 }
 

@@ -483,6 +483,11 @@ ours_cap(void)
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: nothing that would "
 	    "take the campaign past %.0f%% of the grid", 100 *
 	    AR_POL_GRID_CAP);
+	method(&m[1], "new");
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 1 && p[0].method == 1 && p[0].ki == 0 && p[0].purpose ==
+	    AR_PUR_PROBE, "ours: past the cap, a new method is still probed "
+	    "at k=1");
 	c.policy = AR_POL_GRID;
 	method(&m[0], "new");
 	OK(ar_policy_next(m, 2, &c, p, 16) >= 1, "the cap is ours' alone: "
