@@ -582,12 +582,28 @@ ar_policy_best(const struct ar_pol_method *m, size_t n,
 }
 
 /* A taken[] mark for what this call already chose: pending from then. */
+/* A method's predictions at every k (predict_all), made once. */
+struct pred {
+	double mu[AR_POL_NK], sd[AR_POL_NK];
+	int ok[AR_POL_NK], done;
+	const char *how;
+};
+
+/* One call of ar_policy_next. The beliefs (views), the incumbent and
+ * the predictions depend on the methods and the settings only, not on
+ * what was picked, so ours makes them once for all its picks. */
 struct state {
 	const struct ar_pol_method *m;
 	size_t n;
 	const struct ar_pol_cfg *c;
 	unsigned char *taken;
 	double spent;
+	struct view *vw;            /* NULL until ours needs them */
+	struct pred *pr;
+	int have;                   /* an incumbent: bm at bk */
+	size_t bm;
+	int bk;
+	double second;              /* the runner-up's belief */
 };
 
 static int
@@ -698,19 +714,30 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 	int lone = 0;
 	char why[160] = "";
 
-	vw = views(m, s->n, s->c);
-	have = best_view(vw, s->n, CAUTION, &bm, &bk) == 0;
+	if (!s->vw) {
+		s->vw = views(m, s->n, s->c);
+		s->pr = ar_xcalloc(s->n + 1, sizeof *s->pr);
+		s->have = best_view(s->vw, s->n, CAUTION, &s->bm, &s->bk) == 0;
+		/* The runner-up's belief: a lone incumbent's second look
+		 * stops once it clearly leads it. */
+		s->second = 0;
+		for (i = 0; s->have && i < s->n; i++)
+			for (ki = 0; ki < AR_POL_NK; ki++) {
+				const struct view *w = &s->vw[i * AR_POL_NK +
+				    ki];
+
+				if (w->ok && !(i == s->bm && ki == s->bk) &&
+				    w->e > s->second)
+					s->second = w->e;
+			}
+	}
+	vw = s->vw;
+	have = s->have;
+	bm = s->bm;
+	bk = s->bk;
+	second = s->second;
 	inc = have ? vw[bm * AR_POL_NK + bk].e : 1;
 	thr = inc * (1 + s->c->min_effect);
-	/* The runner-up's belief: a lone incumbent's second look stops once
-	 * it clearly leads it. */
-	for (i = 0; have && i < s->n; i++)
-		for (ki = 0; ki < AR_POL_NK; ki++) {
-			const struct view *w = &vw[i * AR_POL_NK + ki];
-
-			if (w->ok && !(i == bm && ki == bk) && w->e > second)
-				second = w->e;
-		}
 	/* New methods first: a k=1 probe is the cheapest evidence there
 	 * is, and without it no prediction at any scale. */
 	for (i = 0; i < s->n; i++) {
@@ -719,16 +746,21 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 		put(s, out, i, 0, AR_PUR_PROBE, 0, "ours: a new method, "
 		    "probed at k=1 first");
 		sized(out, PROBE_MIN, 1, have ? inc * PROBE_BAR : NAN);
-		free(vw);
 		return 1;
 	}
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
-		double pmu[AR_POL_NK], psd[AR_POL_NK];
-		int pok[AR_POL_NK];
-		const char *how = "";
+		struct pred *pd = &s->pr[i];
+		const double *pmu = pd->mu, *psd = pd->sd;
+		const int *pok = pd->ok;
+		const char *how;
 
-		predict_all(mi, s->c, pmu, psd, pok, &how);
+		if (!pd->done) {
+			pd->how = "";
+			predict_all(mi, s->c, pd->mu, pd->sd, pd->ok, &pd->how);
+			pd->done = 1;
+		}
+		how = pd->how;
 		for (ki = 0; ki < AR_POL_NK; ki++) {
 			const struct ar_pol_obs *o = &mi->at[ki];
 			double mu, sd, v;
@@ -846,7 +878,6 @@ next_ours(struct state *s, struct ar_pol_pick *out)
 			}
 		}
 	}
-	free(vw);
 	if (best_k < 0)
 		return 0;
 	put(s, out, best_i, best_k, best_pur, best_v, why);
@@ -873,6 +904,8 @@ ar_policy_next(const struct ar_pol_method *m, size_t n,
 	s.n = n;
 	s.c = c;
 	s.spent = 0;
+	s.vw = NULL;
+	s.pr = NULL;
 	if ((s.taken = calloc(n, AR_POL_NK)) == NULL)
 		ar_die(AR_EX_SOFTWARE, "policy: out of memory");
 	switch (c->policy) {
@@ -900,5 +933,7 @@ ar_policy_next(const struct ar_pol_method *m, size_t n,
 		break;
 	}
 	free(s.taken);
+	free(s.vw);
+	free(s.pr);
 	return got;
 }
