@@ -64,7 +64,7 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]
        ar-ledger import [-C campaign] -F autoresearch|pi file
        ar-ledger compact [-C campaign] [-B]"
 

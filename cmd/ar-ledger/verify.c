@@ -101,11 +101,23 @@ row_fileid(const struct ar_row *r, char id[AR_ID_MAX + 1])
 		snprintf(id, AR_ID_MAX + 1, "%.*s", (int)(len - 5), b);
 }
 
+int
+before_cut(const struct ar_row *r, long after)
+{
+	return after >= 0 && r->lineno &&
+	    ar_ledger_seg_number(r->src) <= (unsigned long)after;
+}
+
 static int
 collect(const struct ar_row *r, void *arg)
 {
 	struct scanner *s = arg;
 	struct job *j;
+
+	/* export -A: what is before the cut was checked when it was
+	 * exported before. */
+	if (before_cut(r, s->after))
+		return 0;
 
 	if (r->src != s->seg_src && s->seg_src)
 		check_index(s);
@@ -276,6 +288,16 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 		ar_die(AR_EX_DATA, "%s", err);
 	flush_verify(s);
 	check_index(s);
+	/* export -A: an id after the cut that is also stored before it is
+	 * an id stored twice, found through the segments' indexes. */
+	for (i = 0; s->after >= 0 && i < s->nids; i++)
+		if (ar_ledger_in_segments_upto(&cx->led, s->ids[i],
+		    (unsigned long)s->after)) {
+			report_bad(s, cx->led.dir, s->ids[i], "the same id is "
+			    "stored twice");
+			push_str(&s->badids, &s->nbadids, &s->capbadids,
+			    s->ids[i]);
+		}
 	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
 	for (i = 1; i < s->nids; i++)
 		if (strcmp(s->ids[i], s->ids[i - 1]) == 0 && (i == 1 ||
@@ -315,6 +337,7 @@ cmd_verify(struct lctx *cx, int strict)
 
 	memset(&s, 0, sizeof s);
 	s.strict = strict;
+	s.after = -1;
 	printf("where\tid\tproblem\n");
 	verify_all(cx, &s, 1);
 	ar_warn("%zu rows: %zu verified, %zu unsigned (imported); %zu "
