@@ -767,6 +767,13 @@ int
 ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
     size_t errlen)
 {
+	return ar_ledger_scan_after(l, 0, fn, arg, err, errlen);
+}
+
+int
+ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
+    void *arg, char *err, size_t errlen)
+{
 	char **names, *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
 	size_t n, i;
@@ -804,8 +811,9 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		goto out;
 	}
 	for (i = 0; i < l->nseg && r == 0; i++)
-		r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL, err,
-		    errlen);
+		if (!after || ar_ledger_seg_number(l->seg[i].path) > after)
+			r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL,
+			    err, errlen);
 	for (i = 0; i < n && r == 0; i++) {
 		struct ar_row row;
 		const char *id = names[i];

@@ -49,6 +49,10 @@ struct ar_row {
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);
+/* The same from the segment numbered after + 1 on: the segments up to
+ * after are not read at all (ar-ledger export -A). */
+int ar_ledger_scan_after(struct ar_ledger *l, unsigned long after,
+	ar_row_fn fn, void *arg, char *err, size_t errlen);
 /* Merges loose results into a new segment under a lock. */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);

@@ -301,6 +301,7 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	char err[1024];
 	size_t k;
 	int ret = AR_EX_OK;
+	unsigned long cut;
 
 	memset(&e, 0, sizeof e);
 	memset(&s, 0, sizeof s);
@@ -308,6 +309,7 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	e.with_unsigned = with_unsigned;
 	e.after = after;
 	s.after = after;
+	cut = after > 0 ? (unsigned long)after : 0;
 	if (verify) {
 		verify_all(cx, &s, 0);
 		if (s.bad) {
@@ -319,14 +321,14 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 		e.v = &s;
 	}
 	if (fmt == F_TSV) {
-		if (ar_ledger_scan(&cx->led, gather_cols, &e, err,
+		if (ar_ledger_scan_after(&cx->led, cut, gather_cols, &e, err,
 		    sizeof err) != 0)
 			ar_die(AR_EX_DATA, "%s", err);
 		e.map_hdr = NULL;
 		e.map_src = NULL;
 		put_tsv_header(&e);
 	}
-	if (ar_ledger_scan(&cx->led, emit, &e, err, sizeof err) != 0)
+	if (ar_ledger_scan_after(&cx->led, cut, emit, &e, err, sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	if (fmt == F_AUTORESEARCH && !e.header_done)
 		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");

@@ -104,7 +104,7 @@ row_fileid(const struct ar_row *r, char id[AR_ID_MAX + 1])
 int
 before_cut(const struct ar_row *r, long after)
 {
-	return after >= 0 && r->lineno &&
+	return after > 0 && r->lineno &&
 	    ar_ledger_seg_number(r->src) <= (unsigned long)after;
 }
 
@@ -284,7 +284,8 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->out = print ? stdout : NULL;
 	s->jobs = ar_xmalloc(BATCH * sizeof *s->jobs);
 	s->flush = flush_verify;
-	if (ar_ledger_scan(&cx->led, collect, s, err, sizeof err) != 0)
+	if (ar_ledger_scan_after(&cx->led, s->after > 0 ?
+	    (unsigned long)s->after : 0, collect, s, err, sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	flush_verify(s);
 	check_index(s);
