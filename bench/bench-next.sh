@@ -16,8 +16,8 @@
 #                           decision after them, then the next)
 # and the same from a verified export given with -l, from scratch.
 # TMPDIR says where the campaign goes (its filesystem matters; the
-# campaign takes about 2 GB per million rows). Exit status: 0 every
-# target met, 1 one missed, 2 a step failed.
+# campaign takes about 2 GB per million rows); KEEP=1 keeps it. Exit
+# status: 0 every target met, 1 one missed, 2 a step failed.
 set -eu
 rows=1000000 pend=100000
 while getopts n:p: c; do
@@ -35,7 +35,7 @@ for p in "$bin/ar-sched" "$bin/ar-ledger" "$bin/ar-queue" "$bin/ar-init" "$tbin/
 	[ -x "$p" ] || { echo "bench-next: $p: not built (run make)" >&2; exit 2; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-next.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 die() {
 	echo "bench-next: $*" >&2

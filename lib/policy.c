@@ -365,6 +365,7 @@ predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 {
 	double x[AR_POL_NK], w[AR_POL_NK], pb = c->base_pfrac, p0, ps;
 	double la[PGRID + 1], chi[PGRID + 1], cmin = INFINITY, sw = 0;
+	double lr[PGRID + 1][AR_POL_NK];
 	double mL[AR_POL_NK] = {0}, m2[AR_POL_NK] = {0}, wsum = 0;
 	int j, i, ki, nj = 0, jmax = -1;
 
@@ -401,20 +402,25 @@ predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 		ps = 0.1;
 		*how = nj > 1 ? "the curve" : "the k=1 probe alone";
 	}
+	/* The curve's shape at each grid point and k, in log space: the
+	 * same for every sum below, so worked out once. */
+	for (i = 0; i <= PGRID; i++)
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			double k = (double)ar_pol_k(ki);
+
+			lr[i][ki] = log(amdahl(k, (double)i / PGRID) /
+			    amdahl(k, pb));
+		}
 	for (i = 0; i <= PGRID; i++) {
 		double p = (double)i / PGRID, num = 0, e = 0;
 
 		for (j = 0; j < AR_POL_NK; j++)
 			if (w[j] > 0)
-				num += w[j] * (x[j] - log(amdahl((double)
-				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
-				    pb)));
+				num += w[j] * (x[j] - lr[i][j]);
 		la[i] = num / sw;
 		for (j = 0; j < AR_POL_NK; j++)
 			if (w[j] > 0) {
-				double r = x[j] - la[i] - log(amdahl((double)
-				    ar_pol_k(j), p) / amdahl((double)ar_pol_k(j),
-				    pb));
+				double r = x[j] - la[i] - lr[i][j];
 
 				e += w[j] * r * r;
 			}
@@ -423,12 +429,11 @@ predict_pf(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 			cmin = chi[i];
 	}
 	for (i = 0; i <= PGRID; i++) {
-		double p = (double)i / PGRID, wi = exp(-(chi[i] - cmin) / 2);
+		double wi = exp(-(chi[i] - cmin) / 2);
 
 		wsum += wi;
 		for (ki = 0; ki < AR_POL_NK; ki++) {
-			double k = (double)ar_pol_k(ki);
-			double y = la[i] + log(amdahl(k, p) / amdahl(k, pb));
+			double y = la[i] + lr[i][ki];
 
 			mL[ki] += wi * y;
 			m2[ki] += wi * y * y;

@@ -291,7 +291,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	check_index(s);
 	/* export -A: an id after the cut that is also stored before it is
 	 * an id stored twice, found through the segments' indexes. */
-	for (i = 0; s->after >= 0 && i < s->nids; i++)
+	for (i = 0; s->after > 0 && i < s->nids; i++)
 		if (ar_ledger_in_segments_upto(&cx->led, s->ids[i],
 		    (unsigned long)s->after)) {
 			report_bad(s, cx->led.dir, s->ids[i], "the same id is "

@@ -12,7 +12,9 @@
  *   campaign id, key hash, seal hash, metric
  *   the folded segments: number, size, inode, mtime, ctime, tail hash
  *   the fold (struct agg)
- *   the queue records known: name, then what ar-sched reads of one. */
+ *   the queue records known: name, then what ar-sched reads of one.
+ * Over 1,000 lines: the file's writer and its reader must agree field by
+ * field, and each is kept beside the other. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
