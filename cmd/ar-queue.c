@@ -3,6 +3,7 @@
  * claimers on any number of hosts claim each record exactly once. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ static const char usage[] =
 
 enum { FMT_AUTO, FMT_TSV, FMT_JSONL };
 
+/* Records stored with one sync: enough that the sync costs little per
+ * record, few enough that a long input shows progress. */
+#define PUT_BATCH 8192
+
 static int fmt = FMT_AUTO;
 static long prio_default;
 static const char *holder;
@@ -41,6 +46,26 @@ static long long lease_s = 600;
 static long count = 1;
 static const char *reason;
 static const char *state_filter;
+
+/* Input put refuses: it is all read and checked before the first record
+ * is stored, so the message says that nothing was. */
+static _Noreturn void
+refuse(int code, const char *fmt, ...)
+{
+	static const char tail[] = "; nothing stored";
+	char msg[1200];
+	size_t len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	len = strlen(msg);
+	if (len >= sizeof tail - 1 && strcmp(msg + len - (sizeof tail - 1),
+	    tail) == 0)
+		ar_die(code, "%s", msg);
+	ar_die(code, "%s%s", msg, tail);
+}
 
 static int
 parse_fmt(const char *s)
@@ -123,15 +148,15 @@ read_records(FILE *in, const char *name, struct records *recs)
 			if (skipped.p[i] == '\n')
 				lineno++;
 			else if (skipped.p[i] == '\r')
-				ar_die(AR_EX_DATA, "%s: line %zu: carriage return "
+				refuse(AR_EX_DATA, "%s: line %zu: carriage return "
 				    "(CRLF line endings?); nothing stored", name,
 				    lineno + 1);
 		if (c == '[')
-			ar_die(AR_EX_DATA, "%s: line %zu: a JSON array; JSON "
+			refuse(AR_EX_DATA, "%s: line %zu: a JSON array; JSON "
 			    "Lines want one object per line", name,
 			    lineno + 1);
 		if (f == FMT_TSV && skipped.len)
-			ar_die(AR_EX_DATA, "%s: line 1: starts with blank "
+			refuse(AR_EX_DATA, "%s: line 1: starts with blank "
 			    "space: neither a TSV header nor JSON", name);
 		ar_buf_free(&skipped);
 	}
@@ -139,7 +164,7 @@ read_records(FILE *in, const char *name, struct records *recs)
 		struct ar_tsv t;
 
 		if (ar_tsv_open(&t, in, name) < 0)
-			ar_die(AR_EX_DATA, "%s", t.err);
+			refuse(AR_EX_DATA, "%s", t.err);
 		while ((r = ar_tsv_next(&t)) == 1) {
 			json_t *o = json_object();
 			size_t i;
@@ -151,7 +176,7 @@ read_records(FILE *in, const char *name, struct records *recs)
 			add_record(recs, o, t.lineno);
 		}
 		if (r < 0)
-			ar_die(AR_EX_DATA, "%s", t.err);
+			refuse(AR_EX_DATA, "%s", t.err);
 		ar_tsv_close(&t);
 		return recs->n;
 	}
@@ -159,11 +184,11 @@ read_records(FILE *in, const char *name, struct records *recs)
 		json_t *j;
 
 		if (!(j = ar_json_parse(line.p, line.len, err, sizeof err)))
-			ar_die(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
+			refuse(AR_EX_DATA, "%s: line %zu: %s", name, lineno,
 			    err);
 		if (!json_is_object(j)) {
 			json_decref(j);
-			ar_die(AR_EX_DATA, "%s: line %zu: not a JSON object",
+			refuse(AR_EX_DATA, "%s: line %zu: not a JSON object",
 			    name, lineno);
 		}
 		add_record(recs, j, lineno);
@@ -263,7 +288,7 @@ cmd_put(const char *dir, const char *file)
 		else if (p)
 			v = 1LL << 40;
 		if (v < -999999 || v > 999999)
-			ar_die(AR_EX_DATA, "%s: line %zu: priority: expected "
+			refuse(AR_EX_DATA, "%s: line %zu: priority: expected "
 			    "an integer from -999999 to 999999", name,
 			    rs.line[i]);
 		prio[i] = (long)v;
@@ -271,12 +296,12 @@ cmd_put(const char *dir, const char *file)
 		if (id) {
 			if (!json_is_string(id) ||
 			    !ar_id_valid(json_string_value(id)))
-				ar_die(AR_EX_DATA, "%s: line %zu: id: expected 1 "
+				refuse(AR_EX_DATA, "%s: line %zu: id: expected 1 "
 				    "to %d of [A-Za-z0-9._-], not starting "
 				    "with '.' or '-'", name, rs.line[i],
 				    AR_ID_MAX);
 			if (id_exists(dir, json_string_value(id)))
-				ar_die(AR_EX_CANTCREAT, "%s: line %zu: id %s "
+				refuse(AR_EX_CANTCREAT, "%s: line %zu: id %s "
 				    "exists already in %s", name, rs.line[i],
 				    json_string_value(id), dir);
 		} else {
@@ -293,7 +318,7 @@ cmd_put(const char *dir, const char *file)
 
 			free(s);
 			if (len >= AR_LINE_MAX)
-				ar_die(AR_EX_DATA, "%s: line %zu: the record "
+				refuse(AR_EX_DATA, "%s: line %zu: the record "
 				    "would be %zu bytes, more than %d",
 				    name, rs.line[i], len + 1, AR_LINE_MAX);
 		}
@@ -309,33 +334,64 @@ cmd_put(const char *dir, const char *file)
 		ar_sort(ids, n, sizeof *ids, cmp_str);
 		for (i = 1; i < n; i++)
 			if (strcmp(ids[i], ids[i - 1]) == 0)
-				ar_die(AR_EX_DATA, "%s: id %s given twice; nothing "
+				refuse(AR_EX_DATA, "%s: id %s given twice; nothing "
 				    "stored", name, ids[i]);
 		free(ids);
 	}
-	for (i = 0; i < n; i++) {
-		const char *id = json_string_value(json_object_get(recs[i],
-		    "id"));
-		char *s = ar_json_line(recs[i]);
-		size_t len = strlen(s);
+	/* Stored in batches, each made durable with one sync; a batch's ids
+	 * are printed once it is durable. */
+	for (i = 0; i < n; ) {
+		struct ar_spool_rec *b;
+		size_t m = n - i < PUT_BATCH ? n - i : PUT_BATCH, j, stored;
 		int r;
 
-		s = ar_xrealloc(s, len + 2);
-		s[len] = '\n';
-		s[len + 1] = '\0';
-		r = ar_spool_put(dir, id, prio[i], s, len + 1);
-		free(s);
-		if (r == AR_SP_GONE)
-			ar_die(AR_EX_CANTCREAT, "%s: id %s exists already", dir,
-			    id);
-		if (r != AR_SP_OK)
-			ar_die(ar_errno_exit(errno), "%s: cannot store %s:", dir,
-			    id);
+		b = ar_xmalloc(m * sizeof *b);
+		for (j = 0; j < m; j++) {
+			char *s = ar_json_line(recs[i + j]);
+			size_t len = strlen(s);
+
+			s = ar_xrealloc(s, len + 2);
+			s[len] = '\n';
+			s[len + 1] = '\0';
+			b[j].id = json_string_value(json_object_get(recs[i + j],
+			    "id"));
+			b[j].prio = prio[i + j];
+			b[j].data = s;
+			b[j].len = len + 1;
+		}
+		r = ar_spool_put_batch(dir, b, m, &stored);
 		/* An id printed is a record stored: callers may rely on it
 		 * even if we are killed right after. */
-		printf("%s\n", id);
+		for (j = 0; j < stored; j++)
+			printf("%s\n", b[j].id);
 		fflush(stdout);
-		json_decref(recs[i]);
+		if (r != AR_SP_OK) {
+			int e = errno;
+			size_t done = i + stored;
+
+			/* The ids printed are the records stored; none
+			 * printed, nothing stored. */
+			if (r == AR_SP_GONE && done)
+				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already "
+				    "(%zu of %zu records stored, their ids "
+				    "printed)", dir, b[stored].id, done, n);
+			if (r == AR_SP_GONE)
+				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already; "
+				    "nothing stored", dir, b[stored].id);
+			errno = e;
+			if (done)
+				ar_die(ar_errno_exit(e), "%s: cannot store %s (%zu "
+				    "of %zu records stored, their ids printed):",
+				    dir, b[stored].id, done, n);
+			ar_die(ar_errno_exit(e), "%s: cannot store %s:", dir,
+			    b[stored].id);
+		}
+		for (j = 0; j < m; j++) {
+			free((char *)b[j].data);
+			json_decref(recs[i + j]);
+		}
+		free(b);
+		i += m;
 	}
 	free(recs);
 	free(prio);

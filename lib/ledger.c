@@ -195,6 +195,34 @@ ar_ledger_in_segments(const struct ar_ledger *l, const char *id)
 	return seg_of(l, id) >= 0;
 }
 
+unsigned long
+ar_ledger_seg_number(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *end;
+	unsigned long v;
+
+	b = b ? b + 1 : path;
+	if (strspn(b, "0123456789") != 8 || strcmp(b + 8, ".tsv") != 0)
+		return 0;
+	v = strtoul(b, &end, 10);
+	return v;
+}
+
+int
+ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
+    unsigned long upto)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		if (ar_ledger_seg_number(l->seg[i].path) <= upto &&
+		    l->seg[i].idx && idx_has(l->seg[i].idx, l->seg[i].idxlen,
+		    id))
+			return 1;
+	return 0;
+}
+
 /* A file mapped for reading; len 0 maps nothing. */
 struct map {
 	char *p;
@@ -739,6 +767,13 @@ int
 ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
     size_t errlen)
 {
+	return ar_ledger_scan_after(l, 0, fn, arg, err, errlen);
+}
+
+int
+ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
+    void *arg, char *err, size_t errlen)
+{
 	char **names, *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
 	size_t n, i;
@@ -776,8 +811,9 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 		goto out;
 	}
 	for (i = 0; i < l->nseg && r == 0; i++)
-		r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL, err,
-		    errlen);
+		if (!after || ar_ledger_seg_number(l->seg[i].path) > after)
+			r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL,
+			    err, errlen);
 	for (i = 0; i < n && r == 0; i++) {
 		struct ar_row row;
 		const char *id = names[i];

@@ -20,6 +20,12 @@ int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
 void ar_ledger_close(struct ar_ledger *l);
 /* 1 if id is stored in a segment. */
 int ar_ledger_in_segments(const struct ar_ledger *l, const char *id);
+/* The number of the segment at path (seg/NNNNNNNN.tsv, numbered from 1
+ * in the order they were written); 0 when path is not a segment's. */
+unsigned long ar_ledger_seg_number(const char *path);
+/* 1 if id is stored in a segment numbered upto or lower. */
+int ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
+	unsigned long upto);
 /* Stores a record crash-safely as a loose file. Returns 0 stored, 1
  * already there with the same content (a no-op), 2 an id clash with other
  * content, -1 with errno (EINVAL: no valid "id", or a reserved key). */
@@ -43,6 +49,10 @@ struct ar_row {
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);
+/* The same from the segment numbered after + 1 on: the segments up to
+ * after are not read at all (ar-ledger export -A). */
+int ar_ledger_scan_after(struct ar_ledger *l, unsigned long after,
+	ar_row_fn fn, void *arg, char *err, size_t errlen);
 /* Merges loose results into a new segment under a lock. */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);

@@ -126,6 +126,123 @@ out:
 	return r;
 }
 
+/* Makes the data of the files written so far durable with one call:
+ * syncfs(2) of the filesystem that holds fd where there is one, else an
+ * fsync of each file. */
+static int
+sync_files(int dirfd, const char *const *tmp, size_t n)
+{
+	size_t i;
+
+#ifdef __linux__
+	if (syncfs(dirfd) == 0)
+		return 0;
+	if (errno != ENOSYS)
+		return -1;
+#else
+	(void)dirfd;
+#endif
+	for (i = 0; i < n; i++) {
+		int fd = open(tmp[i], O_RDONLY | O_CLOEXEC), r;
+
+		if (fd < 0)
+			return -1;
+		r = fsync(fd);
+		close(fd);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+ar_spool_put_batch(const char *dir, const struct ar_spool_rec *recs,
+    size_t n, size_t *stored)
+{
+	char name[AR_SPOOL_NAME], *tmpdir = ar_path(dir, "tmp");
+	char *nd = ar_path(dir, "new");
+	char **tmp = ar_xcalloc(n + 1, sizeof *tmp);
+	char **dst = ar_xcalloc(n + 1, sizeof *dst);
+	size_t i, written, ready, linked = 0;
+	int fd, r = AR_SP_OK, e = 0, dfd;
+	struct stat st;
+
+	*stored = 0;
+	/* Every record's file in tmp/, unsynced: the one sync below makes
+	 * them all durable at once. A failure here stores the ones before
+	 * it, as one put at a time would have. */
+	for (written = 0; written < n; written++) {
+		base_name(name, sizeof name, recs[written].prio,
+		    recs[written].id);
+		tmp[written] = ar_tmpname(tmpdir, name);
+		dst[written] = ar_spool_path(dir, "new", name);
+		fd = open(tmp[written], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		    0644);
+		if (fd < 0) {
+			r = AR_SP_ERR, e = errno;
+			break;
+		}
+		if (ar_write_all(fd, recs[written].data, recs[written].len) < 0) {
+			r = AR_SP_ERR, e = errno;
+			close(fd);
+			unlink(tmp[written]);
+			break;
+		}
+		if (close(fd) < 0) {
+			r = AR_SP_ERR, e = errno;
+			unlink(tmp[written]);
+			break;
+		}
+	}
+	/* The sync comes before any of them is visible. */
+	ready = written;
+	if (ready > 0) {
+		dfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd < 0 || sync_files(dfd, (const char *const *)tmp,
+		    ready) < 0) {
+			r = AR_SP_ERR, e = errno;
+			ready = 0;
+		}
+		if (dfd >= 0)
+			close(dfd);
+	}
+	for (i = 0; i < ready; i++) {
+		if (link(tmp[i], dst[i]) < 0) {
+			int le = errno;
+
+			/* A link made though link(2) said no (an NFS retry)
+			 * counts as made. */
+			if (le == EEXIST || stat(tmp[i], &st) < 0 ||
+			    st.st_nlink != 2) {
+				r = le == EEXIST ? AR_SP_GONE : AR_SP_ERR;
+				e = le;
+				break;
+			}
+		}
+		linked++;
+	}
+	/* One sync of new/ makes every link durable; only then are they
+	 * stored. */
+	if (linked > 0 && ar_fsync_dir(nd) < 0) {
+		r = AR_SP_ERR, e = errno;
+		linked = 0;
+	}
+	*stored = linked;
+	/* The linked ones live on in new/; the rest are dropped. */
+	for (i = 0; i < written; i++)
+		unlink(tmp[i]);
+	for (i = 0; i <= written && i < n; i++) {
+		free(tmp[i]);
+		free(dst[i]);
+	}
+	free(tmp);
+	free(dst);
+	free(tmpdir);
+	free(nd);
+	errno = e;
+	return r;
+}
+
 static int
 cmp_str(const void *a, const void *b)
 {

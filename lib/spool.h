@@ -23,6 +23,24 @@ int ar_spool_check(const char *dir);
  * does. AR_SP_ERR with errno when it cannot be written. */
 int ar_spool_put(const char *dir, const char *id, long prio,
 	const char *data, size_t len);
+/* One record of a batch put. */
+struct ar_spool_rec {
+	const char *id;
+	long prio;
+	const char *data;
+	size_t len;
+};
+/* Delivers n records into new/ durably with one sync for all of them:
+ * each is written to tmp/, the filesystem is synced once, then each is
+ * linked into new/ and new/ is synced once. A record is never in new/
+ * before its data is durable, so claimers see only whole records, and a
+ * crash at any instant leaves only whole records and tmp/ leftovers
+ * (reap removes them). *stored gets how many records, from the first,
+ * are delivered and durable; on AR_SP_ERR (errno) or AR_SP_GONE (a name
+ * exists already) recs[*stored] is the one that failed and none after it
+ * is stored. */
+int ar_spool_put_batch(const char *dir, const struct ar_spool_rec *recs,
+	size_t n, size_t *stored);
 /* Lists a subdirectory's entries (dot files skipped), sorted. */
 int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
 void ar_spool_free_list(char **names, size_t n);

@@ -64,7 +64,7 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]
        ar-ledger import [-C campaign] -F autoresearch|pi file
        ar-ledger compact [-C campaign] [-B]"
 
@@ -389,6 +389,32 @@ x_1" ]
 		run -0 --separate-stderr ar-ledger export -C "$C" -f $f
 		[ "$output" = "$(cat "$T/before.$f")" ]
 	done
+}
+
+@test "ar-ledger: export -A N gives the rows after segment N, each with its segment; -A 0 all of them" {
+	cd "$T"
+	gen 20 a.jsonl 1
+	gen 20 b.jsonl 2
+	gen 3 c.jsonl 3
+	ar-ledger append -C "$C" a.jsonl 2> /dev/null
+	ar-ledger append -C "$C" b.jsonl 2> /dev/null
+	ar-ledger append -C "$C" c.jsonl 2> /dev/null
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -A 1
+	[ "$(printf '%s\n' "${lines[0]}" | cut -f 1-4)" = "id	signed	verified	segment" ]
+	[ "${#lines[@]}" -eq 24 ]
+	# The second segment's rows, then the loose results, in storage order.
+	same "$(printf '%s\n' "${lines[@]:1}" | cut -f 4 | uniq -c | awk '{ print $1 ($2 == "" ? "" : " " $2) }')" "20 00000002
+3"
+	same "$(printf '%s\n' "${lines[@]:1}" | cut -f 1)" "$(jq -r .id b.jsonl | sort; jq -r .id c.jsonl | sort)"
+	run -0 --separate-stderr ar-ledger export -C "$C" -A 2 -f jsonl
+	same "$(printf '%s\n' "$output" | jq -r .id)" "$(jq -r .id c.jsonl | sort)"
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -A 0
+	[ "${#lines[@]}" -eq 44 ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -A 9
+	[ "${#lines[@]}" -eq 4 ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -A x
+	run -64 --separate-stderr ar-ledger verify -C "$C" -A 1
+	run -64 --separate-stderr ar-ledger export -C "$C" -A 1 -f autoresearch
 }
 
 # ---- tampering and trust ----

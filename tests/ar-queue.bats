@@ -300,7 +300,7 @@ reject() {
 	: >in
 	run -65 --separate-stderr ar-queue put -f tsv "$S" in
 	same "$output" ""
-	same "$stderr" "ar-queue: in: empty input: no header line"
+	same "$stderr" "ar-queue: in: empty input: no header line; nothing stored"
 	nothing_stored
 }
 
@@ -324,7 +324,7 @@ reject() {
 		printf '{"id":"fresh"}\n{"id":"%s","priority":9}\n' "$id" >in
 		run -73 --separate-stderr ar-queue put "$S" in
 		same "$output" ""
-		same "$stderr" "ar-queue: in: line 2: id $id exists already in $S"
+		same "$stderr" "ar-queue: in: line 2: id $id exists already in $S; nothing stored"
 		same "$(ls -R "$S")" "$before"
 	done
 	same "$(ls -A "$S/tmp")" ""
@@ -346,7 +346,7 @@ reject() {
 @test "put: an invalid id is refused (65) naming the input and line, nothing stored" {
 	for id in '"a b"' '".hidden"' '"-dash"' '""' '5' '"a@b"' '"a/b"' "\"$(printf 'x%.0s' $(seq 101))\""; do
 		printf '{"id":"ok"}\n{"id":%s}\n' "$id" >in
-		reject 65 "ar-queue: in: line 2: id: expected 1 to 100 of [A-Za-z0-9._-], not starting with '.' or '-'"
+		reject 65 "ar-queue: in: line 2: id: expected 1 to 100 of [A-Za-z0-9._-], not starting with '.' or '-'; nothing stored"
 	done
 	# 100 characters are allowed.
 	printf '{"id":"%s"}\n' "$(printf 'x%.0s' $(seq 100))" >in
@@ -355,7 +355,7 @@ reject() {
 	printf 'title\tid\na\tok-1\nb\t.x\n' >in
 	run -65 --separate-stderr ar-queue put "$S" <in
 	same "$output" ""
-	same "$stderr" "ar-queue: <stdin>: line 3: id: expected 1 to 100 of [A-Za-z0-9._-], not starting with '.' or '-'"
+	same "$stderr" "ar-queue: <stdin>: line 3: id: expected 1 to 100 of [A-Za-z0-9._-], not starting with '.' or '-'; nothing stored"
 	[ "$(count new)" -eq 1 ]
 }
 
@@ -363,54 +363,54 @@ reject() {
 
 @test "put: a row with too few or too many fields: exit 65, nothing stored" {
 	printf 'a\tb\n1\t2\n3\n' >in
-	reject 65 "ar-queue: in: line 3: 1 field, header has 2"
+	reject 65 "ar-queue: in: line 3: 1 field, header has 2; nothing stored"
 	printf 'a\tb\n1\t2\t3\n' >in
-	reject 65 "ar-queue: in: line 2: 3 fields, header has 2"
+	reject 65 "ar-queue: in: line 2: 3 fields, header has 2; nothing stored"
 }
 
 @test "put: an unknown TSV escape or a trailing backslash: exit 65, nothing stored" {
 	printf 'a\tb\nx\t\\q\n' >in
-	reject 65 'ar-queue: in: line 2: field 2: unknown escape (only \t \n \r \\ are allowed)'
+	reject 65 'ar-queue: in: line 2: field 2: unknown escape (only \t \n \r \\ are allowed); nothing stored'
 	printf 'a\nx\\\n' >in
-	reject 65 'ar-queue: in: line 2: field 1: unknown escape (only \t \n \r \\ are allowed)'
+	reject 65 'ar-queue: in: line 2: field 1: unknown escape (only \t \n \r \\ are allowed); nothing stored'
 }
 
 @test "put: invalid UTF-8 in TSV or JSON: exit 65, nothing stored" {
 	printf 'a\nok\n\xc3\x28\n' >in
-	reject 65 "ar-queue: in: line 3: invalid UTF-8 at byte 1"
+	reject 65 "ar-queue: in: line 3: invalid UTF-8 at byte 1; nothing stored"
 	printf '{"a":"ok"}\n{"a":"\xff"}\n' >in
-	reject 65 "ar-queue: in: line 2: invalid UTF-8 at byte 7"
+	reject 65 "ar-queue: in: line 2: invalid UTF-8 at byte 7; nothing stored"
 }
 
 @test "put: CRLF line endings in TSV or JSON: exit 65, nothing stored" {
 	printf 'a\r\n1\r\n' >in
-	reject 65 'ar-queue: in: line 1: carriage return in line (CRLF line endings? escape a CR in a field as \r)'
+	reject 65 'ar-queue: in: line 1: carriage return in line (CRLF line endings? escape a CR in a field as \r); nothing stored'
 	printf '{"a":1}\r\n' >in
 	reject 65 "ar-queue: in: line 1: carriage return (CRLF line endings?); nothing stored"
 }
 
 @test "put: a 10 MB line in TSV or JSON: exit 65, nothing stored" {
 	{ printf 'a\nsmall\n'; head -c 10485760 /dev/zero | tr '\0' x; printf '\nsmall\n'; } >in
-	reject 65 "ar-queue: in: line 3: longer than 1048576 bytes"
+	reject 65 "ar-queue: in: line 3: longer than 1048576 bytes; nothing stored"
 	{ printf '{"a":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; } >in
 	reject 65 "ar-queue: in: line 1: longer than 1048576 bytes; nothing stored"
 }
 
 @test "put: a NUL byte in TSV or JSON: exit 65, nothing stored" {
 	printf 'a\nx\0y\n' >in
-	reject 65 "ar-queue: in: line 2: NUL byte in line"
+	reject 65 "ar-queue: in: line 2: NUL byte in line; nothing stored"
 	printf '{"a":"x\0y"}\n' >in
-	reject 65 "ar-queue: in: line 1: NUL byte in JSON text"
+	reject 65 "ar-queue: in: line 1: NUL byte in JSON text; nothing stored"
 }
 
 @test "put: a priority that is NaN, infinite, fractional or out of range: exit 65, nothing stored" {
 	for p in NaN nan inf -inf Infinity 1.5 1e3 0x10 +5 ' 5' '5 ' x 1000000 -1000000; do
 		printf 'title\tpriority\nok\t1\nbad\t%s\n' "$p" >in
-		reject 65 "ar-queue: in: line 3: priority: expected an integer from -999999 to 999999"
+		reject 65 "ar-queue: in: line 3: priority: expected an integer from -999999 to 999999; nothing stored"
 	done
 	for p in 1.5 '"inf"' '"NaN"' true null '"1.0"' 1000000 '[1]'; do
 		printf '{"priority":%s}\n' "$p" >in
-		reject 65 "ar-queue: in: line 1: priority: expected an integer from -999999 to 999999"
+		reject 65 "ar-queue: in: line 1: priority: expected an integer from -999999 to 999999; nothing stored"
 	done
 	# The extremes are accepted.
 	printf '{"priority":999999}\n{"priority":"-999999"}\n' >in
@@ -422,26 +422,26 @@ reject() {
 	printf '{"n":1}\n\n{"priority":"x"}\n' >in
 	run -65 --separate-stderr ar-queue put "$S" <in
 	same "$output" ""
-	same "$stderr" "ar-queue: <stdin>: line 3: priority: expected an integer from -999999 to 999999"
+	same "$stderr" "ar-queue: <stdin>: line 3: priority: expected an integer from -999999 to 999999; nothing stored"
 	printf 'n\tpriority\n1\t1e2\n' >in
 	run -65 --separate-stderr ar-queue put "$S" <in
-	same "$stderr" "ar-queue: <stdin>: line 2: priority: expected an integer from -999999 to 999999"
+	same "$stderr" "ar-queue: <stdin>: line 2: priority: expected an integer from -999999 to 999999; nothing stored"
 	nothing_stored
 }
 
 @test "put: NaN, Infinity or an overflowing number in JSON: exit 65, nothing stored" {
 	printf '{"a":NaN}\n' >in
-	reject 65 "ar-queue: in: line 1: invalid JSON at column 8: invalid token near 'NaN'"
+	reject 65 "ar-queue: in: line 1: invalid JSON at column 8: invalid token near 'NaN'; nothing stored"
 	printf '{"a":-Infinity}\n' >in
 	run -65 ar-queue put "$S" in
 	nothing_stored
 	printf '{"a":1e999}\n' >in
-	reject 65 "ar-queue: in: line 1: invalid JSON at column 10: real number overflow near '1e999'"
+	reject 65 "ar-queue: in: line 1: invalid JSON at column 10: real number overflow near '1e999'; nothing stored"
 }
 
 @test "put: duplicate JSON keys: exit 65, nothing stored" {
 	printf '{"a":1}\n{"a":1,"b":2,"a":3}\n' >in
-	reject 65 "ar-queue: in: line 2: invalid JSON at column 16: duplicate object key near '\"a\"'"
+	reject 65 "ar-queue: in: line 2: invalid JSON at column 16: duplicate object key near '\"a\"'; nothing stored"
 }
 
 @test "put: a JSON array or scalar where an object belongs: exit 65, nothing stored" {
@@ -449,31 +449,31 @@ reject() {
 	# into 1.
 	printf '[{"a":1}]\n' >in
 	run -65 --separate-stderr ar-queue put -f jsonl "$S" in
-	same "$stderr" "ar-queue: in: line 1: not a JSON object"
+	same "$stderr" "ar-queue: in: line 1: not a JSON object; nothing stored"
 	nothing_stored
 	printf '{"a":1}\n[{"a":1}]\n' >in
-	reject 65 "ar-queue: in: line 2: not a JSON object"
+	reject 65 "ar-queue: in: line 2: not a JSON object; nothing stored"
 	printf '{"a":1}\n"text"\n' >in
-	reject 65 "ar-queue: in: line 2: invalid JSON at column 6: '[' or '{' expected near '\"text\"'"
+	reject 65 "ar-queue: in: line 2: invalid JSON at column 6: '[' or '{' expected near '\"text\"'; nothing stored"
 }
 
 @test "put: a JSON array as the whole input is refused, not read as an empty TSV" {
 	printf '[{"title":"a"},{"title":"b"}]\n' >in
-	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line"
+	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line; nothing stored"
 	printf '[\n{"title":"a"},\n{"title":"b"}\n]\n' >in
-	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line"
+	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line; nothing stored"
 	printf ' [{"title":"a"}]\n' >in
-	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line"
+	reject 65 "ar-queue: in: line 1: a JSON array; JSON Lines want one object per line; nothing stored"
 }
 
 @test "put: a JSON array after blank lines is reported at its own line" {
 	printf '\n\n[{"title":"a"}]\n' >in
-	reject 65 "ar-queue: in: line 3: a JSON array; JSON Lines want one object per line"
+	reject 65 "ar-queue: in: line 3: a JSON array; JSON Lines want one object per line; nothing stored"
 }
 
 @test "put: a truncated last JSON line: exit 65, nothing stored" {
 	printf '{"a":1}\n{"b":' >in
-	reject 65 "ar-queue: in: line 2: invalid JSON at column 5: unexpected token near end of file"
+	reject 65 "ar-queue: in: line 2: invalid JSON at column 5: unexpected token near end of file; nothing stored"
 }
 
 @test "put: blank lines in JSON Lines are skipped; blank space before TSV is refused" {
@@ -484,30 +484,30 @@ reject() {
 	[ "$(count new)" -eq 2 ]
 	rm "$S"/new/*
 	printf ' title\nx\n' >in
-	reject 65 "ar-queue: in: line 1: starts with blank space: neither a TSV header nor JSON"
+	reject 65 "ar-queue: in: line 1: starts with blank space: neither a TSV header nor JSON; nothing stored"
 	printf '\ntitle\nx\n' >in
-	reject 65 "ar-queue: in: line 1: starts with blank space: neither a TSV header nor JSON"
+	reject 65 "ar-queue: in: line 1: starts with blank space: neither a TSV header nor JSON; nothing stored"
 	printf '\n{"n":1}\r\n' >in
 	reject 65 "ar-queue: in: line 2: carriage return (CRLF line endings?); nothing stored"
 }
 
 @test "put: an empty or duplicate header column: exit 65, nothing stored" {
 	printf 'a\t\tb\n1\t2\t3\n' >in
-	reject 65 "ar-queue: in: header: column 2 has no name"
+	reject 65 "ar-queue: in: header: column 2 has no name; nothing stored"
 	printf 'a\tb\t\n1\t2\t3\n' >in
-	reject 65 "ar-queue: in: header: column 3 has no name"
+	reject 65 "ar-queue: in: header: column 3 has no name; nothing stored"
 	printf 'a\tb\ta\n1\t2\t3\n' >in
-	reject 65 "ar-queue: in: header: duplicate column 'a'"
+	reject 65 "ar-queue: in: header: duplicate column 'a'; nothing stored"
 	# An empty first line, forced to TSV (found by tests/fuzz: it crashed).
 	printf '\n1\t2\n' >in
 	run -65 --separate-stderr ar-queue put -f tsv "$S" in
-	same "$stderr" "ar-queue: in: header: column 1 has no name"
+	same "$stderr" "ar-queue: in: header: column 1 has no name; nothing stored"
 	nothing_stored
 }
 
 @test "put: one bad record after many good ones stores none of them" {
 	{ printf 'n\n'; seq 1 500; printf 'bad\\x\n'; } >in
-	reject 65 'ar-queue: in: line 502: field 1: unknown escape (only \t \n \r \\ are allowed)'
+	reject 65 'ar-queue: in: line 502: field 1: unknown escape (only \t \n \r \\ are allowed); nothing stored'
 }
 
 @test "put: a missing input file: exit 66, nothing stored" {
@@ -605,6 +605,94 @@ to_full() {
 	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
 	run -74 --separate-stderr to_full ar-queue ls "$S"
 	same "$stderr" "ar-queue: <stdout>: write failed: No space left on device"
+}
+
+# --- put: batches ------------------------------------------------------------
+
+# Checks that every file in new/ is one whole JSON record whose id is its
+# name's, that tmp/ holds only dot files, and that every id in file $1 is
+# stored exactly once.
+whole_records() {
+	local f id
+	[ -z "$(ls "$S/tmp")" ]
+	for f in "$S"/new/*; do
+		[ -e "$f" ] || continue
+		id=${f##*/}
+		id=${id#*-*-*-}
+		[ "$(jq -r .id "$f")" = "$id" ] || { echo "$f: not a whole record of $id" >&2; return 1; }
+	done
+	names new | sed 's/^[0-9]*-//' | sort > stored.ids
+	[ -z "$(uniq -d stored.ids)" ]
+	[ -z "$(sort "$1" | comm -23 - stored.ids)" ]
+}
+
+@test "put: a batch of 3000 records: each id printed once, in input order, each stored whole" {
+	need_jq
+	awk 'BEGIN { print "id\tn"; for (i = 1; i <= 3000; i++) printf "b%04d\t%d\n", i, i }' > in
+	run -0 --separate-stderr ar-queue put "$S" in
+	same "$stderr" ""
+	same "$output" "$(seq -f b%04g 1 3000)"
+	[ "$(count new)" -eq 3000 ]
+	printf '%s\n' "${lines[@]}" > printed
+	whole_records printed
+	same "$(jq -r .n "$(path_of new 1000000-b2999)")" 2999
+}
+
+@test "put: killed with kill -9 midway through a batch: only whole records, every id printed stored" {
+	need_jq
+	awk 'BEGIN { print "n\tpayload"; for (i = 1; i <= 4000; i++) printf "%d\tpayload %d\n", i, i }' > in
+	for r in 1 2 3 4 5 6; do
+		: > "put.$r"
+		ar-queue put "$S" in >> "put.$r" 2>> errors &
+		p=$!
+		printf -v d '0.%03d' $((RANDOM % 150))
+		sleep "$d"
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	same "$(cat errors)" ""
+	same "$(cat put.* | grep -Ecv "$ID_RE")" 0
+	cat put.* > printed
+	# Leftovers of a killed batch are dot files in tmp/; ls shows none.
+	find "$S/tmp" -type f -name '.*' -delete
+	whole_records printed
+	run -0 ar-queue ls "$S"
+	[ "${#lines[@]}" -eq $(($(count new) + 1)) ]
+}
+
+@test "put: 8 concurrent putters of 500 records each: all 4000 stored once, each printed by its putter" {
+	need_jq
+	for p in 1 2 3 4 5 6 7 8; do
+		awk -v p="$p" 'BEGIN { print "id\tn"; for (i = 1; i <= 500; i++) printf "p%d-%03d\t%d\n", p, i, i }' > "in.$p"
+	done
+	for p in 1 2 3 4 5 6 7 8; do
+		ar-queue put "$S" "in.$p" > "out.$p" 2> "err.$p" &
+	done
+	wait
+	same "$(cat err.*)" ""
+	for p in 1 2 3 4 5 6 7 8; do
+		same "$(cat "out.$p")" "$(tail -n +2 "in.$p" | cut -f 1)"
+	done
+	cat out.* > printed
+	[ "$(count new)" -eq 4000 ]
+	whole_records printed
+}
+
+@test "put: a malformed record deep in a batch: exit 65, one line naming the input, line and reason, nothing stored" {
+	awk 'BEGIN { print "id\tn"; for (i = 1; i <= 2000; i++) printf "ok%04d\t%d\n", i, i; print "bad\tx\ty"; print "last\t1" }' > in
+	reject 65 "ar-queue: in: line 2002: 3 fields, header has 2; nothing stored"
+	printf '{"id":"j1"}\n{"id":"j2"}\n{"id":\n' > in
+	reject 65 "ar-queue: in: line 3: invalid JSON at column 6: unexpected token near end of file; nothing stored"
+}
+
+@test "put: an id already queued, deep in a batch, stores nothing of the batch (73)" {
+	printf 'id\tn\na1\t1\n' | ar-queue put "$S" > /dev/null
+	awk 'BEGIN { print "id\tn"; for (i = 1; i <= 1000; i++) printf "z%04d\t%d\n", i, i; print "a1\t2" }' > in
+	run --separate-stderr -73 ar-queue put "$S" in
+	same "$output" ""
+	same "$stderr" "ar-queue: in: line 1002: id a1 exists already in $S; nothing stored"
+	same "$(names new)" "1000000-a1"
+	same "$(ls -A "$S/tmp")" ""
 }
 
 # --- claim ------------------------------------------------------------------
@@ -816,11 +904,11 @@ big_record() {
 
 @test "put: a record that would be more than 1 MiB once stored is refused (65), nothing stored" {
 	big_record 1048577 >in
-	reject 65 "ar-queue: in: line 1: the record would be 1048577 bytes, more than 1048576"
+	reject 65 "ar-queue: in: line 1: the record would be 1048577 bytes, more than 1048576; nothing stored"
 	# Under the line limit in TSV, but each control byte becomes \u00XX
 	# in JSON: 200,000 bytes grow to 1,200,000.
 	{ printf 'x\nsmall\n'; head -c 200000 /dev/zero | tr '\0' '\1'; printf '\n'; } >in
-	reject 65 "ar-queue: in: line 3: the record would be 1200102 bytes, more than 1048576"
+	reject 65 "ar-queue: in: line 3: the record would be 1200102 bytes, more than 1048576; nothing stored"
 }
 
 # --- ls ---------------------------------------------------------------------

@@ -511,8 +511,10 @@ $C2 2 scale 8 32 1.111"
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --put
 	[ "$(ls camp/queue/new | wc -l)" -eq $(( ${#lines[@]} - 1 )) ]
 	[ ! -e camp/run/sched.lock ]
-	# What stays is the empty guard that lock breakers take turns on.
-	[ "$(ls -A camp/run)" = "sched.lock.break" ]
+	# What stays is the empty guard that lock breakers take turns on,
+	# and the summary next keeps (ar-sched(1)).
+	[ "$(ls -A camp/run)" = "sched-summary
+sched.lock.break" ]
 	[ ! -s camp/run/sched.lock.break ]
 }
 
@@ -577,6 +579,164 @@ $C2 2 scale 8 32 1.111"
 	mkcamp
 	run --separate-stderr -0 ar-sched next -C camp --gpus 1 -m "$FIX/subs.tsv"
 	same "$(cols method purpose)" "baseline aa"
+}
+
+# ---- the summary (run/sched-summary) ----
+
+# results N SEED: appends N signed results (fixtures/sched/results.awk)
+# to the campaign camp: a segment when N > 16, else loose results.
+results() {
+	awk -v n="$1" -v s="$2" -f "$FIX/results.awk" | ar-sign-test -C camp > "r$2.jsonl"
+	ar-ledger append -C camp "r$2.jsonl" 2> /dev/null
+}
+
+# decide: ar-sched next on camp, its output but the fresh experiment ids
+# in $out, its stderr in $err.
+decide() {
+	run --separate-stderr ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[ "$status" -eq 0 ]
+	out=$(printf '%s\n' "$output" | cut -f 2-)
+	err=$stderr
+}
+
+@test "ar-sched next: the summary gives the decision a whole read gives, after rows are appended, compacted" {
+	need_jq
+	mkcamp
+	results 40 1
+	decide
+	[ -s camp/run/sched-summary ]
+	same "$err" "ar-sched: the baseline's parallel fraction: 0.436, from its runs at k = 1 and 2, 4 (workload decode-512)"
+	[ "$(printf '%s\n' "$out" | wc -l)" -ge 3 ]
+	first=$out
+	decide
+	same "$out" "$first"
+	# A new segment and loose results: folded from the summary on...
+	results 30 2
+	results 5 3
+	decide
+	kept=$out
+	[ "$kept" != "$first" ]
+	# ... and read whole without it: the same decision, to the digit.
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$kept"
+	decide
+	same "$out" "$kept"
+	# Compacted, the loose results are a segment of their own.
+	ar-ledger compact -C camp 2> /dev/null
+	decide
+	same "$out" "$kept"
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$kept"
+	same "$(ls camp/ledger/seg)" "00000001.idx
+00000001.tsv
+00000002.idx
+00000002.tsv
+00000003.idx
+00000003.tsv"
+}
+
+@test "ar-sched next: a corrupt, truncated or foreign summary is rebuilt, not trusted" {
+	mkcamp
+	results 40 1
+	decide
+	whole=$out
+	S=camp/run/sched-summary
+	why="it is rebuilt from the ledger and the queue"
+	# Truncated.
+	head -c 200 "$S" > s.tmp && mv s.tmp "$S"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == "ar-sched: $S: its checksum does not match (a torn or altered file); $why"* ]]
+	# Rebuilt: the next run trusts it again and says nothing of it.
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"$S"* ]]
+	# One byte changed in the middle.
+	n=$(( $(stat -c %s "$S") / 2 ))
+	printf '\377' | dd of="$S" bs=1 seek="$n" conv=notrunc 2> /dev/null
+	decide
+	same "$out" "$whole"
+	[[ "$err" == "ar-sched: $S: its checksum does not match (a torn or altered file); $why"* ]]
+	# Not a summary at all; empty.
+	echo hello > "$S"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == "ar-sched: $S: not a summary of this version; $why"* ]]
+	: > "$S"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == "ar-sched: $S: not a summary of this version; $why"* ]]
+	# Another campaign's.
+	mv camp other
+	mkcamp
+	results 40 5
+	decide
+	mine=$out
+	cp other/run/sched-summary "$S"
+	decide
+	same "$out" "$mine"
+	[[ "$err" == "ar-sched: $S: made for another campaign; $why"* ]]
+}
+
+@test "ar-sched next: a ledger rewritten or altered under the summary is detected" {
+	mkcamp
+	results 40 1
+	results 20 2
+	decide
+	# The ledger written again with other rows: its segments are not
+	# the ones summarized.
+	rm -rf camp/ledger
+	mkdir -p camp/ledger/results camp/ledger/seg
+	results 40 7
+	results 20 8
+	decide
+	[[ "$err" == "ar-sched: camp/run/sched-summary: ledger segment 00000001 changed since it was summarized; it is rebuilt from the ledger and the queue"* ]]
+	rewritten=$out
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$rewritten"
+	# A segment gone.
+	rm camp/ledger/seg/00000002.*
+	decide
+	[[ "$err" == "ar-sched: camp/run/sched-summary: ledger segment 00000002 is gone or renumbered since it was summarized; "* ]]
+	# A segment altered in place, its times put back: the summary is not
+	# trusted, and the rows read again fail their checks.
+	f=camp/ledger/seg/00000001.tsv
+	touch -r "$f" ref
+	chmod u+w "$f"
+	sed -i 's/"verdict":"keep"/"verdict":"kept"/' "$f"
+	touch -r ref "$f"
+	run --separate-stderr -69 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"ar-sched: camp/run/sched-summary: ledger segment 00000001 changed since it was summarized; it is rebuilt from the ledger and the queue"* ]]
+	[[ "$stderr" == *"ar-sched: ar-ledger export -C camp -V failed; give its export with -l" ]]
+	same "$output" ""
+}
+
+@test "ar-sched next: queue records are read once; the summary knows the rest by name" {
+	mkcamp
+	results 40 1
+	decide
+	none=$out
+	# 70 measurements of C3 at k = 8 pending: it is not picked there.
+	awk -v c="$C3" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale" }' > q.tsv
+	ar-queue put camp/queue q.tsv > /dev/null
+	decide
+	queued=$out
+	[ "$queued" != "$none" ]
+	[[ "$queued" != *"$C3	decode-512	8"* ]]
+	# A record the summary knows by its name is not read again.
+	f=$(ls camp/queue/new/* | head -1)
+	echo 'not JSON' > "$f"
+	decide
+	same "$out" "$queued"
+	[[ "$err" != *"left out"* ]]
+	# Read whole again, it is read, and left out.
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$queued"
+	[[ "$err" == *"$f: invalid JSON"*"; left out"* ]]
 }
 
 # ---- cluster ----

@@ -88,7 +88,14 @@ struct scanner {
 	const char *seg_src;
 	struct ar_buf seg_ids;
 	FILE *out;           /* where bad rows are named, or NULL */
+	long after;          /* export -A: rows of segments numbered up
+	                      * to this are neither checked nor exported;
+	                      * -1 for all */
 };
+
+/* Whether a row is one export -A leaves out: in a segment numbered at
+ * most after. */
+int before_cut(const struct ar_row *r, long after);
 
 enum { F_TSV, F_JSONL, F_AUTORESEARCH };
 
@@ -108,7 +115,8 @@ void free_scanner(struct scanner *s);
 int cmd_verify(struct lctx *cx, int strict);
 
 /* export.c */
-int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify);
+int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
+	long after);
 
 /* store.c */
 int cmd_append(struct lctx *cx, int argc, char **argv);

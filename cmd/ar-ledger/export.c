@@ -23,6 +23,7 @@ struct exporter {
 	size_t left_unsigned, rows, other_metric;
 	char *metric;
 	int header_done;
+	long after;          /* -A: the last segment left out; -1 none */
 };
 
 /* Rows -V found bad: by where they are, or by an id stored twice. */
@@ -73,6 +74,8 @@ gather_cols(const struct ar_row *r, void *arg)
 {
 	struct exporter *e = arg;
 
+	if (before_cut(r, e->after))
+		return 0;
 	if (r->lineno) {
 		if (r->hdr != e->map_hdr || r->src != e->map_src) {
 			add_cols(e, r->hdr, r->ncol);
@@ -110,6 +113,8 @@ put_tsv_header(struct exporter *e)
 	/* With -V every row exported was checked: the column says so to
 	 * readers that take only verified rows (ar-curve). */
 	fputs(e->v ? "id\tsigned\tverified" : "id\tsigned", stdout);
+	if (e->after >= 0)
+		fputs("\tsegment", stdout);
 	for (k = 0; k < e->ncols; k++) {
 		putchar('\t');
 		ar_tsv_put(stdout, e->cols[k]);
@@ -179,6 +184,8 @@ emit(const struct ar_row *r, void *arg)
 	int is_signed;
 	size_t k;
 
+	if (before_cut(r, e->after))
+		return 0;
 	if (r->bad) {
 		char *w = where_of(r);
 
@@ -217,6 +224,8 @@ emit(const struct ar_row *r, void *arg)
 		fputs(is_signed ? "\tyes" : "\tno", stdout);
 		if (e->v)
 			fputs(is_signed ? "\tyes" : "\tno", stdout);
+		if (e->after >= 0)
+			printf("\t%08lu", ar_ledger_seg_number(r->src));
 		for (k = 0; k < e->ncols; k++) {
 			putchar_unlocked('\t');
 			if (e->map[k] >= 0)
@@ -264,6 +273,9 @@ emit(const struct ar_row *r, void *arg)
 			fputs(is_signed ? "\tyes" : "\tno", stdout);
 			if (e->v)
 				fputs(is_signed ? "\tyes" : "\tno", stdout);
+			/* A loose result is in no segment yet. */
+			if (e->after >= 0)
+				putchar('\t');
 			for (k = 0; k < e->ncols; k++) {
 				putchar('\t');
 				while (j < f.n && strcmp(f.kv[j].k,
@@ -281,18 +293,23 @@ emit(const struct ar_row *r, void *arg)
 }
 
 int
-cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify)
+cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
+    long after)
 {
 	struct exporter e;
 	struct scanner s;
 	char err[1024];
 	size_t k;
 	int ret = AR_EX_OK;
+	unsigned long cut;
 
 	memset(&e, 0, sizeof e);
 	memset(&s, 0, sizeof s);
 	e.fmt = fmt;
 	e.with_unsigned = with_unsigned;
+	e.after = after;
+	s.after = after;
+	cut = after > 0 ? (unsigned long)after : 0;
 	if (verify) {
 		verify_all(cx, &s, 0);
 		if (s.bad) {
@@ -304,14 +321,14 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify)
 		e.v = &s;
 	}
 	if (fmt == F_TSV) {
-		if (ar_ledger_scan(&cx->led, gather_cols, &e, err,
+		if (ar_ledger_scan_after(&cx->led, cut, gather_cols, &e, err,
 		    sizeof err) != 0)
 			ar_die(AR_EX_DATA, "%s", err);
 		e.map_hdr = NULL;
 		e.map_src = NULL;
 		put_tsv_header(&e);
 	}
-	if (ar_ledger_scan(&cx->led, emit, &e, err, sizeof err) != 0)
+	if (ar_ledger_scan_after(&cx->led, cut, emit, &e, err, sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	if (fmt == F_AUTORESEARCH && !e.header_done)
 		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");

@@ -18,7 +18,7 @@
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
 	"verify [-C campaign] [-s] [-k fingerprint]\n"
-	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint]\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]\n"
 	"import [-C campaign] -F autoresearch|pi file\n"
 	"compact [-C campaign] [-B]";
 
@@ -74,13 +74,17 @@ main(int argc, char **argv)
 	struct lctx cx;
 	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
+	long after = -1;
 
 	ar_std_args(argc, argv, usage);
 	ar_crypto_init();
 	json_object_seed(0);
 	cmd = ar_subcommand(&argc, &argv, usage);
-	while ((c = getopt_long(argc, argv, "BC:f:F:k:suV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "A:BC:f:F:k:suV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'A':
+			after = (long)ar_opt_long("-A", optarg, 0, 99999999);
+			break;
 		case 's': strict = 1; break;
 		case 'B': brk = 1; break;
 		case 'C': dir = optarg; break;
@@ -107,6 +111,8 @@ main(int argc, char **argv)
 	dir = ar_campaign_default(dir);
 	if (pin && strcmp(cmd, "verify") && strcmp(cmd, "export"))
 		ar_usage(usage);
+	if (after >= 0 && (strcmp(cmd, "export") || fmt == F_AUTORESEARCH))
+		ar_usage(usage);
 	memset(&cx, 0, sizeof cx);
 	if (strcmp(cmd, "append") == 0) {
 		open_all(&cx, dir);
@@ -119,7 +125,7 @@ main(int argc, char **argv)
 		open_all(&cx, dir);
 		if (verify || pin)
 			check_pin(&cx, pin);
-		r = cmd_export(&cx, fmt, with_unsigned, verify);
+		r = cmd_export(&cx, fmt, with_unsigned, verify, after);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
 		open_all(&cx, dir);
 		r = cmd_import(&cx, from, argv[0]);

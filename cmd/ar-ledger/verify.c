@@ -101,11 +101,23 @@ row_fileid(const struct ar_row *r, char id[AR_ID_MAX + 1])
 		snprintf(id, AR_ID_MAX + 1, "%.*s", (int)(len - 5), b);
 }
 
+int
+before_cut(const struct ar_row *r, long after)
+{
+	return after > 0 && r->lineno &&
+	    ar_ledger_seg_number(r->src) <= (unsigned long)after;
+}
+
 static int
 collect(const struct ar_row *r, void *arg)
 {
 	struct scanner *s = arg;
 	struct job *j;
+
+	/* export -A: what is before the cut was checked when it was
+	 * exported before. */
+	if (before_cut(r, s->after))
+		return 0;
 
 	if (r->src != s->seg_src && s->seg_src)
 		check_index(s);
@@ -272,10 +284,21 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->out = print ? stdout : NULL;
 	s->jobs = ar_xmalloc(BATCH * sizeof *s->jobs);
 	s->flush = flush_verify;
-	if (ar_ledger_scan(&cx->led, collect, s, err, sizeof err) != 0)
+	if (ar_ledger_scan_after(&cx->led, s->after > 0 ?
+	    (unsigned long)s->after : 0, collect, s, err, sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	flush_verify(s);
 	check_index(s);
+	/* export -A: an id after the cut that is also stored before it is
+	 * an id stored twice, found through the segments' indexes. */
+	for (i = 0; s->after > 0 && i < s->nids; i++)
+		if (ar_ledger_in_segments_upto(&cx->led, s->ids[i],
+		    (unsigned long)s->after)) {
+			report_bad(s, cx->led.dir, s->ids[i], "the same id is "
+			    "stored twice");
+			push_str(&s->badids, &s->nbadids, &s->capbadids,
+			    s->ids[i]);
+		}
 	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
 	for (i = 1; i < s->nids; i++)
 		if (strcmp(s->ids[i], s->ids[i - 1]) == 0 && (i == 1 ||
@@ -315,6 +338,7 @@ cmd_verify(struct lctx *cx, int strict)
 
 	memset(&s, 0, sizeof s);
 	s.strict = strict;
+	s.after = -1;
 	printf("where\tid\tproblem\n");
 	verify_all(cx, &s, 1);
 	ar_warn("%zu rows: %zu verified, %zu unsigned (imported); %zu "

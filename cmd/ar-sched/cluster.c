@@ -48,7 +48,8 @@ struct sim {
 	long *owner;               /* --check: who holds each slot */
 	long jobs;
 	int check, noreserve, nres, gpn;
-	size_t window;               /* how far into the queue one looks */
+	size_t window;             /* how far into the queue one looks:
+	                            * all of it unless -W says less */
 	size_t placements;
 };
 
@@ -217,6 +218,14 @@ sim_decide(struct sim *s)
 			return;
 		if (s->q[h].r[s->q[h].head].head < 0)
 			s->q[h].r[s->q[h].head].head = s->now;
+		/* The earliest end that found no place, per size: a request
+		 * of that size ending as late or later cannot fit either (a
+		 * later end is shut out of more kept nodes, and nothing is
+		 * freed during a decision), so it is passed over without a
+		 * search; once no size can fit, the walk stops. */
+		double fail[4] = { INFINITY, INFINITY, INFINITY, INFINITY };
+		int shut = 0;
+
 		for (seen = 0; seen < s->window && !placed; seen++) {
 			int ki, c = -1;
 			struct req *r;
@@ -232,7 +241,10 @@ sim_decide(struct sim *s)
 			if (c < 0)
 				break;
 			r = &s->q[c].r[s->q[c].head + w[c]];
-			if (ar_pack_find(&s->inv, r->k, 0, s->now + r->dur, &p)) {
+			if (shut == 4 && (s->noreserve || nres >= s->nres))
+				break;
+			if (s->now + r->dur < fail[c] &&
+			    ar_pack_find(&s->inv, r->k, 0, s->now + r->dur, &p)) {
 				/* Out of order: those before it move up one. */
 				if (w[c] > 0) {
 					struct req t = *r;
@@ -244,6 +256,12 @@ sim_decide(struct sim *s)
 				sim_start(s, c, &p);
 				placed = 1;
 				break;
+			}
+			if (s->now + r->dur < fail[c]) {
+				fail[c] = s->now + r->dur;
+				/* The shortest request lasts 3 minutes. */
+				if (fail[c] <= s->now + 0.05)
+					shut++;
 			}
 			if (!s->noreserve && nres < s->nres && r->k > 1 &&
 			    ar_pack_reserve(&s->inv, r->k, s->now, &rn, &when))
@@ -281,7 +299,7 @@ cmd_cluster(int argc, char **argv)
 
 	memset(&s, 0, sizeof s);
 	s.nres = -1;
-	s.window = 128;
+	s.window = SIZE_MAX;
 	while ((c = getopt_long(argc, argv, "N:G:p:R:s:d:W:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'N':

@@ -204,7 +204,7 @@ booked(const char *node, int slot, const struct ar_booking *b,
 }
 
 /* The slots ar-run has booked (lib/booking). */
-static void
+void
 read_bookings(struct ar_inv *inv, const char *camp)
 {
 	if (ar_booking_each(camp, booked, inv) < 0 && errno != ENOENT)
@@ -254,6 +254,14 @@ jstr(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
+void
+busy_placed(struct ar_inv *inv, const char *node, const int *gpus, size_t n)
+{
+	/* Placed but not yet booked by ar-run: those GPUs are promised. */
+	if (node && n)
+		mark_busy(inv, node_of(inv, node), gpus, n, INFINITY);
+}
+
 static void
 queued_busy(json_t *rec, void *arg)
 {
@@ -261,9 +269,7 @@ queued_busy(json_t *rec, void *arg)
 	struct ar_assign a;
 
 	ar_assign_parse(rec, "", &a);
-	/* Placed but not yet booked by ar-run: those GPUs are promised. */
-	if (a.node && a.ngpus)
-		mark_busy(inv, node_of(inv, a.node), a.gpus, a.ngpus, INFINITY);
+	busy_placed(inv, a.node, a.gpus, a.ngpus);
 }
 
 void

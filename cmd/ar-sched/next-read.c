@@ -5,6 +5,7 @@
  * A/A noise) and what the queue already holds. next.h names it all. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,38 +225,191 @@ log_se(const struct lrow *r)
 }
 
 static void
-apply_row(struct meth *m, void *arg)
+fold_row(struct kstat *st, const struct lrow *r)
 {
-	const struct lrow *r = arg;
-	struct ar_pol_obs *o = &m->at[r->ki];
-	int ki = r->ki;
-
-	o->n++;
+	st->n++;
 	if (r->scored && r->y > 0) {
 		double se = log_se(r), w = 1 / (se * se);
 
-		m->lsum[ki] += w * log(r->y);
-		m->wsum[ki] += w;
+		st->lsum += w * log(r->y);
+		st->wsum += w;
 	}
 	/* Whether the pair is feasible, the latest result decides; ties go
 	 * to the later row. */
-	if (strcmp(r->fin, m->fin[ki]) >= 0) {
-		snprintf(m->fin[ki], sizeof m->fin[ki], "%s", r->fin);
-		o->feasible = r->feasible;
-		m->scored[ki] = r->scored;
+	if (strcmp(r->fin, st->fin) >= 0) {
+		snprintf(st->fin, sizeof st->fin, "%s", r->fin);
+		st->feasible = r->feasible;
+		st->scored = r->scored;
 	}
-	if (m->scored[ki] && m->wsum[ki] > 0) {
-		double mean = m->lsum[ki] / m->wsum[ki];
-		double se = 1 / sqrt(m->wsum[ki]);
+}
 
-		/* As the policy reads an interval: at 95%. */
-		o->est = exp(mean);
-		o->lo = exp(mean - 1.959964 * se);
-		o->hi = exp(mean + 1.959964 * se);
-	} else {
-		/* Nothing measured: a crash or an invalid run. */
-		o->est = o->lo = o->hi = 0;
+/* FNV-1a of name and workload. */
+static size_t
+key_hash(const char *name, const char *workload)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *p;
+
+	for (p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	h = (h ^ 0xff) * 1099511628211ULL;
+	for (p = workload; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return (size_t)mix64(h);
+}
+
+static void
+rehash(struct agg *a)
+{
+	size_t i, j;
+
+	free(a->slot);
+	a->nslot = a->nslot ? 2 * a->nslot : 1024;
+	a->slot = ar_xcalloc(a->nslot, sizeof *a->slot);
+	for (i = 0; i < a->nkey; i++) {
+		j = key_hash(a->key[i].name, a->key[i].workload) &
+		    (a->nslot - 1);
+		while (a->slot[j])
+			j = (j + 1) & (a->nslot - 1);
+		a->slot[j] = i + 1;
 	}
+}
+
+struct akey *
+agg_key(struct agg *a, const char *name, const char *workload, int create)
+{
+	size_t j;
+	struct akey *k;
+	int ki;
+
+	if (!a->nslot)
+		rehash(a);
+	j = key_hash(name, workload) & (a->nslot - 1);
+	for (; a->slot[j]; j = (j + 1) & (a->nslot - 1)) {
+		k = &a->key[a->slot[j] - 1];
+		if (strcmp(k->name, name) == 0 &&
+		    strcmp(k->workload, workload) == 0)
+			return k;
+	}
+	if (!create)
+		return NULL;
+	if (a->nkey == a->capkey) {
+		a->capkey = a->capkey ? 2 * a->capkey : 256;
+		a->key = ar_xrealloc(a->key, a->capkey * sizeof *a->key);
+	}
+	k = &a->key[a->nkey++];
+	memset(k, 0, sizeof *k);
+	k->name = ar_xstrdup(name);
+	k->workload = ar_xstrdup(workload);
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		k->at[ki].feasible = 1;
+	a->slot[j] = a->nkey;
+	if (2 * a->nkey > a->nslot)
+		rehash(a);
+	return k;
+}
+
+struct wbase *
+agg_wbase(struct agg *a, const char *workload, int create)
+{
+	size_t i;
+
+	for (i = 0; i < a->nwb; i++)
+		if (strcmp(a->wb[i].workload, workload) == 0)
+			return &a->wb[i];
+	if (!create)
+		return NULL;
+	a->wb = ar_xrealloc(a->wb, (a->nwb + 1) * sizeof *a->wb);
+	memset(&a->wb[a->nwb], 0, sizeof *a->wb);
+	a->wb[a->nwb].workload = ar_xstrdup(workload);
+	return &a->wb[a->nwb++];
+}
+
+void
+dlist_add(struct dlist *l, double v)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = ar_xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = v;
+}
+
+static int
+cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts what was added since the last sort, then merges it in: a
+ * summary's long sorted lists take a few new numbers in linear time. */
+static void
+dlist_sort(struct dlist *l)
+{
+	size_t i, j, k, m = l->nsorted;
+	double *out;
+
+	if (m == l->n)
+		return;
+	ar_sort(l->v + m, l->n - m, sizeof *l->v, cmp_dbl);
+	if (m > 0 && l->v[m - 1] > l->v[m]) {
+		out = ar_xmalloc(l->n * sizeof *out);
+		for (i = 0, j = m, k = 0; k < l->n; k++)
+			out[k] = j == l->n || (i < m && l->v[i] <= l->v[j]) ?
+			    l->v[i++] : l->v[j++];
+		memcpy(l->v, out, l->n * sizeof *out);
+		free(out);
+	}
+	l->nsorted = l->n;
+}
+
+void
+agg_sort(struct agg *a)
+{
+	size_t i;
+	int ki;
+
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		dlist_sort(&a->secs[ki]);
+		for (i = 0; i < a->nwb; i++)
+			dlist_sort(&a->wb[i].at[ki]);
+	}
+}
+
+void
+agg_init(struct agg *a, const char *metric)
+{
+	memset(a, 0, sizeof *a);
+	a->min_effect = NAN;
+	a->metric = metric;
+}
+
+void
+agg_free(struct agg *a)
+{
+	size_t i;
+	int ki;
+
+	for (i = 0; i < a->nkey; i++) {
+		free(a->key[i].name);
+		free(a->key[i].workload);
+	}
+	free(a->key);
+	free(a->slot);
+	for (i = 0; i < a->nnz; i++)
+		free(a->nz[i].node);
+	free(a->nz);
+	for (i = 0; i < a->nwb; i++) {
+		free(a->wb[i].workload);
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			free(a->wb[i].at[ki].v);
+	}
+	free(a->wb);
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		free(a->secs[ki].v);
+	memset(a, 0, sizeof *a);
 }
 
 static const char *
@@ -272,7 +426,7 @@ num(const struct ar_tsv *t, int c, double *v)
 }
 
 static void
-add_noise(struct nx *x, const char *node, const char *fin, const char *exp,
+add_noise(struct agg *x, const char *node, const char *fin, const char *exp,
     double v)
 {
 	size_t i;
@@ -303,15 +457,15 @@ seconds_between(const char *a, const char *b)
 	return (double)(e.tv_sec - s.tv_sec) + (e.tv_nsec - s.tv_nsec) / 1e9;
 }
 
-static void
-read_ledger(struct nx *x, FILE *f, const char *name)
+void
+fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 {
 	struct ar_tsv t;
 	int c_commit, c_dir, c_wl, c_k, c_node, c_aa, c_verdict, c_y, c_lo;
 	int c_hi, c_guard, c_rsd, c_half, c_fin, c_start, c_signed, c_ver;
-	int c_exp, c_me, c_base = -1, c_dirn, c_conf, st;
+	int c_exp, c_me, c_base = -1, c_dirn, c_conf, c_seg = -1, st;
+	int loose = 0;
 	size_t rows = 0;
-	const char *wl = x->workload ? x->workload : x->dflt_wl;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -336,6 +490,8 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 	c_me = ar_tsv_col(&t, "stats.min_effect");
 	c_dirn = ar_tsv_col(&t, "direction");
 	c_conf = ar_tsv_col(&t, "ratio.conf");
+	if (fo && fo->want_seg)
+		c_seg = ar_tsv_need(&t, "segment");
 	if (x->metric) {
 		char *cn = ar_xasprintf("baseline.%s.median", x->metric);
 
@@ -347,6 +503,7 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 		long long k;
 		double y, secs, me;
 		struct lrow r;
+		struct akey *ak;
 
 		/* An empty ledger exports a bare header: the columns are
 		 * needed only once there is a row. */
@@ -358,6 +515,19 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 				ar_die(AR_EX_DATA, "%s: no column method.commit or "
 				    "method.dir", name);
 		}
+		if (c_seg >= 0) {
+			unsigned long sn = strtoul(fld(&t, c_seg), NULL, 10);
+
+			if (!fld(&t, c_seg)[0] && !loose) {
+				loose = 1;
+				agg_sort(x);
+				if (fo->before_loose)
+					fo->before_loose(x, fo->arg);
+			}
+			if (sn > fo->maxseg)
+				fo->maxseg = sn;
+		}
+		x->rows++;
 		if ((c_signed >= 0 && strcmp(fld(&t, c_signed), "yes")) ||
 		    strcmp(fld(&t, c_ver), "yes")) {
 			x->left_unverified++;
@@ -371,27 +541,19 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 		secs = seconds_between(fld(&t, c_start), fld(&t, c_fin));
 		if (secs > 0) {
 			x->used_h += (double)k * secs / 3600;
-			if (r.ki >= 0) {
-				size_t *n = &x->nsecs[r.ki];
-
-				x->all_secs[r.ki] = ar_xrealloc(x->all_secs[r.ki],
-				    (*n + 1) * sizeof(double));
-				x->all_secs[r.ki][(*n)++] = secs;
-			}
+			if (r.ki >= 0)
+				dlist_add(&x->secs[r.ki], secs);
 		}
 		if (num(&t, c_me, &me) && me > 0)
 			x->min_effect = me;
 		{
 			double bv;
-			size_t *nb;
+			struct wbase *wb;
 
-			if (r.ki >= 0 && wl && strcmp(fld(&t, c_wl), wl) == 0 &&
-			    num(&t, c_base, &bv) && bv > 0) {
-				nb = &x->nbase[r.ki];
-				x->base[r.ki] = ar_xrealloc(x->base[r.ki], (*nb + 1) *
-				    sizeof(double));
-				x->base[r.ki][(*nb)++] = bv;
-				x->lower = strcmp(fld(&t, c_dirn), "lower") == 0;
+			if (r.ki >= 0 && num(&t, c_base, &bv) && bv > 0) {
+				wb = agg_wbase(x, fld(&t, c_wl), 1);
+				dlist_add(&wb->at[r.ki], bv);
+				wb->lower = strcmp(fld(&t, c_dirn), "lower") == 0;
 			}
 		}
 		if (strcmp(aa, "true") == 0 || strcmp(aa, "yes") == 0) {
@@ -425,14 +587,94 @@ read_ledger(struct nx *x, FILE *f, const char *name)
 		r.feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
 		    strcmp(v, "timeout") && strcmp(fld(&t, c_guard), "false");
 		r.fin = fld(&t, c_fin);
-		each_named(x, fld(&t, c_commit), fld(&t, c_wl), apply_row, &r);
-		if (strcmp(fld(&t, c_dir), fld(&t, c_commit)))
-			each_named(x, fld(&t, c_dir), fld(&t, c_wl), apply_row,
-			    &r);
+		if (fld(&t, c_commit)[0]) {
+			ak = agg_key(x, fld(&t, c_commit), fld(&t, c_wl), 1);
+			fold_row(&ak->at[r.ki], &r);
+		}
+		if (fld(&t, c_dir)[0] && strcmp(fld(&t, c_dir),
+		    fld(&t, c_commit))) {
+			ak = agg_key(x, fld(&t, c_dir), fld(&t, c_wl), 1);
+			fold_row(&ak->at[r.ki], &r);
+		}
 	}
 	if (st < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
 	ar_tsv_close(&t);
+	agg_sort(x);
+	if (c_seg >= 0 && !loose && fo->before_loose)
+		fo->before_loose(x, fo->arg);
+}
+
+void
+apply_agg(struct nx *x, struct agg *a)
+{
+	const char *wl = x->workload ? x->workload : x->dflt_wl;
+	struct wbase *wb;
+	size_t i;
+	int ki;
+
+	agg_sort(a);
+	for (i = 0; i < x->nm; i++) {
+		struct meth *m = &x->m[i];
+		const struct akey *k = agg_key(a, m->method, m->workload, 0);
+
+		if (!k)
+			continue;
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct kstat *st = &k->at[ki];
+			struct ar_pol_obs *o = &m->at[ki];
+
+			if (!st->n)
+				continue;
+			o->n = (int)st->n;
+			o->feasible = st->feasible;
+			m->scored[ki] = st->scored;
+			m->lsum[ki] = st->lsum;
+			m->wsum[ki] = st->wsum;
+			snprintf(m->fin[ki], sizeof m->fin[ki], "%s", st->fin);
+			if (st->scored && st->wsum > 0) {
+				double mean = st->lsum / st->wsum;
+				double se = 1 / sqrt(st->wsum);
+
+				/* As the policy reads an interval: at 95%. */
+				o->est = exp(mean);
+				o->lo = exp(mean - 1.959964 * se);
+				o->hi = exp(mean + 1.959964 * se);
+			} else {
+				/* Nothing measured: a crash or an invalid run. */
+				o->est = o->lo = o->hi = 0;
+			}
+		}
+	}
+	/* The nodes, the times and the baseline go over to x. */
+	x->nz = a->nz;
+	x->nnz = a->nnz;
+	a->nz = NULL;
+	a->nnz = 0;
+	x->used_h = a->used_h;
+	if (!isnan(a->min_effect))
+		x->min_effect = a->min_effect;
+	x->left_unverified = a->left_unverified;
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		x->all_secs[ki] = a->secs[ki].v;
+		x->nsecs[ki] = a->secs[ki].n;
+		memset(&a->secs[ki], 0, sizeof a->secs[ki]);
+	}
+	if (wl && (wb = agg_wbase(a, wl, 0))) {
+		x->lower = wb->lower;
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			x->base[ki] = wb->at[ki].v;
+			x->nbase[ki] = wb->at[ki].n;
+			memset(&wb->at[ki], 0, sizeof wb->at[ki]);
+		}
+	}
+}
+
+/* The median of sorted v, as ar_median (gsl) takes it. */
+static double
+median_sorted(const double *v, size_t n)
+{
+	return (v[(n - 1) / 2] + v[n / 2]) / 2.0;
 }
 
 double
@@ -445,13 +687,13 @@ base_pfrac(const struct nx *x, char *how, size_t n)
 	how[0] = 0;
 	if (!x->nbase[0])
 		return 0;
-	m1 = ar_median(x->base[0], x->nbase[0]);
+	m1 = median_sorted(x->base[0], x->nbase[0]);
 	for (ki = 1; ki < AR_POL_NK; ki++) {
 		double mk, sp, k = (double)ar_pol_k(ki), pk;
 
 		if (!x->nbase[ki])
 			continue;
-		mk = ar_median(x->base[ki], x->nbase[ki]);
+		mk = median_sorted(x->base[ki], x->nbase[ki]);
 		sp = x->lower ? m1 / mk : mk / m1;
 		if (!(sp > 0) || !isfinite(sp))
 			continue;
@@ -469,29 +711,26 @@ base_pfrac(const struct nx *x, char *how, size_t n)
 	return p / w > 1e-6 ? p / w : 1e-6;
 }
 
+struct pending {
+	int ki;
+	long n;
+};
+
 static void
 add_pending(struct meth *m, void *arg)
 {
-	m->at[*(int *)arg].pending++;
+	const struct pending *p = arg;
+
+	m->at[p->ki].pending += (int)p->n;
 }
 
-static void
-queued_rec(json_t *rec, void *arg)
+void
+add_pending_named(struct nx *x, const char *method, const char *workload,
+    int ki, long n)
 {
-	struct nx *x = arg;
-	struct ar_assign a;
-	int ki;
+	struct pending p = { ki, n };
 
-	ar_assign_parse(rec, "", &a);
-	if (a.purpose && strcmp(a.purpose, "aa") == 0) {
-		x->aa_pending = ar_xrealloc(x->aa_pending, (x->naa + 1) *
-		    sizeof *x->aa_pending);
-		x->aa_pending[x->naa++] = ar_xstrdup(a.node ? a.node : "");
-		return;
-	}
-	ki = ar_pol_kindex(a.k);
-	if (ki >= 0 && a.method)
-		each_named(x, a.method, a.workload, add_pending, &ki);
+	each_named(x, method, workload, add_pending, &p);
 }
 
 const struct noise *
@@ -537,57 +776,6 @@ read_methods(struct nx *x, const char *subm)
 	for (i = 0; i < x->nm; i++)
 		x->byname[i] = &x->m[i];
 	ar_sort(x->byname, x->nm, sizeof *x->byname, cmp_byname);
-}
-
-void
-read_known(struct nx *x, const char *ledger)
-{
-	if (ledger) {
-		FILE *f = strcmp(ledger, "-") ? fopen(ledger, "r") : stdin;
-
-		if (!f)
-			ar_die(errno == ENOENT || errno == EACCES ?
-			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
-		read_ledger(x, f, ledger);
-		if (f != stdin)
-			fclose(f);
-	} else {
-		/* ar-ledger export -C CAMP -V -f tsv, from the ar-ledger
-		 * beside this program or on PATH; all of it first: a failed
-		 * export is not malformed data. */
-		char *prog = ar_sibling("ar-ledger");
-		char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
-		    "-f", "tsv", NULL };
-		struct ar_buf b = {0};
-		FILE *mf;
-		int st;
-
-		st = ar_capture(argv, AR_FD_KEEP, &b, (size_t)1 << 34);
-		if (st < 0 && errno != EFBIG)
-			ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
-			    strerror(errno));
-		if (st != 0)
-			ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
-			    "failed; give its export with -l", x->camp);
-		free(prog);
-		if (!(mf = fmemopen(b.p, b.len ? b.len : 1, "r")))
-			ar_die(AR_EX_SOFTWARE, "fmemopen:");
-		read_ledger(x, mf, "ar-ledger export");
-		fclose(mf);
-		ar_buf_free(&b);
-	}
-	if (x->left_unverified)
-		ar_warn("left out %zu row%s not signed and verified (export "
-		    "with ar-ledger export -V)", x->left_unverified,
-		    x->left_unverified == 1 ? "" : "s");
-}
-
-void
-read_queued(struct nx *x, const char *qdir)
-{
-	static const char *const qsubs[] = { "new", "cur", NULL };
-
-	spool_each(qdir, qsubs, queued_rec, x);
 }
 
 void

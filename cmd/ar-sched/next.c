@@ -29,14 +29,6 @@
 #include "sched.h"
 #include "next.h"
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 struct out {
 	FILE *f;
 	const char *queue;
@@ -236,7 +228,7 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
     double conf_pfrac)
 {
 	const char *sc = ar_conf_get(conf, "scales"), *v;
-	double *all = NULL, all_med;
+	double all_med;
 	size_t i, na = 0;
 	int ki, maxk = 0;
 
@@ -255,26 +247,31 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
 			cfg->use[ki] = 1;
 		sc = end;
 	}
-	/* A measurement's cost: its k times the median time one took. */
-	for (ki = 0; ki < AR_POL_NK; ki++) {
-		all = ar_xrealloc(all, (na + x->nsecs[ki] + 1) * sizeof *all);
-		if (x->nsecs[ki])
-			memcpy(all + na, x->all_secs[ki], x->nsecs[ki] *
-			    sizeof *all);
+	/* A measurement's cost: its k times the median time one took. The
+	 * lists are sorted (next.h): the median of all of them is found by
+	 * merging, not by sorting again. */
+	for (ki = 0; ki < AR_POL_NK; ki++)
 		na += x->nsecs[ki];
+	all_med = man && man->time_s > 0 ? man->time_s : 600;
+	if (na) {
+		size_t at[AR_POL_NK] = {0}, k;
+		int b = 0;
+
+		for (k = 0; k <= na / 2; k++) {
+			b = -1;
+			for (ki = 0; ki < AR_POL_NK; ki++)
+				if (at[ki] < x->nsecs[ki] && (b < 0 ||
+				    x->all_secs[ki][at[ki]] <
+				    x->all_secs[b][at[b]]))
+					b = ki;
+			all_med = x->all_secs[b][at[b]++];
+		}
 	}
-	ar_sort(all, na, sizeof *all, cmp_double);
-	all_med = na ? all[na / 2] : man && man->time_s > 0 ? man->time_s :
-	    600;
-	free(all);
 	for (ki = 0; ki < AR_POL_NK; ki++) {
 		double sec = all_med;
 
-		if (x->nsecs[ki]) {
-			ar_sort(x->all_secs[ki], x->nsecs[ki], sizeof(double),
-			    cmp_double);
+		if (x->nsecs[ki])
 			sec = x->all_secs[ki][x->nsecs[ki] / 2];
-		}
 		cfg->cost_h[ki] = (double)ar_pol_k(ki) * sec / 3600;
 	}
 	cfg->min_effect = man && man->min_effect > 0 ? man->min_effect :
@@ -390,6 +387,7 @@ cmd_next(int argc, char **argv)
 	struct ar_inv inv;
 	struct ar_pol_cfg cfg = {0};
 	struct out o = {0};
+	struct summ *sm;
 	char err[512], *qdir;
 	double noise_max = -1;
 	long long maxn = -1;
@@ -474,12 +472,14 @@ cmd_next(int argc, char **argv)
 	/* The methods, what is known of them, what is pending and what is
 	 * busy. */
 	read_methods(&x, subm);
-	read_known(&x, ledger);
+	sm = summ_known(&x, ledger, x.metric);
 	qdir = ar_path(camp.dir, "queue");
-	read_queued(&x, qdir);
 	ar_inv_init(&inv);
 	load_inv(&inv, &s);
-	load_busy(&inv, camp.dir);
+	read_bookings(&inv, camp.dir);
+	/* Each queue record counts twice, as pending and as GPUs promised:
+	 * one pass, and only records the summary does not know are read. */
+	summ_queued(sm, &x, &inv, qdir);
 	quarantine(&x, &inv, noise_max);
 	ar_pack_index(&inv);
 	want = maxn > 0 ? (size_t)maxn : free_slots(&inv) + inv.n;
@@ -499,6 +499,7 @@ cmd_next(int argc, char **argv)
 	place_picks(&o, &x, &inv, &cfg, (long)std_pairs, want);
 
 	ar_fshut(stdout, "<stdout>");
+	summ_close(sm);
 	unlock();
 	free(lock_path);
 	lock_path = NULL;

@@ -37,7 +37,7 @@ struct nx {
 	char **aa_pending;         /* nodes whose A/A is queued */
 	size_t naa;
 	double used_h, min_effect;
-	/* The seconds each verified measurement at k took. */
+	/* The seconds each verified measurement at k took, sorted. */
 	size_t nsecs[AR_POL_NK];
 	double *all_secs[AR_POL_NK];
 	size_t left_unverified;
@@ -45,21 +45,104 @@ struct nx {
 	 * the workload: each result measures the baseline beside its method
 	 * at the same k, so its scaling is known without runs of its own. */
 	const char *metric;
-	double *base[AR_POL_NK];
+	double *base[AR_POL_NK];   /* sorted */
 	size_t nbase[AR_POL_NK];
 	int lower;                 /* the metric is lower-is-better */
 };
+
+/* What the verified rows say before they meet the methods, so that it
+ * can be kept between runs (summary.c): per method name (a row's commit
+ * and, when it differs, its directory) and workload, each k's count,
+ * pooled sums and latest row; the nodes' A/As; the times measurements
+ * took; the baseline's metric per workload and k. Rows are folded in
+ * storage order, so the sums come out the same, bit for bit, whether
+ * they are folded at once or some now and the rest in a later run. */
+struct kstat {
+	long n;
+	int feasible, scored;
+	double lsum, wsum;
+	char fin[40];
+};
+
+struct akey {
+	char *name, *workload;
+	struct kstat at[AR_POL_NK];
+};
+
+/* A growing list of numbers, sorted up to nsorted. */
+struct dlist {
+	double *v;
+	size_t n, cap, nsorted;
+};
+
+struct wbase {
+	char *workload;
+	struct dlist at[AR_POL_NK];
+	int lower;
+};
+
+struct agg {
+	struct akey *key;
+	size_t nkey, capkey;
+	size_t *slot, nslot;       /* hash of (name, workload): key + 1 */
+	struct noise *nz;
+	size_t nnz;
+	struct wbase *wb;
+	size_t nwb;
+	double used_h, min_effect; /* min_effect: NAN until a row has one */
+	struct dlist secs[AR_POL_NK];
+	size_t left_unverified, rows;
+	const char *metric;        /* the problem's; NULL when none */
+};
+
+/* How a ledger export is read: with want_seg, its column "segment"
+ * (ar-ledger export -A); before_loose is called once, before the first
+ * row of no segment (a loose result), or at the end when there is
+ * none; maxseg is the largest segment seen. */
+struct fold {
+	int want_seg;
+	unsigned long maxseg;
+	void (*before_loose)(struct agg *, void *);
+	void *arg;
+};
+
+void agg_init(struct agg *a, const char *metric);
+void agg_free(struct agg *a);
+struct akey *agg_key(struct agg *a, const char *name, const char *workload,
+    int create);
+struct wbase *agg_wbase(struct agg *a, const char *workload, int create);
+void dlist_add(struct dlist *l, double v);
+/* Sorts what was added since the last call: the lists are sorted after. */
+void agg_sort(struct agg *a);
+/* Folds the rows of a ledger export f (named name) into a. */
+void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
+/* What a says of x's methods, nodes and baseline; a's lists go to x. */
+void apply_agg(struct nx *x, struct agg *a);
+
+/* summary.c: the summary of the campaign's ledger and queue, kept in
+ * run/sched-summary. */
+struct summ;
+/* Loads the summary (a missing or unusable one is an empty one, and
+ * said so when it was there); with ledger NULL, brings it up to date
+ * from the rows ar-ledger export -V -A gives, else from the export
+ * ledger without keeping it. Fills x as read_known does. */
+struct summ *summ_known(struct nx *x, const char *ledger,
+    const char *metric);
+/* What the queue holds, each record file read only when the summary
+ * does not know its name: the measurements pending, the nodes whose A/A
+ * is queued (x), the GPUs queued records were placed on (inv). */
+void summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
+    const char *qdir);
+/* Writes the summary if it changed (tmp, fsync, rename) and frees it. */
+void summ_close(struct summ *sm);
 
 /* The methods: from the submissions file subm ("-": standard input), or
  * when NULL from the campaign's submitted/ spool. One submitted twice
  * (same id and workload) is taken once, as it was first. */
 void read_methods(struct nx *x, const char *subm);
-/* What the results say: from the ledger export ledger ("-": standard
- * input), or when NULL from ar-ledger export of the campaign. */
-void read_known(struct nx *x, const char *ledger);
-/* What the queue qdir holds: the measurements pending and the nodes
- * whose A/A is queued. */
-void read_queued(struct nx *x, const char *qdir);
+/* n pending measurements (queued) of a method name at k index ki. */
+void add_pending_named(struct nx *x, const char *method,
+    const char *workload, int ki, long n);
 /* The baseline's parallel fraction by Amdahl's law, from its median
  * metric at k=1 and at each larger k measured, weighted by the runs; 0
  * when there is no such pair (unknown to the policy). how lists the

@@ -67,6 +67,11 @@ int src_opt(struct src *s, int c, const char *arg);
 void load_inv(struct ar_inv *inv, const struct src *s);
 /* Marks busy what the campaign's bookings and queued records hold. */
 void load_busy(struct ar_inv *inv, const char *camp);
+/* Marks busy what ar-run has booked only. */
+void read_bookings(struct ar_inv *inv, const char *camp);
+/* Marks busy the n GPUs a queued record placed on node (NULL: none). */
+void busy_placed(struct ar_inv *inv, const char *node, const int *gpus,
+    size_t n);
 /* The node a booking or record names; "local" is this host, or the one
  * node of a one-node inventory. -1 when not in the inventory. */
 long node_of(const struct ar_inv *inv, const char *name);

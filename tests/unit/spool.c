@@ -118,6 +118,56 @@ deliver(void)
 	unit_rmtree(dir);
 }
 
+/* A batch: all stored, in order, nothing left in tmp/; into no spool,
+ * nothing stored and the first record named as the one that failed. */
+static void
+batch(void)
+{
+	char *dir = unit_tmpdir(), *q = unit_path(dir, "q"), *p;
+	struct ar_spool_rec r[3] = {
+		{ "b1", 0, "one\n", 4 }, { "b2", 7, "two\n", 4 },
+		{ "b3", 0, "three\n", 6 },
+	};
+	char **names;
+	struct ar_lease l;
+	size_t n, stored = 99, i, seen = 0;
+
+	OK(ar_spool_init(q) == 0, "init");
+	OK(ar_spool_put_batch(q, r, 3, &stored) == AR_SP_OK && stored == 3,
+	    "batch: all three stored");
+	OK(ar_spool_list(q, "new", &names, &n) == 0 && n == 3, "batch: three "
+	    "records in new/");
+	for (i = 0; i < n; i++) {
+		char *t;
+
+		p = ar_spool_path(q, "new", names[i]);
+		t = unit_read(p, NULL);
+		if (ar_spool_parse(names[i], &l) == 0 && t &&
+		    ((strcmp(l.id, "b1") == 0 && strcmp(t, "one\n") == 0) ||
+		    (strcmp(l.id, "b2") == 0 && l.prio == 7 && strcmp(t,
+		    "two\n") == 0) || (strcmp(l.id, "b3") == 0 && strcmp(t,
+		    "three\n") == 0)))
+			seen++;
+		free(t);
+		free(p);
+	}
+	OK(seen == 3, "batch: each record whole under its name");
+	OK(n == 3 && strstr(names[0], "-b2"), "batch: the higher priority "
+	    "sorts first");
+	ar_spool_free_list(names, n);
+	OK(ar_spool_list(q, "tmp", &names, &n) == 0 && n == 0, "batch: "
+	    "nothing left in tmp/");
+	free(names);
+	OK(ar_spool_put_batch(q, r, 0, &stored) == AR_SP_OK && stored == 0,
+	    "batch: an empty batch stores nothing");
+	p = unit_path(dir, "none");
+	OK(ar_spool_put_batch(p, r, 3, &stored) == AR_SP_ERR && stored == 0 &&
+	    errno == ENOENT, "batch: into no spool, nothing stored");
+	free(p);
+	free(q);
+	unit_rmtree(dir);
+}
+
 static void
 claims(void)
 {
@@ -224,6 +274,7 @@ reap(void)
 const struct unit_test unit_spool[] = {
 	TEST(names),
 	TEST(deliver),
+	TEST(batch),
 	TEST(claims),
 	TEST(reap),
 	UNIT_END,

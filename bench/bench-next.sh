@@ -1,0 +1,146 @@
+#!/bin/sh
+# bench-next.sh [-n rows] [-p pending]: issue 16's figures for one
+# ar-sched next on a real campaign, run by hand (not by CI). Makes a
+# campaign of the tests' problem with ROWS signed results (default
+# 1,000,000; ar-sign-test signs them, the test-only path to many signed
+# rows, and ar-ledger append stores them in segments of 100,000) and
+# PENDING queued assignments (default 100,000, stored by one ar-queue
+# put, timed), 64 nodes of 8 GPUs, A/As that clear every node, and the
+# 997 methods of the rows plus 1,000 new ones submitted. Then times the
+# real command, ar-sched next -C, and prints each figure against its
+# target:
+#   put                     >= 5000 records/s (one batch)
+#   next, from scratch      <= 1 s   (no summary: every row verified)
+#   next, summary current   <= 100 ms
+#   next, 1,000 new results <= 100 ms (appended as a segment; the first
+#                           decision after them, then the next)
+# and the same from a verified export given with -l, from scratch.
+# TMPDIR says where the campaign goes (its filesystem matters; the
+# campaign takes about 2 GB per million rows); KEEP=1 keeps it. Exit
+# status: 0 every target met, 1 one missed, 2 a step failed.
+set -eu
+rows=1000000 pend=100000
+while getopts n:p: c; do
+	case $c in
+	n) rows=$OPTARG ;;
+	p) pend=$OPTARG ;;
+	*) echo "usage: sh bench/bench-next.sh [-n rows] [-p pending]" >&2; exit 64 ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+bin=${AR_BIN:-$top/build/bin}
+tbin=$top/build/tests
+for p in "$bin/ar-sched" "$bin/ar-ledger" "$bin/ar-queue" "$bin/ar-init" "$tbin/ar-sign-test"; do
+	[ -x "$p" ] || { echo "bench-next: $p: not built (run make)" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-next.XXXXXX")
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+die() {
+	echo "bench-next: $*" >&2
+	exit 2
+}
+now() {
+	date +%s.%N
+}
+since() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
+}
+machine "$bin/ar-sched"
+echo "# campaign in $work ($(stat -f -c %T "$work")): $rows results, $pend pending"
+C=$work/camp
+"$bin/ar-init" -p "$top/tests/fixtures/problem" "$C" > /dev/null || die "ar-init failed"
+
+# The results: one signer per core, appended in chunks (segments).
+t0=$(now)
+ncpu=$(nproc)
+per=$(( (rows + ncpu - 1) / ncpu ))
+j=0 left=$rows
+while [ "$left" -gt 0 ]; do
+	j=$((j + 1))
+	k=$(( left < per ? left : per ))
+	"$tbin/ar-sign-test" -C "$C" -g "$k" -s "$j" > "$work/gen.$j" &
+	left=$((left - k))
+done
+wait
+for g in "$work"/gen.*; do
+	split -l 100000 -d -a 4 "$g" "$g.part."
+	rm -f "$g"
+	for f in "$g".part.*; do
+		"$bin/ar-ledger" append -C "$C" "$f" 2> /dev/null || die "append $f failed"
+		rm -f "$f"
+	done
+done
+# An A/A of each node, so that none is quarantined.
+awk 'BEGIN { h = sprintf("%064d", 0)
+	for (n = 0; n < 64; n++)
+		printf "{\"experiment\":\"aa%d\",\"aa\":true,\"method\":{\"dir\":\"baseline\",\"hash\":\"%s\"},\"workload\":\"decode-512\",\"shape\":{\"k\":1,\"node\":\"n%02d\"},\"verdict\":\"equivalent\",\"noise_floor\":{\"rsd\":0.01},\"started\":\"2026-11-26T09:00:00Z\",\"finished\":\"2026-11-26T09:10:00Z\"}\n", n, h, n }' |
+    "$tbin/ar-sign-test" -C "$C" > "$work/aa.jsonl"
+"$bin/ar-ledger" append -C "$C" "$work/aa.jsonl" 2> /dev/null || die "append of the A/As failed"
+echo "# generated, signed and appended in $(since "$t0") s: $(ls "$C/ledger/seg" | grep -c tsv) segments"
+
+# The inventory, the methods (the rows' own and 1,000 new) and the
+# pending assignments (methods of the rows, any k).
+awk 'BEGIN { OFS = "\t"; print "node", "gpu", "model", "memory_mib", "nvlink"
+	for (n = 0; n < 64; n++) for (g = 0; g < 8; g++) {
+		l = ""; for (h = 0; h < 8; h++) if (h != g) l = l (l == "" ? "" : ",") h
+		print sprintf("n%02d", n), g, "H100", 81559, l } }' > "$work/topo.tsv"
+"$bin/ar-ledger" export -C "$C" -f tsv 2> /dev/null |
+    awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "method.commit") c = i; next } $c != "" { print $c }' |
+    sort -u > "$work/commits"
+awk 'BEGIN { print "id\tmethod\tlabel" } { print "m" NR "\t" $1 "\tm" NR }
+	END { for (i = 0; i < 1000; i++) printf "new%d\t%040x\tnew%d\n", i, i + 1, i }' "$work/commits" > "$work/subs.tsv"
+awk -v n="$pend" 'BEGIN { srand(3) } { c[NR] = $1 } END {
+	print "method\tworkload\tk\tpurpose"
+	for (i = 0; i < n; i++) print c[1 + int(rand() * NR)] "\tdecode-512\t" 2 ^ int(rand() * 4) "\tscale" }' "$work/commits" > "$work/pending.tsv"
+t0=$(now)
+"$bin/ar-queue" put "$C/queue" "$work/pending.tsv" > "$work/put.ids" || die "put failed"
+put_s=$(since "$t0")
+[ "$(wc -l < "$work/put.ids")" -eq "$pend" ] || die "put stored too few"
+
+# next PLACE: one timed ar-sched next; its seconds in $s.
+next_() {
+	t0=$(now)
+	"$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv" "$@" > "$work/out" 2> "$work/err" ||
+	    { cat "$work/err" >&2; die "ar-sched next failed"; }
+	s=$(since "$t0")
+}
+# best3: the best of three, in $s.
+best3() {
+	next_ "$@"; b=$s
+	next_ "$@"; b=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
+	next_ "$@"; s=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
+}
+rm -f "$C/run/sched-summary"
+next_
+scratch=$s
+n=$(($(wc -l < "$work/out") - 1))
+best3
+current=$s
+"$tbin/ar-sign-test" -C "$C" -g 1000 -s 424242 > "$work/new.jsonl"
+"$bin/ar-ledger" append -C "$C" "$work/new.jsonl" 2> /dev/null || die "append of 1,000 failed"
+next_
+after1=$s
+best3
+after2=$s
+"$bin/ar-ledger" export -C "$C" -V -f tsv > "$work/export.tsv" 2> /dev/null || die "export failed"
+rm -f "$C/run/sched-summary"
+next_ -l "$work/export.tsv"
+lscratch=$s
+
+status=0
+row() {
+	awk -v what="$1" -v v="$2" -v unit="$3" -v t="$4" -v cmp="$5" 'BEGIN {
+		ok = cmp == "ge" ? v >= t : v <= t
+		printf "%-52s %12.3f %s (target %s %s: %s)\n", what, v, unit, cmp == "ge" ? ">=" : "<=", t, ok ? "met" : "MISSED"
+		exit !ok }' || status=1
+}
+echo "# ar-sched next -C camp -g topo.tsv -m subs.tsv: $n assignments"
+row "ar-queue put, $pend records in one batch" "$(awk -v n="$pend" -v s="$put_s" 'BEGIN { print n / s }')" records/s 5000 ge
+row "next, from scratch (no summary, every row checked)" "$scratch" s 1 le
+row "next, summary current (best of 3)" "$current" s 0.1 le
+row "next, first after 1,000 new results" "$after1" s 0.1 le
+row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le
+row "next -l export.tsv, from scratch (no summary)" "$lscratch" s 1 le
+exit $status

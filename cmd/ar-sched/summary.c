@@ -1,0 +1,1077 @@
+/* summary.c: the summary ar-sched next keeps in run/sched-summary, so
+ * that a decision reads only what changed since the last one: the
+ * ledger's rows folded so far (struct agg, up to a segment) and what
+ * each queue record it has read holds (by the record's name). It is a
+ * cache: written tmp, fsync, rename; anything wrong with it (a bad
+ * checksum, another campaign, key, seal or metric, a folded segment
+ * changed or gone) and it is rebuilt from the ledger and the queue.
+ *
+ * The file: a magic line, then fields in this host's byte order (a
+ * cache is read where it was written; another host's fails its checks
+ * and is rebuilt), then a checksum of all before it (sum_hex):
+ *   campaign id, key hash, seal hash, metric
+ *   the folded segments: number, size, inode, mtime, ctime, tail hash
+ *   the fold (struct agg)
+ *   the queue records known: name, then what ar-sched reads of one.
+ * Over 1,000 lines: the file's writer and its reader must agree field by
+ * field, and each is kept beside the other. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "assign.h"
+#include "buf.h"
+#include "campaign.h"
+#include "crypto.h"
+#include "err.h"
+#include "io.h"
+#include "json.h"
+#include "ledger.h"
+#include "proc.h"
+#include "spool.h"
+#include "sched.h"
+#include "next.h"
+
+#define MAGIC "ar-sched summary 1\n"
+#define NAME "sched-summary"
+/* The file's checksum: 16 hex digits. */
+#define SUMLEN 16
+
+/* The bytes at a segment's end whose hash stands for its last rows. */
+#define TAIL 4096
+
+/* A folded segment as it was when folded. */
+struct fseg {
+	unsigned long num;
+	uint64_t size, ino;
+	int64_t mt, mtn, ct, ctn;
+	char tail[AR_HASH_HEX];
+};
+
+/* What a queue record says, by its name (without a lease). */
+struct qent {
+	char *name, *method, *workload, *node;
+	int aa, used, own;          /* own: the strings are malloc'd */
+	long k;
+	int *gpus;
+	size_t ngpus;
+};
+
+struct summ {
+	char *camp, *path, *err;    /* err: why the file was not used */
+	struct ar_campaign cp;
+	char keyhash[AR_HASH_HEX];
+	const char *metric;
+	struct fseg *seg;
+	size_t nseg;
+	struct ar_buf ledger;       /* the ledger part, as written */
+	struct ar_buf file;         /* the file read: queue entries point
+	                             * into it */
+	int have_ledger, dirty, loaded;
+	struct qent *q;
+	size_t nq, capq, *qslot, nqslot, misses;
+	size_t *order, norder;      /* the entries in the order listed */
+};
+
+/* A checksum against torn and damaged files, fast over megabytes. It
+ * is not a seal: whoever may write run/ may write queue/ too. */
+static void
+sum_hex(char out[SUMLEN + 1], const char *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	snprintf(out, SUMLEN + 1, "%016llx", (unsigned long long)mix64(h));
+}
+
+/* ---- writing ---- */
+
+static void
+put_u64(struct ar_buf *b, uint64_t v)
+{
+	ar_buf_add(b, (const char *)&v, sizeof v);
+}
+
+static void
+put_f64(struct ar_buf *b, double v)
+{
+	ar_buf_add(b, (const char *)&v, sizeof v);
+}
+
+static void
+put_str(struct ar_buf *b, const char *s)
+{
+	if (!s) {
+		put_u64(b, UINT64_MAX);
+		return;
+	}
+	put_u64(b, strlen(s));
+	/* With its NUL: a reader points into the file instead of copying. */
+	ar_buf_add(b, s, strlen(s) + 1);
+}
+
+/* A sorted list as runs of equal values: times repeat a lot. */
+static void
+put_dlist(struct ar_buf *b, const struct dlist *l)
+{
+	size_t i, j, runs = 0;
+
+	for (i = 0; i < l->n; i = j, runs++)
+		for (j = i + 1; j < l->n && l->v[j] == l->v[i]; j++)
+			;
+	put_u64(b, runs);
+	for (i = 0; i < l->n; i = j) {
+		for (j = i + 1; j < l->n && l->v[j] == l->v[i]; j++)
+			;
+		put_f64(b, l->v[i]);
+		put_u64(b, j - i);
+	}
+}
+
+static void
+put_agg(struct ar_buf *b, const struct agg *a)
+{
+	size_t i;
+	int ki;
+
+	put_u64(b, a->rows);
+	put_f64(b, a->used_h);
+	put_f64(b, a->min_effect);
+	put_u64(b, a->left_unverified);
+	put_u64(b, a->nkey);
+	for (i = 0; i < a->nkey; i++) {
+		put_str(b, a->key[i].name);
+		put_str(b, a->key[i].workload);
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct kstat *s = &a->key[i].at[ki];
+
+			put_u64(b, (uint64_t)s->n);
+			put_u64(b, (uint64_t)(s->feasible | s->scored << 1));
+			put_f64(b, s->lsum);
+			put_f64(b, s->wsum);
+			put_str(b, s->fin);
+		}
+	}
+	put_u64(b, a->nnz);
+	for (i = 0; i < a->nnz; i++) {
+		put_str(b, a->nz[i].node);
+		put_str(b, a->nz[i].fin);
+		put_str(b, a->nz[i].exp);
+		put_f64(b, a->nz[i].v);
+	}
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		put_dlist(b, &a->secs[ki]);
+	put_u64(b, a->nwb);
+	for (i = 0; i < a->nwb; i++) {
+		put_str(b, a->wb[i].workload);
+		put_u64(b, (uint64_t)a->wb[i].lower);
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			put_dlist(b, &a->wb[i].at[ki]);
+	}
+}
+
+/* ---- reading: any short or odd field fails the whole file ---- */
+
+struct rd {
+	const char *p, *end;
+	int bad;
+};
+
+static uint64_t
+get_u64(struct rd *r)
+{
+	uint64_t v = 0;
+
+	if (r->bad || (size_t)(r->end - r->p) < sizeof v) {
+		r->bad = 1;
+		return 0;
+	}
+	memcpy(&v, r->p, sizeof v);
+	r->p += sizeof v;
+	return v;
+}
+
+static double
+get_f64(struct rd *r)
+{
+	double v = 0;
+
+	if (r->bad || (size_t)(r->end - r->p) < sizeof v) {
+		r->bad = 1;
+		return 0;
+	}
+	memcpy(&v, r->p, sizeof v);
+	r->p += sizeof v;
+	return v;
+}
+
+/* A malloc'd string, NULL for none (or when bad). */
+static char *
+get_str(struct rd *r)
+{
+	uint64_t n = get_u64(r);
+	char *s;
+
+	if (r->bad || n == UINT64_MAX)
+		return NULL;
+	if (n >= (uint64_t)(r->end - r->p) || n > AR_LINE_MAX ||
+	    r->p[n] != '\0') {
+		r->bad = 1;
+		return NULL;
+	}
+	s = ar_xmalloc((size_t)n + 1);
+	memcpy(s, r->p, (size_t)n + 1);
+	r->p += n + 1;
+	return s;
+}
+
+/* The same, pointing into the file read (kept until summ_close). */
+static char *
+get_ref(struct rd *r)
+{
+	uint64_t n = get_u64(r);
+	char *s;
+
+	if (r->bad || n == UINT64_MAX)
+		return NULL;
+	if (n >= (uint64_t)(r->end - r->p) || n > AR_LINE_MAX ||
+	    r->p[n] != '\0') {
+		r->bad = 1;
+		return NULL;
+	}
+	s = (char *)r->p;
+	r->p += n + 1;
+	return s;
+}
+
+/* The same into a fixed buffer. */
+static void
+get_fix(struct rd *r, char *out, size_t n)
+{
+	char *s = get_str(r);
+
+	if (!s || strlen(s) >= n)
+		r->bad = 1;
+	snprintf(out, n, "%s", s ? s : "");
+	free(s);
+}
+
+static void
+get_dlist(struct rd *r, struct dlist *l)
+{
+	uint64_t runs = get_u64(r), i, c, j;
+
+	if (runs > (uint64_t)(r->end - r->p) / 16)
+		r->bad = 1;
+	for (i = 0; !r->bad && i < runs; i++) {
+		double v = get_f64(r);
+
+		c = get_u64(r);
+		if (c == 0 || c > ((uint64_t)1 << 40)) {
+			r->bad = 1;
+			break;
+		}
+		for (j = 0; j < c; j++)
+			dlist_add(l, v);
+	}
+	l->nsorted = l->n;
+}
+
+static void
+get_agg(struct rd *r, struct agg *a)
+{
+	uint64_t n, i;
+	int ki;
+
+	a->rows = (size_t)get_u64(r);
+	a->used_h = get_f64(r);
+	a->min_effect = get_f64(r);
+	a->left_unverified = (size_t)get_u64(r);
+	n = get_u64(r);
+	if (n > (uint64_t)(r->end - r->p) / 16)
+		r->bad = 1;
+	for (i = 0; !r->bad && i < n; i++) {
+		char *name = get_str(r), *wl = get_str(r);
+		struct akey *k;
+
+		if (!name || !wl) {
+			r->bad = 1;
+			free(name);
+			free(wl);
+			break;
+		}
+		k = agg_key(a, name, wl, 1);
+		free(name);
+		free(wl);
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			struct kstat *s = &k->at[ki];
+			uint64_t fl;
+
+			s->n = (long)get_u64(r);
+			fl = get_u64(r);
+			s->feasible = (int)(fl & 1);
+			s->scored = (int)(fl >> 1 & 1);
+			s->lsum = get_f64(r);
+			s->wsum = get_f64(r);
+			get_fix(r, s->fin, sizeof s->fin);
+		}
+	}
+	n = get_u64(r);
+	if (n > (uint64_t)(r->end - r->p) / 16)
+		r->bad = 1;
+	for (i = 0; !r->bad && i < n; i++) {
+		struct noise z;
+
+		memset(&z, 0, sizeof z);
+		z.node = get_str(r);
+		get_fix(r, z.fin, sizeof z.fin);
+		get_fix(r, z.exp, sizeof z.exp);
+		z.v = get_f64(r);
+		if (!z.node) {
+			r->bad = 1;
+			break;
+		}
+		a->nz = ar_xrealloc(a->nz, (a->nnz + 1) * sizeof *a->nz);
+		a->nz[a->nnz++] = z;
+	}
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		get_dlist(r, &a->secs[ki]);
+	n = get_u64(r);
+	if (n > (uint64_t)(r->end - r->p) / 16)
+		r->bad = 1;
+	for (i = 0; !r->bad && i < n; i++) {
+		char *wl = get_str(r);
+		struct wbase *w;
+
+		if (!wl) {
+			r->bad = 1;
+			break;
+		}
+		w = agg_wbase(a, wl, 1);
+		free(wl);
+		w->lower = get_u64(r) != 0;
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			get_dlist(r, &w->at[ki]);
+	}
+}
+
+/* ---- the ledger's segments ---- */
+
+/* What stands for a segment: its file's identity and times, and a hash
+ * of its last bytes (its last rows, each signed): a segment is written
+ * once and never changed, so any difference means it was rewritten. */
+static int
+seg_ident(const char *path, unsigned long num, struct fseg *f)
+{
+	struct stat st;
+	char buf[TAIL];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	off_t off;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	memset(f, 0, sizeof *f);
+	f->num = num;
+	f->size = (uint64_t)st.st_size;
+	f->ino = (uint64_t)st.st_ino;
+	f->mt = (int64_t)st.st_mtim.tv_sec;
+	f->mtn = (int64_t)st.st_mtim.tv_nsec;
+	f->ct = (int64_t)st.st_ctim.tv_sec;
+	f->ctn = (int64_t)st.st_ctim.tv_nsec;
+	off = st.st_size > TAIL ? st.st_size - TAIL : 0;
+	n = pread(fd, buf, sizeof buf, off);
+	close(fd);
+	if (n < 0)
+		return -1;
+	ar_hash_hex(f->tail, buf, (size_t)n);
+	return 0;
+}
+
+static int
+seg_same(const struct fseg *a, const struct fseg *b)
+{
+	return a->num == b->num && a->size == b->size && a->ino == b->ino &&
+	    a->mt == b->mt && a->mtn == b->mtn && a->ct == b->ct &&
+	    a->ctn == b->ctn && strcmp(a->tail, b->tail) == 0;
+}
+
+/* ---- the queue's records ---- */
+
+/* FNV-1a, its bits mixed (mix64): the table takes the low ones. */
+static size_t
+name_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)mix64(h);
+}
+
+static void
+q_rehash(struct summ *sm)
+{
+	size_t i, j;
+
+	free(sm->qslot);
+	sm->nqslot = sm->nqslot ? 2 * sm->nqslot : 4096;
+	while (sm->nqslot < 2 * sm->nq + 2)
+		sm->nqslot *= 2;
+	sm->qslot = ar_xcalloc(sm->nqslot, sizeof *sm->qslot);
+	for (i = 0; i < sm->nq; i++) {
+		j = name_hash(sm->q[i].name) & (sm->nqslot - 1);
+		while (sm->qslot[j])
+			j = (j + 1) & (sm->nqslot - 1);
+		sm->qslot[j] = i + 1;
+	}
+}
+
+static struct qent *
+q_find(struct summ *sm, const char *name)
+{
+	size_t j;
+
+	if (!sm->nq)
+		return NULL;
+	if (!sm->nqslot)
+		q_rehash(sm);
+	j = name_hash(name) & (sm->nqslot - 1);
+	for (; sm->qslot[j]; j = (j + 1) & (sm->nqslot - 1))
+		if (strcmp(sm->q[sm->qslot[j] - 1].name, name) == 0)
+			return &sm->q[sm->qslot[j] - 1];
+	return NULL;
+}
+
+/* Adds an entry that owns e's strings. */
+static struct qent *
+q_add(struct summ *sm, struct qent *e)
+{
+	if (sm->nq == sm->capq) {
+		sm->capq = sm->capq ? 2 * sm->capq : 1024;
+		sm->q = ar_xrealloc(sm->q, sm->capq * sizeof *sm->q);
+	}
+	sm->q[sm->nq++] = *e;
+	/* The index is made only once a name is looked up out of order. */
+	if (!sm->nqslot)
+		;
+	else if (2 * sm->nq + 2 > sm->nqslot)
+		q_rehash(sm);
+	else {
+		size_t j = name_hash(e->name) & (sm->nqslot - 1);
+
+		while (sm->qslot[j])
+			j = (j + 1) & (sm->nqslot - 1);
+		sm->qslot[j] = sm->nq;
+	}
+	return &sm->q[sm->nq - 1];
+}
+
+static void
+q_free(struct qent *e)
+{
+	free(e->gpus);
+	if (!e->own)
+		return;
+	free(e->name);
+	free(e->method);
+	free(e->workload);
+	free(e->node);
+}
+
+static void
+put_queue(struct ar_buf *b, const struct summ *sm)
+{
+	size_t i, j, n = 0;
+
+	/* Records gone from new/ and cur/ are forgotten; the rest are kept
+	 * in the order the directories listed them. */
+	n = sm->norder;
+	put_u64(b, n);
+	for (i = 0; i < n; i++) {
+		const struct qent *e = &sm->q[sm->order[i]];
+
+		put_str(b, e->name);
+		put_str(b, e->method);
+		put_str(b, e->workload);
+		put_str(b, e->node);
+		put_u64(b, (uint64_t)e->aa);
+		put_u64(b, (uint64_t)e->k);
+		put_u64(b, e->ngpus);
+		for (j = 0; j < e->ngpus; j++)
+			put_u64(b, (uint64_t)e->gpus[j]);
+	}
+}
+
+static void
+get_queue(struct rd *r, struct summ *sm)
+{
+	uint64_t n = get_u64(r), i, j;
+
+	if (n > (uint64_t)(r->end - r->p) / 16)
+		r->bad = 1;
+	else {
+		/* Sized once for all of them. */
+		sm->q = ar_xrealloc(sm->q, ((size_t)n + 1) * sizeof *sm->q);
+		sm->capq = (size_t)n + 1;
+	}
+	for (i = 0; !r->bad && i < n; i++) {
+		struct qent e;
+
+		memset(&e, 0, sizeof e);
+		e.name = get_ref(r);
+		e.method = get_ref(r);
+		e.workload = get_ref(r);
+		e.node = get_ref(r);
+		e.aa = get_u64(r) != 0;
+		e.k = (long)get_u64(r);
+		e.ngpus = (size_t)get_u64(r);
+		if (!e.name || e.ngpus > AR_ASSIGN_GPUS)
+			r->bad = 1;
+		else if (e.ngpus) {
+			/* Owned: the only allocation of an entry read. */
+			e.gpus = ar_xcalloc(e.ngpus, sizeof *e.gpus);
+			e.own = 0;
+		}
+		for (j = 0; !r->bad && j < e.ngpus; j++)
+			e.gpus[j] = (int)get_u64(r);
+		if (r->bad) {
+			free(e.gpus);
+			break;
+		}
+		q_add(sm, &e);
+	}
+}
+
+/* ---- the file ---- */
+
+/* Reads the file into sm and a; NULL when it is usable, else why not
+ * (a and sm are then left empty). led is the ledger as it is now. */
+static const char *
+load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
+{
+	static char why[300];
+	struct ar_buf b = {0};
+	struct rd r;
+	char h[SUMLEN + 1], *s;
+	const char *ls;
+	size_t i, hl = SUMLEN;
+	int ok;
+
+	if (ar_readfile(sm->path, &b, (size_t)1 << 32) < 0) {
+		ar_buf_free(&b);
+		return errno == ENOENT ? "" : strerror(errno);
+	}
+	if (b.len < sizeof MAGIC - 1 + hl || memcmp(b.p, MAGIC,
+	    sizeof MAGIC - 1) != 0) {
+		ar_buf_free(&b);
+		return "not a summary of this version";
+	}
+	sum_hex(h, b.p, b.len - hl);
+	if (memcmp(h, b.p + b.len - hl, hl) != 0) {
+		ar_buf_free(&b);
+		return "its checksum does not match (a torn or altered file)";
+	}
+	r.p = b.p + sizeof MAGIC - 1;
+	r.end = b.p + b.len - hl;
+	r.bad = 0;
+	why[0] = '\0';
+	s = get_str(&r);
+	if (!s || strcmp(s, sm->cp.id))
+		snprintf(why, sizeof why, "made for another campaign");
+	free(s);
+	s = get_str(&r);
+	if (!why[0] && (!s || strcmp(s, sm->keyhash)))
+		snprintf(why, sizeof why, "made under another key");
+	free(s);
+	s = get_str(&r);
+	if (!why[0] && (!s || strcmp(s, sm->cp.have_seal ? sm->cp.seal_hash :
+	    "")))
+		snprintf(why, sizeof why, "made under another SEAL");
+	free(s);
+	s = get_str(&r);
+	if (!why[0] && ((s == NULL) != (sm->metric == NULL) || (s &&
+	    strcmp(s, sm->metric))))
+		snprintf(why, sizeof why, "made for another metric");
+	free(s);
+	ls = r.p;
+	/* The segments folded must all be there, unchanged. */
+	sm->nseg = (size_t)get_u64(&r);
+	if (sm->nseg > (size_t)(r.end - r.p) / 16)
+		r.bad = 1;
+	else
+		sm->seg = ar_xcalloc(sm->nseg + 1, sizeof *sm->seg);
+	for (i = 0; !r.bad && i < sm->nseg; i++) {
+		struct fseg *f = &sm->seg[i], now;
+
+		f->num = (unsigned long)get_u64(&r);
+		f->size = get_u64(&r);
+		f->ino = get_u64(&r);
+		f->mt = (int64_t)get_u64(&r);
+		f->mtn = (int64_t)get_u64(&r);
+		f->ct = (int64_t)get_u64(&r);
+		f->ctn = (int64_t)get_u64(&r);
+		get_fix(&r, f->tail, sizeof f->tail);
+		if (why[0] || r.bad)
+			continue;
+		ok = i < led->nseg && ar_ledger_seg_number(led->seg[i].path) ==
+		    f->num && seg_ident(led->seg[i].path, f->num, &now) == 0 &&
+		    seg_same(f, &now);
+		if (!ok)
+			snprintf(why, sizeof why, "ledger segment %08lu %s since "
+			    "it was summarized", f->num, i < led->nseg &&
+			    ar_ledger_seg_number(led->seg[i].path) == f->num ?
+			    "changed" : "is gone or renumbered");
+	}
+	get_agg(&r, a);
+	sm->ledger.len = 0;
+	if (!r.bad)
+		ar_buf_add(&sm->ledger, ls, (size_t)(r.p - ls));
+	get_queue(&r, sm);
+	if (!r.bad && r.p != r.end)
+		r.bad = 1;
+	if (!why[0] && !r.bad) {
+		/* The queue's entries point into it. */
+		sm->file = b;
+		sm->have_ledger = 1;
+		sm->loaded = 1;
+		return NULL;
+	}
+	if (!why[0])
+		snprintf(why, sizeof why, "malformed");
+	/* Nothing of it is kept. */
+	agg_free(a);
+	agg_init(a, sm->metric);
+	for (i = 0; i < sm->nq; i++)
+		q_free(&sm->q[i]);
+	sm->nq = 0;
+	free(sm->qslot);
+	sm->qslot = NULL;
+	sm->nqslot = 0;
+	free(sm->seg);
+	sm->seg = NULL;
+	sm->nseg = 0;
+	sm->ledger.len = 0;
+	ar_buf_free(&b);
+	return why;
+}
+
+static void
+put_ledger(struct summ *sm, const struct agg *a)
+{
+	size_t i;
+
+	sm->ledger.len = 0;
+	put_u64(&sm->ledger, sm->nseg);
+	for (i = 0; i < sm->nseg; i++) {
+		const struct fseg *f = &sm->seg[i];
+
+		put_u64(&sm->ledger, f->num);
+		put_u64(&sm->ledger, f->size);
+		put_u64(&sm->ledger, f->ino);
+		put_u64(&sm->ledger, (uint64_t)f->mt);
+		put_u64(&sm->ledger, (uint64_t)f->mtn);
+		put_u64(&sm->ledger, (uint64_t)f->ct);
+		put_u64(&sm->ledger, (uint64_t)f->ctn);
+		put_str(&sm->ledger, f->tail);
+	}
+	put_agg(&sm->ledger, a);
+	sm->have_ledger = 1;
+}
+
+/* Called by fold_ledger once the rows of segments are in: what is folded
+ * so far is what the file keeps; the loose rows after it are not (they
+ * move into a segment of their own when compacted). */
+struct cut {
+	struct summ *sm;
+	const struct ar_ledger *led;
+	unsigned long after;
+	struct fold *fo;
+};
+
+static void
+at_cut(struct agg *a, void *arg)
+{
+	struct cut *c = arg;
+	struct summ *sm = c->sm;
+	unsigned long upto = c->fo->maxseg > c->after ? c->fo->maxseg :
+	    c->after;
+	size_t i;
+
+	/* Segments are numbered in the order they were written: every
+	 * segment up to the last one seen is folded now. */
+	for (i = sm->nseg; i < c->led->nseg; i++) {
+		unsigned long num = ar_ledger_seg_number(c->led->seg[i].path);
+
+		if (num == 0 || num > upto)
+			break;
+		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
+		if (seg_ident(c->led->seg[i].path, num, &sm->seg[sm->nseg]) < 0)
+			break;
+		sm->nseg++;
+		sm->dirty = 1;
+	}
+	if (sm->dirty || !sm->have_ledger)
+		put_ledger(sm, a);
+}
+
+static char *
+key_hash_of(const struct ar_campaign *c, char out[AR_HASH_HEX])
+{
+	ar_hash_hex(out, c->pk, sizeof c->pk);
+	return out;
+}
+
+struct summ *
+summ_known(struct nx *x, const char *ledger, const char *metric)
+{
+	struct summ *sm = ar_xcalloc(1, sizeof *sm);
+	struct agg a;
+	struct ar_ledger led;
+	char err[1024], *run, *ldir;
+	const char *why;
+	struct ar_buf out = {0};
+	FILE *mf;
+	int st, have_led;
+
+	sm->camp = ar_xstrdup(x->camp);
+	sm->metric = metric;
+	ar_campaign_open(&sm->cp, x->camp);
+	key_hash_of(&sm->cp, sm->keyhash);
+	run = ar_campaign_path(x->camp, "run");
+	sm->path = ar_path(run, NAME);
+	free(run);
+	agg_init(&a, metric);
+	ldir = ar_campaign_path(x->camp, "ledger");
+	have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
+	free(ldir);
+	if (!have_led)
+		memset(&led, 0, sizeof led);
+	why = load(sm, &a, &led);
+	if (why && why[0])
+		ar_warn("%s: %s; it is rebuilt from the ledger and the queue",
+		    sm->path, why);
+	if (ledger) {
+		/* A given export: folded for this run only. */
+		FILE *f = strcmp(ledger, "-") ? fopen(ledger, "r") : stdin;
+		struct agg b;
+
+		if (!f)
+			ar_die(errno == ENOENT || errno == EACCES ?
+			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
+		agg_init(&b, metric);
+		fold_ledger(&b, f, ledger, NULL);
+		if (f != stdin)
+			fclose(f);
+		apply_agg(x, &b);
+		agg_free(&b);
+	} else {
+		/* ar-ledger export -C CAMP -V -f tsv -A N: the rows after
+		 * the last segment folded, each checked as a whole export
+		 * would check it; all of it first: a failed export is not
+		 * malformed data. */
+		char *prog = ar_sibling("ar-ledger"), num[32];
+		char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
+		    "-f", "tsv", "-A", num, NULL };
+		struct fold fo = { 1, 0, at_cut, NULL };
+		struct cut cut;
+
+		cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
+		snprintf(num, sizeof num, "%lu", cut.after);
+		st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
+		if (st < 0 && errno != EFBIG)
+			ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
+			    strerror(errno));
+		if (st != 0)
+			ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
+			    "failed; give its export with -l", x->camp);
+		free(prog);
+		/* The segments as they are after the export: it saw no
+		 * segment newer than these. */
+		if (have_led)
+			ar_ledger_close(&led);
+		ldir = ar_campaign_path(x->camp, "ledger");
+		have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
+		free(ldir);
+		if (!have_led)
+			memset(&led, 0, sizeof led);
+		cut.sm = sm;
+		cut.led = &led;
+		cut.fo = &fo;
+		fo.arg = &cut;
+		if (!(mf = fmemopen(out.p, out.len ? out.len : 1, "r")))
+			ar_die(AR_EX_SOFTWARE, "fmemopen:");
+		fold_ledger(&a, mf, "ar-ledger export", &fo);
+		fclose(mf);
+		ar_buf_free(&out);
+		apply_agg(x, &a);
+	}
+	if (have_led)
+		ar_ledger_close(&led);
+	agg_free(&a);
+	if (x->left_unverified)
+		ar_warn("left out %zu row%s not signed and verified (export "
+		    "with ar-ledger export -V)", x->left_unverified,
+		    x->left_unverified == 1 ? "" : "s");
+	return sm;
+}
+
+/* Reads one record file into e; 0 when it is one ar-sched counts. */
+static int
+read_record(const char *path, const char *name, struct qent *e)
+{
+	struct ar_buf b = {0};
+	struct ar_assign as;
+	char err[256];
+	json_t *j;
+	int r = -1;
+
+	/* A record claimed or finished meanwhile is gone: it is simply not
+	 * counted. */
+	if (ar_readfile(path, &b, AR_LINE_MAX) < 0) {
+		ar_buf_free(&b);
+		return -1;
+	}
+	j = ar_json_parse(b.p, b.len, err, sizeof err);
+	ar_buf_free(&b);
+	if (!j) {
+		ar_warn("%s: %s; left out", path, err);
+		return -1;
+	}
+	if (json_is_object(j)) {
+		size_t i;
+
+		ar_assign_parse(j, "", &as);
+		memset(e, 0, sizeof *e);
+		e->own = 1;
+		e->name = ar_xstrdup(name);
+		e->aa = as.purpose && strcmp(as.purpose, "aa") == 0;
+		e->method = as.method ? ar_xstrdup(as.method) : NULL;
+		e->workload = as.workload ? ar_xstrdup(as.workload) : NULL;
+		e->node = as.node ? ar_xstrdup(as.node) : NULL;
+		e->k = as.k;
+		e->ngpus = as.ngpus;
+		e->gpus = ar_xcalloc(as.ngpus + 1, sizeof *e->gpus);
+		for (i = 0; i < as.ngpus; i++)
+			e->gpus[i] = as.gpus[i];
+		r = 0;
+	}
+	json_decref(j);
+	return r;
+}
+
+/* The measurements pending, counted by method, workload and k before
+ * they are matched to the methods: many records, few such keys. */
+struct pkey {
+	const char *method, *workload;
+	int ki;
+	long n;
+};
+
+struct pend {
+	struct pkey *k;
+	size_t nk, nslot;
+	size_t *slot;
+};
+
+static size_t
+pkey_hash(const char *m, const char *w, int ki)
+{
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)ki;
+
+	for (; *m; m++)
+		h = (h ^ (unsigned char)*m) * 1099511628211ULL;
+	for (; w && *w; w++)
+		h = (h ^ (unsigned char)*w) * 1099511628211ULL;
+	return (size_t)mix64(h);
+}
+
+static void
+pend_add(struct pend *p, const char *m, const char *w, int ki)
+{
+	size_t j, i;
+
+	if (2 * p->nk + 2 > p->nslot) {
+		free(p->slot);
+		p->nslot = p->nslot ? 2 * p->nslot : 1024;
+		p->slot = ar_xcalloc(p->nslot, sizeof *p->slot);
+		for (i = 0; i < p->nk; i++) {
+			j = pkey_hash(p->k[i].method, p->k[i].workload,
+			    p->k[i].ki) & (p->nslot - 1);
+			while (p->slot[j])
+				j = (j + 1) & (p->nslot - 1);
+			p->slot[j] = i + 1;
+		}
+	}
+	j = pkey_hash(m, w, ki) & (p->nslot - 1);
+	for (; p->slot[j]; j = (j + 1) & (p->nslot - 1)) {
+		struct pkey *k = &p->k[p->slot[j] - 1];
+
+		if (k->ki == ki && strcmp(k->method, m) == 0 &&
+		    (k->workload == w || (k->workload && w &&
+		    strcmp(k->workload, w) == 0))) {
+			k->n++;
+			return;
+		}
+	}
+	p->k = ar_xrealloc(p->k, (p->nk + 1) * sizeof *p->k);
+	p->k[p->nk] = (struct pkey){ m, w, ki, 1 };
+	p->slot[j] = ++p->nk;
+}
+
+void
+summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
+    const char *qdir)
+{
+	static const char *const subs[] = { "new", "cur" };
+	struct pend pd = {0};
+	size_t s, i, pos = 0;
+
+	for (s = 0; s < 2; s++) {
+		char *d = ar_path(qdir, subs[s]);
+		DIR *dp = opendir(d);
+		struct dirent *de;
+
+		if (!dp) {
+			if (errno != ENOENT)
+				ar_die(AR_EX_IO, "%s:", d);
+			free(d);
+			continue;
+		}
+		/* Unsorted: what is counted does not depend on order. */
+		while ((errno = 0, de = readdir(dp))) {
+			char base[AR_SPOOL_NAME + 1];
+			const char *at = strchr(de->d_name, '@');
+			size_t n = at ? (size_t)(at - de->d_name) :
+			    strlen(de->d_name);
+			struct qent *e, ne;
+
+			if (de->d_name[0] == '.' || n >= sizeof base)
+				continue;
+			memcpy(base, de->d_name, n);
+			base[n] = '\0';
+			/* A directory lists what did not change in the same
+			 * order each time, and the summary keeps that order:
+			 * most names are the next one it holds. */
+			if (pos < sm->nq && strcmp(sm->q[pos].name, base) == 0)
+				e = &sm->q[pos++];
+			else if ((e = q_find(sm, base)))
+				pos = (size_t)(e - sm->q) + 1;
+			if (!e) {
+				char *p = ar_path(d, de->d_name);
+				int r = read_record(p, base, &ne);
+
+				free(p);
+				if (r < 0)
+					continue;
+				e = q_add(sm, &ne);
+				sm->misses++;
+			}
+			if (e->used)
+				continue;
+			e->used = 1;
+			sm->order = ar_xrealloc(sm->order, (sm->norder + 1) *
+			    sizeof *sm->order);
+			sm->order[sm->norder++] = (size_t)(e - sm->q);
+			if (e->aa) {
+				x->aa_pending = ar_xrealloc(x->aa_pending,
+				    (x->naa + 1) * sizeof *x->aa_pending);
+				x->aa_pending[x->naa++] = ar_xstrdup(e->node ?
+				    e->node : "");
+			} else if (e->method && ar_pol_kindex(e->k) >= 0) {
+				pend_add(&pd, e->method, e->workload,
+				    ar_pol_kindex(e->k));
+			}
+			busy_placed(inv, e->node, e->gpus, e->ngpus);
+		}
+		if (errno)
+			ar_die(AR_EX_IO, "%s:", d);
+		closedir(dp);
+		free(d);
+	}
+	/* The strings stay alive in sm until summ_close. */
+	for (i = 0; i < pd.nk; i++)
+		add_pending_named(x, pd.k[i].method, pd.k[i].workload,
+		    pd.k[i].ki, pd.k[i].n);
+	free(pd.k);
+	free(pd.slot);
+	/* Rewritten when it would save reading many files next time, or
+	 * forget many records gone; a few either way cost less than
+	 * writing it all again. */
+	for (i = 0, s = 0; i < sm->nq; i++)
+		s += !sm->q[i].used;
+	if (sm->misses >= 64 || s > 64 + sm->nq / 16)
+		sm->dirty = 1;
+}
+
+void
+summ_close(struct summ *sm)
+{
+	struct ar_buf b = {0};
+	char h[SUMLEN + 1];
+	size_t i;
+
+	if (sm->dirty || !sm->loaded) {
+		char *run = ar_campaign_path(sm->camp, "run");
+
+		if (ar_mkdirs(run, 0755) < 0)
+			ar_warn("%s:", run);
+		free(run);
+		ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
+		put_str(&b, sm->cp.id);
+		put_str(&b, sm->keyhash);
+		put_str(&b, sm->cp.have_seal ? sm->cp.seal_hash : "");
+		put_str(&b, sm->metric);
+		if (sm->have_ledger)
+			ar_buf_add(&b, sm->ledger.p, sm->ledger.len);
+		else {
+			/* Nothing folded yet (the ledger came from -l). */
+			struct agg a;
+
+			agg_init(&a, sm->metric);
+			put_u64(&b, 0);
+			put_agg(&b, &a);
+			agg_free(&a);
+		}
+		put_queue(&b, sm);
+		sum_hex(h, b.p, b.len);
+		ar_buf_add(&b, h, SUMLEN);
+		/* A cache: when it cannot be written, the next run reads
+		 * everything again, and says why. */
+		if (ar_write_atomic(sm->path, b.p, b.len, 0644) < 0)
+			ar_warn("%s: cannot write the summary: %s", sm->path,
+			    strerror(errno));
+		ar_buf_free(&b);
+	}
+	for (i = 0; i < sm->nq; i++)
+		q_free(&sm->q[i]);
+	free(sm->q);
+	free(sm->qslot);
+	free(sm->order);
+	free(sm->seg);
+	ar_buf_free(&sm->ledger);
+	ar_buf_free(&sm->file);
+	ar_campaign_free(&sm->cp);
+	free(sm->camp);
+	free(sm->path);
+	free(sm->err);
+	free(sm);
+}
