@@ -190,7 +190,8 @@ affordable(const struct ar_pol_cfg *c, const struct ar_pol_method *m,
 	if (c->budget_h >= 0 && h + spent > c->budget_h + 1e-12)
 		return 0;
 	if (!nocap && c->policy == AR_POL_OURS && c->grid_h > 0 &&
-	    c->spent_h + spent + h > AR_POL_GRID_CAP * c->grid_h)
+	    c->spent_h + spent + h > (c->grid_cap > 0 ? c->grid_cap :
+	    AR_POL_GRID_CAP) * c->grid_h)
 		return 0;
 	return 1;
 }

@@ -36,9 +36,9 @@ struct ar_pol_cfg {
 	double budget_h;     /* GPU-hours left; negative: no limit */
 	/* The grid's GPU-hours (one measurement of every method at every
 	 * usable k) and what the campaign has spent: ours spends at most
-	 * AR_POL_GRID_CAP of the grid, so that ties cannot run away. 0: no
-	 * cap. */
-	double grid_h, spent_h;
+	 * grid_cap of the grid (AR_POL_GRID_CAP when 0), so that ties cannot
+	 * run away. grid_h 0: no cap. */
+	double grid_h, spent_h, grid_cap;
 	/* Added for the simulator and ours' predictions (zero: unknown). */
 	double base_pfrac;   /* the baseline's parallel fraction; 0: unknown */
 };

@@ -225,7 +225,7 @@ place_aa(struct out *o, const struct nx *x, struct ar_inv *inv,
 static void
 pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
     const struct ar_conf *conf, const struct ar_manifest *man,
-    double conf_pfrac)
+    double conf_pfrac, double grid_cap)
 {
 	const char *sc = ar_conf_get(conf, "scales"), *v;
 	double all_med;
@@ -292,9 +292,10 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
 	/* ours stops at a share of the grid: one measurement of every
 	 * method at every scale in use, at the campaign's costs. */
 	cfg->grid_h = 0;
-	for (ki = 0; ki < AR_POL_NK; ki++)
+	for (ki = 0; grid_cap != 0 && ki < AR_POL_NK; ki++)
 		if (cfg->use[ki])
 			cfg->grid_h += (double)x->nm * cfg->cost_h[ki];
+	cfg->grid_cap = grid_cap > 0 ? grid_cap : AR_POL_GRID_CAP;
 	cfg->spent_h = x->used_h;
 	cfg->budget_h = -1;
 	if ((v = ar_conf_get(conf, "budget.gpu_hours"))) {
@@ -378,7 +379,7 @@ cmd_next(int argc, char **argv)
 	};
 	const char *copt = NULL, *ledger = NULL, *subm = NULL, *v;
 	int policy = AR_POL_OURS;
-	double conf_pfrac = -1;
+	double conf_pfrac = -1, grid_cap = -1;
 	long long std_pairs = AR_POL_PAIRS_STD;
 	struct nx x = {0};
 	struct src s = {0};
@@ -448,6 +449,12 @@ cmd_next(int argc, char **argv)
 		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.pairs: \"%s\" is not "
 		    "a whole number from %d to 100000", camp.dir, v,
 		    AR_POL_PAIRS_MIN);
+	/* ours' cap, a share of the grid's GPU-hours; 0: none. */
+	if ((v = ar_conf_get(&camp.conf, "sched.grid_cap")) &&
+	    (ar_parse_double(v, &grid_cap) < 0 || grid_cap < 0 ||
+	    grid_cap > 100))
+		ar_die(AR_EX_DATA, "%s/campaign.conf: sched.grid_cap: \"%s\" is "
+		    "not a number from 0 to 100", camp.dir, v);
 	/* Before anything is read: what is busy must not change under us. */
 	if (put)
 		take_lock(camp.dir);
@@ -495,7 +502,7 @@ cmd_next(int argc, char **argv)
 	place_aa(&o, &x, &inv, noise_max, want);
 	cfg.policy = policy;
 	pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
-	    conf_pfrac);
+	    conf_pfrac, grid_cap);
 	place_picks(&o, &x, &inv, &cfg, (long)std_pairs, want);
 
 	ar_fshut(stdout, "<stdout>");
