@@ -34,13 +34,14 @@ usl(double k, double sigma, double kappa)
 	return k / (1 + sigma * (k - 1) + kappa * k * (k - 1));
 }
 
-static void
-parse_mix(const char *arg, double *w)
+int
+mix_parse(const char *arg, const char *const *names, int n, double *w)
 {
 	char *list = ar_xstrdup(arg), *save = NULL, *tok;
+	double sum = 0;
 	int f;
 
-	for (f = 0; f < F_N; f++)
+	for (f = 0; f < n; f++)
 		w[f] = 0;
 	for (tok = strtok_r(list, ",", &save); tok;
 	    tok = strtok_r(NULL, ",", &save)) {
@@ -49,24 +50,34 @@ parse_mix(const char *arg, double *w)
 
 		if (eq)
 			*eq = 0;
-		for (f = 0; f < F_N; f++)
-			if (strcmp(tok, fam_name[f]) == 0)
+		for (f = 0; f < n; f++)
+			if (strcmp(tok, names[f]) == 0)
 				break;
-		if (f == F_N || !eq || ar_parse_double(eq + 1, &v) < 0 ||
-		    v < 0) {
-			ar_warn("--mix %s: not family=weight with a family of "
-			    "flat, scaler, contend, infeasible, noisy, dud",
-			    arg);
+		if (f == n || !eq || ar_parse_double(eq + 1, &v) < 0 ||
+		    !(v >= 0 && v <= 1e6)) {
 			free(list);
-			exit(AR_EX_USAGE);
+			return -1;
 		}
 		w[f] = v;
 	}
 	free(list);
+	for (f = 0; f < n; f++)
+		sum += w[f];
+	return sum > 0 ? 0 : -2;
+}
+
+static void
+parse_mix(const char *arg, double *w)
+{
+	int r = mix_parse(arg, fam_name, F_N, w), f;
+
+	if (r == -1)
+		ar_die(AR_EX_USAGE, "--mix %s: not family=weight with a family "
+		    "of flat, scaler, contend, infeasible, noisy, dud", arg);
+	if (r == -2)
+		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
 	for (f = 0, w[F_N] = 0; f < F_N; f++)
 		w[F_N] += w[f];
-	if (!(w[F_N] > 0))
-		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
 }
 
 /* -m's argument: a count, or a range lo-hi to draw from per landscape. */

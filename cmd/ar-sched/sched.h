@@ -148,6 +148,10 @@ void shapes_default_mix(double *w);
 /* --mix ARG's weights into w, every shape left out 0; dies with 64 on a
  * bad one. */
 void shapes_parse_mix(const char *arg, double *w);
+/* --mix's list of name=weight into w[0..n-1] by names: 0, -1 when an
+ * item is not name=weight (0 to 1e6) of a known name, -2 when every
+ * weight is 0 (landscape.c). */
+int mix_parse(const char *arg, const char *const *names, int n, double *w);
 /* Prints the landscape file. */
 void shapes_print(const struct shapes_opt *o);
 

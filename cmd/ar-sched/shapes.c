@@ -70,32 +70,12 @@ shapes_default_mix(double *w)
 void
 shapes_parse_mix(const char *arg, double *w)
 {
-	char *list = ar_xstrdup(arg), *save = NULL, *tok;
-	double sum = 0;
-	int f;
+	int r = mix_parse(arg, shape_name, SHAPE_N, w);
 
-	for (f = 0; f < SHAPE_N; f++)
-		w[f] = 0;
-	for (tok = strtok_r(list, ",", &save); tok;
-	    tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		double v;
-
-		if (eq)
-			*eq = 0;
-		for (f = 0; f < SHAPE_N; f++)
-			if (strcmp(tok, shape_name[f]) == 0)
-				break;
-		if (f == SHAPE_N || !eq || ar_parse_double(eq + 1, &v) < 0 ||
-		    !(v >= 0 && v <= 1e6))
-			ar_die(AR_EX_USAGE, "--mix %s: not shape=weight with a "
-			    "shape of ar-sched(1)'s -t shapes", arg);
-		w[f] = v;
-	}
-	free(list);
-	for (f = 0; f < SHAPE_N; f++)
-		sum += w[f];
-	if (!(sum > 0))
+	if (r == -1)
+		ar_die(AR_EX_USAGE, "--mix %s: not shape=weight with a shape of "
+		    "ar-sched(1)'s -t shapes", arg);
+	if (r == -2)
 		ar_die(AR_EX_USAGE, "--mix %s: every weight is 0", arg);
 }
 
