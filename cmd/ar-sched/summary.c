@@ -14,9 +14,7 @@
  *   the fold (struct agg)
  *   the queue records known: name, then what ar-sched reads of one.
  * Over 1,000 lines: the file's writer and its reader must agree field by
- * field, and each is kept beside the other.
- * One file past 1,000 lines: its reading, checking, folding and writing
- * are one format's, which nothing else reads. */
+ * field, and each is kept beside the other. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
