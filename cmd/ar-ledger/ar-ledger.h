@@ -34,8 +34,14 @@ struct mcache {
 struct lctx {
 	struct ar_campaign camp;
 	struct ar_ledger led;
-	struct mcache *mc;
+	struct mcache *mc;          /* sorted by commit */
 	size_t nmc, capmc;
+	/* export -V: method hashes are kept in run/method-hashes between
+	 * runs (a commit's tree never changes); verify rehashes all. */
+	int mc_keep, mc_loaded, mc_new;
+	/* The campaign's secret key, for seals (segseal.c), once read. */
+	unsigned char sk[AR_SK_BYTES];
+	int sk_tried, have_sk;
 	size_t methods_unchecked; /* verified rows whose method was not
 	                           * rehashed */
 };
@@ -61,6 +67,7 @@ struct job {
 	char commit[64];     /* method.commit, when a git commit id */
 	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
+	int trusted;         /* of a sealed segment: not checked again */
 };
 
 enum { ST_OK, ST_BAD, ST_UNSIGNED };
@@ -88,6 +95,13 @@ struct scanner {
 	const char *seg_src;
 	struct ar_buf seg_ids;
 	FILE *out;           /* where bad rows are named, or NULL */
+	int trust_seals;     /* export -V: rows of sealed segments are
+	                      * taken as checked */
+	unsigned char *sealed; /* per segment of the ledger: its seal is
+	                      * good */
+	const char *cur_src;  /* the segment of the rows being read */
+	int cur_sealed;
+	long c_commit, c_mhash; /* their columns in cur_src */
 	long after;          /* export -A: rows of segments numbered up
 	                      * to this are neither checked nor exported;
 	                      * -1 for all */
@@ -98,6 +112,14 @@ struct scanner {
 int before_cut(const struct ar_row *r, long after);
 
 enum { F_TSV, F_JSONL, F_AUTORESEARCH };
+
+/* segseal.c */
+/* 1 when seg's seal matches the segment as it is now, signed by the
+ * campaign's key. */
+int segseal_good(const struct lctx *cx, const struct ar_seg *seg);
+/* Writes seg's seal, when this run can read the campaign's secret key;
+ * 0 when written. */
+int segseal_write(struct lctx *cx, const struct ar_seg *seg);
 
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);
@@ -113,6 +135,8 @@ char *where_of(const struct ar_row *r);
 void verify_all(struct lctx *cx, struct scanner *s, int print);
 void free_scanner(struct scanner *s);
 int cmd_verify(struct lctx *cx, int strict);
+/* Writes the method hashes computed in this run to run/method-hashes. */
+void mcache_save(struct lctx *cx);
 
 /* export.c */
 int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,

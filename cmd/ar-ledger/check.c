@@ -25,9 +25,12 @@ void
 check_job(const struct ar_campaign *camp, struct job *j)
 {
 	char err[256];
-	json_t *o = ar_json_parse(j->json, j->len, err, sizeof err);
+	json_t *o;
 	const char *id, *s;
 
+	if (j->trusted)
+		return;
+	o = ar_json_parse(j->json, j->len, err, sizeof err);
 	j->status = ST_BAD;
 	if (!o) {
 		snprintf(j->why, sizeof j->why, "%s", err);

@@ -311,7 +311,10 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	s.after = after;
 	cut = after > 0 ? (unsigned long)after : 0;
 	if (verify) {
+		cx->mc_keep = 1;
+		s.trust_seals = 1;
 		verify_all(cx, &s, 0);
+		mcache_save(cx);
 		if (s.bad) {
 			ar_warn("%zu problem%s found; bad rows left out "
 			    "(ar-ledger verify names them)", s.bad,

@@ -8,6 +8,7 @@
 #include "err.h"
 #include "io.h"
 #include "method.h"
+#include "proc.h"
 #include "tsv.h"
 #include "ar-ledger.h"
 
@@ -109,6 +110,39 @@ before_cut(const struct ar_row *r, long after)
 }
 
 static int
+is_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", s[i]) || !s[i])
+			return 0;
+	return s[n] == '\0';
+}
+
+/* Rows of a new file: whether it is a sealed segment, and where its
+ * method columns are. */
+static void
+enter_source(struct scanner *s, const struct ar_row *r)
+{
+	const struct ar_ledger *led = &s->cx->led;
+	size_t i;
+
+	s->cur_src = r->src;
+	s->cur_sealed = 0;
+	s->c_commit = s->c_mhash = -1;
+	for (i = 0; s->sealed && i < led->nseg; i++)
+		if (led->seg[i].path == r->src)
+			s->cur_sealed = s->sealed[i];
+	for (i = 0; s->cur_sealed && i < r->ncol; i++) {
+		if (strcmp(r->hdr[i], "method.commit") == 0)
+			s->c_commit = (long)i;
+		else if (strcmp(r->hdr[i], "method.hash") == 0)
+			s->c_mhash = (long)i;
+	}
+}
+
+static int
 collect(const struct ar_row *r, void *arg)
 {
 	struct scanner *s = arg;
@@ -136,8 +170,29 @@ collect(const struct ar_row *r, void *arg)
 		free(w);
 		return 0;
 	}
+	if (r->src != s->cur_src)
+		enter_source(s, r);
 	j = &s->jobs[s->n++];
 	memset(j, 0, sizeof *j);
+	if (s->cur_sealed && r->field) {
+		/* Checked when sealed: what the row says is in its columns,
+		 * which then said what its JSON says. */
+		const char *c;
+
+		j->trusted = 1;
+		j->where = where_of(r);
+		snprintf(j->id, sizeof j->id, "%s", r->field[0]);
+		j->status = r->ncol > 1 && strcmp(r->field[1], "yes") == 0 ?
+		    ST_OK : ST_UNSIGNED;
+		c = s->c_mhash >= 0 ? r->field[s->c_mhash] : "";
+		snprintf(j->mhash, sizeof j->mhash, "%s", c);
+		c = s->c_commit >= 0 ? r->field[s->c_commit] : "";
+		if (is_hex(c, 40) || is_hex(c, 64))
+			snprintf(j->commit, sizeof j->commit, "%s", c);
+		if (s->n == BATCH)
+			s->flush(s);
+		return 0;
+	}
 	j->json = ar_xstrdup(r->json);
 	j->len = r->jsonlen;
 	j->where = where_of(r);
@@ -181,26 +236,164 @@ report_bad(struct scanner *s, const char *where, const char *id,
 	push_str(&s->badwhere, &s->nbadwhere, &s->capbadwhere, where);
 }
 
-/* The hash of a commit of methods/, through the cache (struct mcache). */
-static const char *
-method_hash(struct lctx *cx, const char *commit)
+static int
+cmp_mc(const void *a, const void *b)
 {
-	char *repo;
-	size_t i;
+	return strcmp(((const struct mcache *)a)->commit,
+	    ((const struct mcache *)b)->commit);
+}
 
-	for (i = 0; i < cx->nmc; i++)
-		if (strcmp(cx->mc[i].commit, commit) == 0)
-			return cx->mc[i].hash;
+static void
+mc_add(struct lctx *cx, const char *commit, const char *hash)
+{
 	if (cx->nmc == cx->capmc) {
 		cx->capmc = cx->capmc ? cx->capmc * 2 : 64;
 		cx->mc = ar_xrealloc(cx->mc, cx->capmc * sizeof *cx->mc);
 	}
 	snprintf(cx->mc[cx->nmc].commit, sizeof cx->mc[cx->nmc].commit, "%s",
 	    commit);
-	repo = ar_path(cx->camp.dir, "methods");
-	ar_method_hash(repo, commit, cx->mc[cx->nmc].hash);
+	snprintf(cx->mc[cx->nmc].hash, sizeof cx->mc[cx->nmc].hash, "%s",
+	    hash);
+	cx->nmc++;
+}
+
+/* run/method-hashes: "COMMIT TAB HASH" lines. A cache: a line that is
+ * not one is skipped, and a missing file is an empty one. */
+static char *
+mcache_path(const struct lctx *cx)
+{
+	char *run = ar_path(cx->camp.dir, "run"), *p;
+
+	p = ar_path(run, "method-hashes");
+	free(run);
+	return p;
+}
+
+static void
+mcache_load(struct lctx *cx)
+{
+	char *path = mcache_path(cx), line[256], *tab;
+	FILE *f = fopen(path, "r");
+
+	cx->mc_loaded = 1;
+	free(path);
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!(tab = strchr(line, '\t')))
+			continue;
+		*tab++ = '\0';
+		if (is_hex(line, 40) && is_hex(tab, AR_HASH_HEX - 1))
+			mc_add(cx, line, tab);
+	}
+	fclose(f);
+	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+}
+
+void
+mcache_save(struct lctx *cx)
+{
+	struct ar_buf b = {0};
+	char *path, *run;
+	size_t i;
+
+	if (!cx->mc_keep || !cx->mc_new)
+		return;
+	for (i = 0; i < cx->nmc; i++)
+		if (cx->mc[i].hash[0] && is_hex(cx->mc[i].commit, 40))
+			ar_buf_printf(&b, "%s\t%s\n", cx->mc[i].commit,
+			    cx->mc[i].hash);
+	run = ar_path(cx->camp.dir, "run");
+	path = mcache_path(cx);
+	/* A cache: when it cannot be written, the next run hashes again. */
+	if (ar_mkdirs(run, 0755) < 0 || ar_write_atomic(path, b.p ? b.p : "",
+	    b.len, 0644) < 0)
+		ar_warn("%s: not kept:", path);
+	free(run);
+	free(path);
+	ar_buf_free(&b);
+	cx->mc_new = 0;
+}
+
+/* Which of a batch's commits methods/ lacks, in one git process: a
+ * missing commit is known unhashable for this run without a git process
+ * of its own. Best effort: when git cannot be run, each is tried. */
+static void
+mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
+{
+	FILE *in = tmpfile(), *out = tmpfile();
+	char *repo = ar_path(cx->camp.dir, "methods"), line[256];
+	char *argv[] = { "git", "-C", repo, "cat-file", "--batch-check", NULL };
+	struct ar_spawn sp;
+	struct mcache key;
+	size_t i, asked = 0;
+	pid_t pid;
+
+	if (cx->mc_keep && !cx->mc_loaded)
+		mcache_load(cx);
+	for (i = 0; in && out && i < n; i++) {
+		snprintf(key.commit, sizeof key.commit, "%s", jobs[i].commit);
+		if (is_hex(key.commit, 40) && !bsearch(&key, cx->mc, cx->nmc,
+		    sizeof *cx->mc, cmp_mc)) {
+			fprintf(in, "%s\n", key.commit);
+			asked++;
+		}
+	}
+	if (!asked || fflush(in) != 0 || fseek(in, 0, SEEK_SET) != 0)
+		goto done;
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.in = fileno(in);
+	sp.out = fileno(out);
+	sp.err = AR_FD_NULL;
+	if (ar_spawn(&sp, &pid) < 0 || ar_wait(pid) != 0 ||
+	    fseek(out, 0, SEEK_SET) != 0)
+		goto done;
+	while (fgets(line, sizeof line, out)) {
+		char *sp1 = strchr(line, ' ');
+
+		if (sp1 && sp1 - line == 40 && strncmp(sp1, " missing", 8) ==
+		    0) {
+			*sp1 = '\0';
+			memcpy(key.commit, line, 41);
+			if (!bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc,
+			    cmp_mc)) {
+				mc_add(cx, line, "");
+				ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+			}
+		}
+	}
+done:
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
 	free(repo);
-	return cx->mc[cx->nmc++].hash;
+}
+
+/* The hash of a commit of methods/, through the cache (struct mcache):
+ * one git process per commit is the cost of a first export -V. */
+static const char *
+method_hash(struct lctx *cx, const char *commit)
+{
+	struct mcache key, *m;
+	char *repo, hash[AR_HASH_HEX];
+
+	if (cx->mc_keep && !cx->mc_loaded)
+		mcache_load(cx);
+	snprintf(key.commit, sizeof key.commit, "%s", commit);
+	if ((m = bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc)))
+		return m->hash;
+	repo = ar_path(cx->camp.dir, "methods");
+	ar_method_hash(repo, commit, hash);
+	free(repo);
+	mc_add(cx, commit, hash);
+	if (hash[0])
+		cx->mc_new = 1;
+	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+	m = bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+	return m->hash;
 }
 
 static int
@@ -219,6 +412,7 @@ flush_verify(struct scanner *s)
 	size_t i;
 
 	run_jobs(&s->cx->camp, s->jobs, s->n);
+	mcache_missing(s->cx, s->jobs, s->n);
 	for (i = 0; i < s->n; i++) {
 		struct job *j = &s->jobs[i];
 
@@ -271,6 +465,20 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether a problem was found in the segment at path (a row of it, or
+ * its index). */
+static int
+bad_in(const struct scanner *s, const char *path)
+{
+	size_t i, n = strlen(path);
+
+	for (i = 0; i < s->nbadwhere; i++)
+		if (strncmp(s->badwhere[i], path, n) == 0 &&
+		    (s->badwhere[i][n] == '\0' || s->badwhere[i][n] == ':'))
+			return 1;
+	return 0;
+}
+
 /* Runs the checks over the whole ledger; prints bad rows as TSV on
  * stdout when print is set, and leaves in s, sorted, where the bad rows
  * are and which ids are stored twice. */
@@ -278,17 +486,32 @@ void
 verify_all(struct lctx *cx, struct scanner *s, int print)
 {
 	char err[1024];
+	unsigned long cut;
 	size_t i;
 
 	s->cx = cx;
 	s->out = print ? stdout : NULL;
 	s->jobs = ar_xmalloc(BATCH * sizeof *s->jobs);
 	s->flush = flush_verify;
-	if (ar_ledger_scan_after(&cx->led, s->after > 0 ?
-	    (unsigned long)s->after : 0, collect, s, err, sizeof err) != 0)
+	cut = s->after > 0 ? (unsigned long)s->after : 0;
+	s->sealed = ar_xcalloc(cx->led.nseg ? cx->led.nseg : 1, 1);
+	for (i = 0; s->trust_seals && i < cx->led.nseg; i++)
+		if (ar_ledger_seg_number(cx->led.seg[i].path) > cut)
+			s->sealed[i] = (unsigned char)segseal_good(cx,
+			    &cx->led.seg[i]);
+	if (ar_ledger_scan_after(&cx->led, cut, collect, s, err,
+	    sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
 	flush_verify(s);
 	check_index(s);
+	/* A segment checked row by row and found good is sealed, so that
+	 * the next export -V need not check it again. */
+	for (i = 0; i < cx->led.nseg; i++)
+		if (!s->sealed[i] && ar_ledger_seg_number(cx->led.seg[i].path) >
+		    cut && !bad_in(s, cx->led.seg[i].path))
+			segseal_write(cx, &cx->led.seg[i]);
+	free(s->sealed);
+	s->sealed = NULL;
 	/* export -A: an id after the cut that is also stored before it is
 	 * an id stored twice, found through the segments' indexes. */
 	for (i = 0; s->after > 0 && i < s->nids; i++)
