@@ -120,10 +120,16 @@ int segseal_good(const struct lctx *cx, const struct ar_seg *seg);
 /* Writes seg's seal, when this run can read the campaign's secret key;
  * 0 when written. */
 int segseal_write(struct lctx *cx, const struct ar_seg *seg);
+/* sealed[i] = segseal_good of each segment numbered after cut, on every
+ * core: hashing the segments is most of export -V's cost. */
+void segseal_check_all(const struct lctx *cx, unsigned long cut,
+	unsigned char *sealed);
 
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);
 void run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n);
+/* The threads to use: $AR_THREADS, else the cores online (1 to 16). */
+int nthreads(void);
 void free_jobs(struct job *jobs, size_t n);
 
 /* verify.c */

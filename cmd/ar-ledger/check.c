@@ -176,7 +176,7 @@ worker(void *arg)
 	return NULL;
 }
 
-static int
+int
 nthreads(void)
 {
 	const char *e = getenv("AR_THREADS");

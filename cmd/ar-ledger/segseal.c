@@ -9,6 +9,8 @@
  * now, then "sig HEX": a seal is good when its bytes are exactly that,
  * so nothing in it is parsed. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +111,47 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg)
 	free(path);
 	ar_buf_free(&b);
 	return r;
+}
+
+struct checker {
+	const struct lctx *cx;
+	unsigned long cut;
+	unsigned char *sealed;
+	atomic_size_t next;
+};
+
+static void *
+check_worker(void *arg)
+{
+	struct checker *c = arg;
+	const struct ar_ledger *led = &c->cx->led;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&c->next, 1)) < led->nseg)
+		if (ar_ledger_seg_number(led->seg[i].path) > c->cut)
+			c->sealed[i] = (unsigned char)segseal_good(c->cx,
+			    &led->seg[i]);
+	return NULL;
+}
+
+void
+segseal_check_all(const struct lctx *cx, unsigned long cut,
+    unsigned char *sealed)
+{
+	struct checker c;
+	pthread_t tid[16];
+	int t = nthreads(), i, started = 0;
+
+	c.cx = cx;
+	c.cut = cut;
+	c.sealed = sealed;
+	atomic_init(&c.next, 0);
+	if ((size_t)t > cx->led.nseg)
+		t = (int)cx->led.nseg;
+	for (i = 1; i < t; i++)
+		if (pthread_create(&tid[started], NULL, check_worker, &c) == 0)
+			started++;
+	check_worker(&c);
+	for (i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
 }

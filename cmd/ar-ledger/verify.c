@@ -495,10 +495,8 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->flush = flush_verify;
 	cut = s->after > 0 ? (unsigned long)s->after : 0;
 	s->sealed = ar_xcalloc(cx->led.nseg ? cx->led.nseg : 1, 1);
-	for (i = 0; s->trust_seals && i < cx->led.nseg; i++)
-		if (ar_ledger_seg_number(cx->led.seg[i].path) > cut)
-			s->sealed[i] = (unsigned char)segseal_good(cx,
-			    &cx->led.seg[i]);
+	if (s->trust_seals)
+		segseal_check_all(cx, cut, s->sealed);
 	if (ar_ledger_scan_after(&cx->led, cut, collect, s, err,
 	    sizeof err) != 0)
 		ar_die(AR_EX_DATA, "%s", err);
