@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,14 +70,28 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 int
 ar_readfile(const char *path, struct ar_buf *b, size_t max)
 {
-	char chunk[65536];
+	struct stat st;
 	ssize_t n;
-	int fd;
+	int fd, sized = 0;
 
 	ar_buf_clear(b);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
-	while ((n = read(fd, chunk, sizeof chunk)) != 0) {
+	/* Sized once for a regular file, and read straight into the
+	 * buffer: summaries of megabytes are read on every decision. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= max) {
+		ar_buf_reserve(b, (size_t)st.st_size + 1);
+		sized = 1;
+	}
+	for (;;) {
+		size_t room = b->cap - b->len;
+
+		if (room < 2 || (!sized && room < 4097))
+			ar_buf_reserve(b, 65536);
+		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -86,7 +101,8 @@ ar_readfile(const char *path, struct ar_buf *b, size_t max)
 			errno = EFBIG;
 			goto fail;
 		}
-		ar_buf_add(b, chunk, (size_t)n);
+		b->len += (size_t)n;
+		b->p[b->len] = '\0';
 	}
 	if (!b->p)
 		ar_buf_reserve(b, 0), b->p[0] = '\0';

@@ -12,7 +12,8 @@
  *   campaign id, key hash, seal hash, metric
  *   the folded segments: number, size, inode, mtime, ctime, tail hash
  *   the fold (struct agg)
- *   the queue records known: name, then what ar-sched reads of one.
+ *   the queue records known: name, then what ar-sched reads of one
+ *   the queue's directories new/ and cur/ as they were listed.
  * Over 1,000 lines: the file's writer and its reader must agree field by
  * field, and each is kept beside the other. */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -39,7 +41,7 @@
 #include "sched.h"
 #include "next.h"
 
-#define MAGIC "ar-sched summary 1\n"
+#define MAGIC "ar-sched summary 2\n"
 #define NAME "sched-summary"
 /* The file's checksum: 16 hex digits. */
 #define SUMLEN 16
@@ -64,6 +66,15 @@ struct qent {
 	size_t ngpus;
 };
 
+/* A queue directory as listed: any record put, claimed or removed
+ * changes its mtime and ctime. trusted: it was last changed well before
+ * it was listed, so that a change after the listing cannot have kept
+ * the same times (they tick coarsely). */
+struct qdid {
+	uint64_t present, ino, trusted;
+	int64_t mt, mtn, ct, ctn;
+};
+
 struct summ {
 	char *camp, *path, *err;    /* err: why the file was not used */
 	struct ar_campaign cp;
@@ -78,6 +89,10 @@ struct summ {
 	struct qent *q;
 	size_t nq, capq, *qslot, nqslot, misses;
 	size_t *order, norder;      /* the entries in the order listed */
+	size_t capor;
+	struct qdid qd[2];          /* new/ and cur/ as the file says */
+	struct qdid qnow[2];        /* as listed by this run */
+	int qlisted;                /* this run's listing is in order[] */
 };
 
 /* A checksum against torn and damaged files, fast over megabytes. It
@@ -519,6 +534,20 @@ put_queue(struct ar_buf *b, const struct summ *sm)
 		for (j = 0; j < e->ngpus; j++)
 			put_u64(b, (uint64_t)e->gpus[j]);
 	}
+	/* The directories' times only when the entries are exactly what
+	 * they listed: else a later run must list them again. */
+	for (i = 0; i < 2; i++) {
+		const struct qdid *d = &sm->qnow[i];
+		int ok = sm->qlisted && d->trusted;
+
+		put_u64(b, d->present);
+		put_u64(b, d->ino);
+		put_u64(b, (uint64_t)d->mt);
+		put_u64(b, (uint64_t)d->mtn);
+		put_u64(b, (uint64_t)d->ct);
+		put_u64(b, (uint64_t)d->ctn);
+		put_u64(b, (uint64_t)ok);
+	}
 }
 
 static void
@@ -558,6 +587,17 @@ get_queue(struct rd *r, struct summ *sm)
 			break;
 		}
 		q_add(sm, &e);
+	}
+	for (i = 0; i < 2; i++) {
+		struct qdid *d = &sm->qd[i];
+
+		d->present = get_u64(r);
+		d->ino = get_u64(r);
+		d->mt = (int64_t)get_u64(r);
+		d->mtn = (int64_t)get_u64(r);
+		d->ct = (int64_t)get_u64(r);
+		d->ctn = (int64_t)get_u64(r);
+		d->trusted = get_u64(r);
 	}
 }
 
@@ -937,6 +977,64 @@ pend_add(struct pend *p, const char *m, const char *w, int ki)
 	p->slot[j] = ++p->nk;
 }
 
+/* Counts a queue entry as listed: pending, an A/A, GPUs placed. */
+static void
+take(struct summ *sm, struct nx *x, struct ar_inv *inv, struct pend *pd,
+    struct qent *e)
+{
+	if (e->used)
+		return;
+	e->used = 1;
+	if (sm->norder == sm->capor) {
+		sm->capor = sm->capor ? 2 * sm->capor : 1024;
+		sm->order = ar_xrealloc(sm->order, sm->capor *
+		    sizeof *sm->order);
+	}
+	sm->order[sm->norder++] = (size_t)(e - sm->q);
+	if (e->aa) {
+		x->aa_pending = ar_xrealloc(x->aa_pending, (x->naa + 1) *
+		    sizeof *x->aa_pending);
+		x->aa_pending[x->naa++] = ar_xstrdup(e->node ? e->node : "");
+	} else if (e->method && ar_pol_kindex(e->k) >= 0) {
+		pend_add(pd, e->method, e->workload, ar_pol_kindex(e->k));
+	}
+	busy_placed(inv, e->node, e->gpus, e->ngpus);
+}
+
+/* The identity of a queue directory now; trusted when its mtime is more
+ * than two seconds old. */
+static void
+qdir_stat(const char *d, struct qdid *q)
+{
+	struct stat st;
+	struct timespec now;
+
+	memset(q, 0, sizeof *q);
+	if (stat(d, &st) < 0) {
+		if (errno != ENOENT)
+			ar_die(AR_EX_IO, "%s:", d);
+		q->trusted = 1;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	q->present = 1;
+	q->ino = (uint64_t)st.st_ino;
+	q->mt = (int64_t)st.st_mtim.tv_sec;
+	q->mtn = (int64_t)st.st_mtim.tv_nsec;
+	q->ct = (int64_t)st.st_ctim.tv_sec;
+	q->ctn = (int64_t)st.st_ctim.tv_nsec;
+	/* A change after this sets mtime to a later tick, and one that
+	 * sets it back (touch) changes ctime. */
+	q->trusted = now.tv_sec - st.st_mtim.tv_sec > 2;
+}
+
+static int
+qdid_same(const struct qdid *a, const struct qdid *b)
+{
+	return a->present == b->present && a->ino == b->ino && a->mt == b->mt
+	    && a->mtn == b->mtn && a->ct == b->ct && a->ctn == b->ctn;
+}
+
 void
 summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
     const char *qdir)
@@ -944,8 +1042,22 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 	static const char *const subs[] = { "new", "cur" };
 	struct pend pd = {0};
 	size_t s, i, pos = 0;
+	int same = sm->loaded;
 
 	for (s = 0; s < 2; s++) {
+		char *d = ar_path(qdir, subs[s]);
+
+		/* Before listing: a change while listing shows as newer. */
+		qdir_stat(d, &sm->qnow[s]);
+		free(d);
+		same = same && sm->qd[s].trusted && qdid_same(&sm->qd[s],
+		    &sm->qnow[s]);
+	}
+	/* Neither directory changed since the listing the file keeps:
+	 * its entries, in its order, are what a listing would give. */
+	for (i = 0; same && i < sm->nq; i++)
+		take(sm, x, inv, &pd, &sm->q[i]);
+	for (s = 0; !same && s < 2; s++) {
 		char *d = ar_path(qdir, subs[s]);
 		DIR *dp = opendir(d);
 		struct dirent *de;
@@ -971,6 +1083,7 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 			/* A directory lists what did not change in the same
 			 * order each time, and the summary keeps that order:
 			 * most names are the next one it holds. */
+			e = NULL;
 			if (pos < sm->nq && strcmp(sm->q[pos].name, base) == 0)
 				e = &sm->q[pos++];
 			else if ((e = q_find(sm, base)))
@@ -985,28 +1098,14 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 				e = q_add(sm, &ne);
 				sm->misses++;
 			}
-			if (e->used)
-				continue;
-			e->used = 1;
-			sm->order = ar_xrealloc(sm->order, (sm->norder + 1) *
-			    sizeof *sm->order);
-			sm->order[sm->norder++] = (size_t)(e - sm->q);
-			if (e->aa) {
-				x->aa_pending = ar_xrealloc(x->aa_pending,
-				    (x->naa + 1) * sizeof *x->aa_pending);
-				x->aa_pending[x->naa++] = ar_xstrdup(e->node ?
-				    e->node : "");
-			} else if (e->method && ar_pol_kindex(e->k) >= 0) {
-				pend_add(&pd, e->method, e->workload,
-				    ar_pol_kindex(e->k));
-			}
-			busy_placed(inv, e->node, e->gpus, e->ngpus);
+			take(sm, x, inv, &pd, e);
 		}
 		if (errno)
 			ar_die(AR_EX_IO, "%s:", d);
 		closedir(dp);
 		free(d);
 	}
+	sm->qlisted = 1;
 	/* The strings stay alive in sm until summ_close. */
 	for (i = 0; i < pd.nk; i++)
 		add_pending_named(x, pd.k[i].method, pd.k[i].workload,
@@ -1015,10 +1114,13 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 	free(pd.slot);
 	/* Rewritten when it would save reading many files next time, or
 	 * forget many records gone; a few either way cost less than
-	 * writing it all again. */
+	 * writing it all again. Also once the directories have been still
+	 * a while, so that later runs need not list them. */
 	for (i = 0, s = 0; i < sm->nq; i++)
 		s += !sm->q[i].used;
 	if (sm->misses >= 64 || s > 64 + sm->nq / 16)
+		sm->dirty = 1;
+	if (!same && sm->qnow[0].trusted && sm->qnow[1].trusted)
 		sm->dirty = 1;
 }
 
