@@ -654,6 +654,43 @@ decide() {
 00000003.tsv"
 }
 
+# The summary keeps the lists of durations and baseline values only
+# around their medians (AR_SCHED_KEEP values, here 4 instead of 8192):
+# a median that leaves them has the summary rebuilt, and the decision is
+# always that of a whole read.
+@test "ar-sched next: a summary keeps lists around their medians; a median that leaves them rebuilds it" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	export AR_SCHED_KEEP=4
+	results 40 1
+	decide
+	[[ "$err" != *"rebuilt"* ]]
+	# One row more: the medians stay in the window.
+	results 1 2
+	decide
+	one=$out
+	[[ "$err" != *"rebuilt"* ]]
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$one"
+	# Thirty more, each three hours longer than any before: the
+	# median of durations leaves its window of 4.
+	awk -v n=30 -v s=3 -f "$FIX/results.awk" |
+	    sed 's/"finished":"2026-11-26T10:/"finished":"2026-11-26T13:/' |
+	    ar-sign-test -C camp > r3.jsonl
+	ar-ledger append -C camp r3.jsonl 2> /dev/null
+	decide
+	more=$out
+	[[ "$err" == *"camp/run/sched-summary: a median left the values it keeps; it is rebuilt from the ledger"* ]]
+	decide
+	same "$out" "$more"
+	[[ "$err" != *"rebuilt"* ]]
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$more"
+	unset AR_SCHED_KEEP
+}
+
 @test "ar-sched next: a corrupt, truncated or foreign summary is rebuilt, not trusted" {
 	mkcamp
 	results 40 1

@@ -328,11 +328,64 @@ agg_wbase(struct agg *a, const char *workload, int create)
 void
 dlist_add(struct dlist *l, double v)
 {
+	/* Beyond a window's end, a value only moves the ranks. */
+	if (l->below && l->nsorted && v < l->v[0]) {
+		l->below++;
+		return;
+	}
+	if (l->above && l->nsorted && v > l->v[l->nsorted - 1]) {
+		l->above++;
+		return;
+	}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->v = ar_xrealloc(l->v, l->cap * sizeof *l->v);
 	}
 	l->v[l->n++] = v;
+}
+
+int
+dlist_at(const struct dlist *l, size_t r, double *v)
+{
+	if (r < l->below || r - l->below >= l->n)
+		return -1;
+	*v = l->v[r - l->below];
+	return 0;
+}
+
+static size_t
+dlist_count(const struct dlist *l)
+{
+	return l->below + l->n + l->above;
+}
+
+/* The ranks a median takes: (N - 1) / 2 and N / 2. */
+static int
+dlist_exact(const struct dlist *l)
+{
+	size_t all = dlist_count(l);
+	double v;
+
+	return all == 0 || (dlist_at(l, (all - 1) / 2, &v) == 0 &&
+	    dlist_at(l, all / 2, &v) == 0);
+}
+
+int
+agg_exact(const struct agg *a)
+{
+	size_t i;
+	int ki;
+
+	if (!dlist_exact(&a->secs_all))
+		return 0;
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		if (!dlist_exact(&a->secs[ki]))
+			return 0;
+		for (i = 0; i < a->nwb; i++)
+			if (!dlist_exact(&a->wb[i].at[ki]))
+				return 0;
+	}
+	return 1;
 }
 
 static int
@@ -371,6 +424,7 @@ agg_sort(struct agg *a)
 	size_t i;
 	int ki;
 
+	dlist_sort(&a->secs_all);
 	for (ki = 0; ki < AR_POL_NK; ki++) {
 		dlist_sort(&a->secs[ki]);
 		for (i = 0; i < a->nwb; i++)
@@ -409,6 +463,7 @@ agg_free(struct agg *a)
 	free(a->wb);
 	for (ki = 0; ki < AR_POL_NK; ki++)
 		free(a->secs[ki].v);
+	free(a->secs_all.v);
 	memset(a, 0, sizeof *a);
 }
 
@@ -541,8 +596,10 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		secs = seconds_between(fld(&t, c_start), fld(&t, c_fin));
 		if (secs > 0) {
 			x->used_h += (double)k * secs / 3600;
-			if (r.ki >= 0)
+			if (r.ki >= 0) {
 				dlist_add(&x->secs[r.ki], secs);
+				dlist_add(&x->secs_all, secs);
+			}
 		}
 		if (num(&t, c_me, &me) && me > 0)
 			x->min_effect = me;
@@ -610,7 +667,7 @@ apply_agg(struct nx *x, struct agg *a)
 {
 	const char *wl = x->workload ? x->workload : x->dflt_wl;
 	struct wbase *wb;
-	size_t i;
+	size_t i, n;
 	int ki;
 
 	agg_sort(a);
@@ -655,26 +712,34 @@ apply_agg(struct nx *x, struct agg *a)
 	if (!isnan(a->min_effect))
 		x->min_effect = a->min_effect;
 	x->left_unverified = a->left_unverified;
+	/* Exact: a summary that no longer holds a median was rebuilt. */
 	for (ki = 0; ki < AR_POL_NK; ki++) {
-		x->all_secs[ki] = a->secs[ki].v;
-		x->nsecs[ki] = a->secs[ki].n;
-		memset(&a->secs[ki], 0, sizeof a->secs[ki]);
+		x->nsecs[ki] = dlist_count(&a->secs[ki]);
+		if (x->nsecs[ki] && dlist_at(&a->secs[ki], x->nsecs[ki] / 2,
+		    &x->secs_med[ki]) < 0)
+			ar_die(AR_EX_SOFTWARE, "a median of durations is not "
+			    "in the summary's window");
 	}
+	n = dlist_count(&a->secs_all);
+	if (n && dlist_at(&a->secs_all, n / 2, &x->secs_all_med) < 0)
+		ar_die(AR_EX_SOFTWARE, "the median of durations is not in the "
+		    "summary's window");
 	if (wl && (wb = agg_wbase(a, wl, 0))) {
 		x->lower = wb->lower;
 		for (ki = 0; ki < AR_POL_NK; ki++) {
-			x->base[ki] = wb->at[ki].v;
-			x->nbase[ki] = wb->at[ki].n;
-			memset(&wb->at[ki], 0, sizeof wb->at[ki]);
+			double lo, hi;
+
+			n = x->nbase[ki] = dlist_count(&wb->at[ki]);
+			if (!n)
+				continue;
+			if (dlist_at(&wb->at[ki], (n - 1) / 2, &lo) < 0 ||
+			    dlist_at(&wb->at[ki], n / 2, &hi) < 0)
+				ar_die(AR_EX_SOFTWARE, "a median of the baseline "
+				    "is not in the summary's window");
+			/* As ar_median (gsl) takes it. */
+			x->base_med[ki] = (lo + hi) / 2.0;
 		}
 	}
-}
-
-/* The median of sorted v, as ar_median (gsl) takes it. */
-static double
-median_sorted(const double *v, size_t n)
-{
-	return (v[(n - 1) / 2] + v[n / 2]) / 2.0;
 }
 
 double
@@ -687,13 +752,13 @@ base_pfrac(const struct nx *x, char *how, size_t n)
 	how[0] = 0;
 	if (!x->nbase[0])
 		return 0;
-	m1 = median_sorted(x->base[0], x->nbase[0]);
+	m1 = x->base_med[0];
 	for (ki = 1; ki < AR_POL_NK; ki++) {
 		double mk, sp, k = (double)ar_pol_k(ki), pk;
 
 		if (!x->nbase[ki])
 			continue;
-		mk = median_sorted(x->base[ki], x->nbase[ki]);
+		mk = x->base_med[ki];
 		sp = x->lower ? m1 / mk : mk / m1;
 		if (!(sp > 0) || !isfinite(sp))
 			continue;
@@ -782,7 +847,6 @@ void
 free_nx(struct nx *x)
 {
 	size_t i;
-	int k;
 
 	for (i = 0; i < x->nm; i++)
 		free_meth(&x->m[i]);
@@ -794,9 +858,5 @@ free_nx(struct nx *x)
 	for (i = 0; i < x->naa; i++)
 		free(x->aa_pending[i]);
 	free(x->aa_pending);
-	for (k = 0; k < AR_POL_NK; k++) {
-		free(x->all_secs[k]);
-		free(x->base[k]);
-	}
 }
 

@@ -247,31 +247,18 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
 			cfg->use[ki] = 1;
 		sc = end;
 	}
-	/* A measurement's cost: its k times the median time one took. The
-	 * lists are sorted (next.h): the median of all of them is found by
-	 * merging, not by sorting again. */
+	/* A measurement's cost: its k times the median time one took at
+	 * that k, else the median of all of them. */
 	for (ki = 0; ki < AR_POL_NK; ki++)
 		na += x->nsecs[ki];
 	all_med = man && man->time_s > 0 ? man->time_s : 600;
-	if (na) {
-		size_t at[AR_POL_NK] = {0}, k;
-		int b = 0;
-
-		for (k = 0; k <= na / 2; k++) {
-			b = -1;
-			for (ki = 0; ki < AR_POL_NK; ki++)
-				if (at[ki] < x->nsecs[ki] && (b < 0 ||
-				    x->all_secs[ki][at[ki]] <
-				    x->all_secs[b][at[b]]))
-					b = ki;
-			all_med = x->all_secs[b][at[b]++];
-		}
-	}
+	if (na)
+		all_med = x->secs_all_med;
 	for (ki = 0; ki < AR_POL_NK; ki++) {
 		double sec = all_med;
 
 		if (x->nsecs[ki])
-			sec = x->all_secs[ki][x->nsecs[ki] / 2];
+			sec = x->secs_med[ki];
 		cfg->cost_h[ki] = (double)ar_pol_k(ki) * sec / 3600;
 	}
 	cfg->min_effect = man && man->min_effect > 0 ? man->min_effect :

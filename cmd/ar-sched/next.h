@@ -37,15 +37,16 @@ struct nx {
 	char **aa_pending;         /* nodes whose A/A is queued */
 	size_t naa;
 	double used_h, min_effect;
-	/* The seconds each verified measurement at k took, sorted. */
+	/* The seconds verified measurements took: how many at each k,
+	 * the median at each k (the upper one of two) and of all k. */
 	size_t nsecs[AR_POL_NK];
-	double *all_secs[AR_POL_NK];
+	double secs_med[AR_POL_NK], secs_all_med;
 	size_t left_unverified;
 	/* The baseline's primary metric per k, from every verified row of
 	 * the workload: each result measures the baseline beside its method
 	 * at the same k, so its scaling is known without runs of its own. */
 	const char *metric;
-	double *base[AR_POL_NK];   /* sorted */
+	double base_med[AR_POL_NK]; /* the median, as ar_median takes it */
 	size_t nbase[AR_POL_NK];
 	int lower;                 /* the metric is lower-is-better */
 };
@@ -69,11 +70,17 @@ struct akey {
 	struct kstat at[AR_POL_NK];
 };
 
-/* A growing list of numbers, sorted up to nsorted. */
+/* A growing list of numbers, sorted up to nsorted, kept for its median.
+ * A summary keeps only a window of it around the median (DLIST_KEEP
+ * values, below and above counting the rest): a median stays exact while
+ * its ranks are in the window, which takes thousands of new values on
+ * one side to leave; then the summary is rebuilt (dlist_median). */
 struct dlist {
 	double *v;
 	size_t n, cap, nsorted;
+	size_t below, above;
 };
+#define DLIST_KEEP 8192
 
 struct wbase {
 	char *workload;
@@ -90,7 +97,7 @@ struct agg {
 	struct wbase *wb;
 	size_t nwb;
 	double used_h, min_effect; /* min_effect: NAN until a row has one */
-	struct dlist secs[AR_POL_NK];
+	struct dlist secs[AR_POL_NK], secs_all;
 	size_t left_unverified, rows;
 	const char *metric;        /* the problem's; NULL when none */
 };
@@ -112,6 +119,11 @@ struct akey *agg_key(struct agg *a, const char *name, const char *workload,
     int create);
 struct wbase *agg_wbase(struct agg *a, const char *workload, int create);
 void dlist_add(struct dlist *l, double v);
+/* The value at rank r (from 0) of a sorted list; -1 when the window
+ * does not hold it. */
+int dlist_at(const struct dlist *l, size_t r, double *v);
+/* 1 when every median a decision takes of a is in its window. */
+int agg_exact(const struct agg *a);
 /* Sorts what was added since the last call: the lists are sorted after. */
 void agg_sort(struct agg *a);
 /* Folds the rows of a ledger export f (named name) into a. */

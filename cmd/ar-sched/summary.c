@@ -2,9 +2,10 @@
  * that a decision reads only what changed since the last one: the
  * ledger's rows folded so far (struct agg, up to a segment) and what
  * each queue record it has read holds (by the record's name). It is a
- * cache: written tmp, fsync, rename; anything wrong with it (a bad
- * checksum, another campaign, key, seal or metric, a folded segment
- * changed or gone) and it is rebuilt from the ledger and the queue.
+ * cache: written tmp and renamed, not synced (a torn one fails its
+ * checksum); anything wrong with it (a bad checksum, another campaign,
+ * key, seal or metric, a folded segment changed or gone) and it is
+ * rebuilt from the ledger and the queue.
  *
  * The file: a magic line, then fields in this host's byte order (a
  * cache is read where it was written; another host's fails its checks
@@ -41,7 +42,7 @@
 #include "sched.h"
 #include "next.h"
 
-#define MAGIC "ar-sched summary 2\n"
+#define MAGIC "ar-sched summary 4\n"
 #define NAME "sched-summary"
 /* The file's checksum: 16 hex digits. */
 #define SUMLEN 16
@@ -139,18 +140,33 @@ put_str(struct ar_buf *b, const char *s)
 	ar_buf_add(b, s, strlen(s) + 1);
 }
 
-/* A sorted list as runs of equal values: times repeat a lot. */
+/* A sorted list as the counts left out below and above, then runs of
+ * equal values (times repeat a lot): at most DLIST_KEEP values, those
+ * around the median (next.h). */
 static void
 put_dlist(struct ar_buf *b, const struct dlist *l)
 {
-	size_t i, j, runs = 0;
+	size_t i, j, runs = 0, first = 0, keep = l->n, most = DLIST_KEEP;
+	size_t all = l->below + l->n + l->above, mid = all ? (all - 1) / 2 : 0;
+	const char *e = getenv("AR_SCHED_KEEP");
 
-	for (i = 0; i < l->n; i = j, runs++)
-		for (j = i + 1; j < l->n && l->v[j] == l->v[i]; j++)
+	/* Tests make the window small enough to leave. */
+	if (e && atol(e) >= 2)
+		most = (size_t)atol(e);
+	if (l->n > most && mid >= l->below && mid - l->below < l->n) {
+		keep = most;
+		first = mid - l->below > keep / 2 ? mid - l->below - keep / 2 : 0;
+		if (first + keep > l->n)
+			first = l->n - keep;
+	}
+	put_u64(b, l->below + first);
+	put_u64(b, l->above + (l->n - first - keep));
+	for (i = first; i < first + keep; i = j, runs++)
+		for (j = i + 1; j < first + keep && l->v[j] == l->v[i]; j++)
 			;
 	put_u64(b, runs);
-	for (i = 0; i < l->n; i = j) {
-		for (j = i + 1; j < l->n && l->v[j] == l->v[i]; j++)
+	for (i = first; i < first + keep; i = j) {
+		for (j = i + 1; j < first + keep && l->v[j] == l->v[i]; j++)
 			;
 		put_f64(b, l->v[i]);
 		put_u64(b, j - i);
@@ -190,6 +206,7 @@ put_agg(struct ar_buf *b, const struct agg *a)
 	}
 	for (ki = 0; ki < AR_POL_NK; ki++)
 		put_dlist(b, &a->secs[ki]);
+	put_dlist(b, &a->secs_all);
 	put_u64(b, a->nwb);
 	for (i = 0; i < a->nwb; i++) {
 		put_str(b, a->wb[i].workload);
@@ -288,8 +305,11 @@ get_fix(struct rd *r, char *out, size_t n)
 static void
 get_dlist(struct rd *r, struct dlist *l)
 {
+	uint64_t below = get_u64(r), above = get_u64(r);
 	uint64_t runs = get_u64(r), i, c, j;
 
+	if (below > ((uint64_t)1 << 40) || above > ((uint64_t)1 << 40))
+		r->bad = 1;
 	if (runs > (uint64_t)(r->end - r->p) / 16)
 		r->bad = 1;
 	for (i = 0; !r->bad && i < runs; i++) {
@@ -303,7 +323,12 @@ get_dlist(struct rd *r, struct dlist *l)
 		for (j = 0; j < c; j++)
 			dlist_add(l, v);
 	}
+	for (i = 1; !r->bad && i < l->n; i++)
+		if (!(l->v[i - 1] < l->v[i]) && l->v[i - 1] != l->v[i])
+			r->bad = 1;
 	l->nsorted = l->n;
+	l->below = (size_t)below;
+	l->above = (size_t)above;
 }
 
 static void
@@ -365,6 +390,7 @@ get_agg(struct rd *r, struct agg *a)
 	}
 	for (ki = 0; ki < AR_POL_NK; ki++)
 		get_dlist(r, &a->secs[ki]);
+	get_dlist(r, &a->secs_all);
 	n = get_u64(r);
 	if (n > (uint64_t)(r->end - r->p) / 16)
 		r->bad = 1;
@@ -512,28 +538,96 @@ q_free(struct qent *e)
 	free(e->node);
 }
 
+/* The strings of the queue's entries, each once: a thousand methods
+ * over a hundred thousand records. */
+struct stab {
+	const char **s;
+	size_t n, cap, *slot, nslot;
+};
+
+static uint32_t
+stab_idx(struct stab *t, const char *s)
+{
+	size_t j, i;
+
+	if (!s)
+		return UINT32_MAX;
+	if (2 * t->n + 2 > t->nslot) {
+		free(t->slot);
+		t->nslot = t->nslot ? 2 * t->nslot : 256;
+		t->slot = ar_xcalloc(t->nslot, sizeof *t->slot);
+		for (i = 0; i < t->n; i++) {
+			j = name_hash(t->s[i]) & (t->nslot - 1);
+			while (t->slot[j])
+				j = (j + 1) & (t->nslot - 1);
+			t->slot[j] = i + 1;
+		}
+	}
+	j = name_hash(s) & (t->nslot - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->nslot - 1))
+		if (strcmp(t->s[t->slot[j] - 1], s) == 0)
+			return (uint32_t)(t->slot[j] - 1);
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->s = ar_xrealloc(t->s, t->cap * sizeof *t->s);
+	}
+	t->s[t->n] = s;
+	t->slot[j] = ++t->n;
+	return (uint32_t)(t->n - 1);
+}
+
+static void
+put_u32(struct ar_buf *b, uint32_t v)
+{
+	ar_buf_add(b, (const char *)&v, sizeof v);
+}
+
+static uint32_t
+get_u32(struct rd *r)
+{
+	uint32_t v = 0;
+
+	if (r->bad || (size_t)(r->end - r->p) < sizeof v) {
+		r->bad = 1;
+		return 0;
+	}
+	memcpy(&v, r->p, sizeof v);
+	r->p += sizeof v;
+	return v;
+}
+
+/* The table of strings, then per entry its name and the indexes of its
+ * method, workload and node (UINT32_MAX: none), A/A, k and GPUs. */
 static void
 put_queue(struct ar_buf *b, const struct summ *sm)
 {
-	size_t i, j, n = 0;
+	struct stab t = {0};
+	struct ar_buf ents = {0};
+	size_t i, j;
 
 	/* Records gone from new/ and cur/ are forgotten; the rest are kept
 	 * in the order the directories listed them. */
-	n = sm->norder;
-	put_u64(b, n);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < sm->norder; i++) {
 		const struct qent *e = &sm->q[sm->order[i]];
 
-		put_str(b, e->name);
-		put_str(b, e->method);
-		put_str(b, e->workload);
-		put_str(b, e->node);
-		put_u64(b, (uint64_t)e->aa);
-		put_u64(b, (uint64_t)e->k);
-		put_u64(b, e->ngpus);
+		put_str(&ents, e->name);
+		put_u32(&ents, stab_idx(&t, e->method));
+		put_u32(&ents, stab_idx(&t, e->workload));
+		put_u32(&ents, stab_idx(&t, e->node));
+		put_u32(&ents, (uint32_t)e->aa);
+		put_u32(&ents, (uint32_t)e->k);
+		put_u32(&ents, (uint32_t)e->ngpus);
 		for (j = 0; j < e->ngpus; j++)
-			put_u64(b, (uint64_t)e->gpus[j]);
+			put_u32(&ents, (uint32_t)e->gpus[j]);
 	}
+	put_u64(b, t.n);
+	for (i = 0; i < t.n; i++)
+		put_str(b, t.s[i]);
+	put_u64(b, sm->norder);
+	ar_buf_add(b, ents.p ? ents.p : "", ents.len);
+	ar_buf_free(&ents);
+	free(t.s);
+	free(t.slot);
 	/* The directories' times only when the entries are exactly what
 	 * they listed: else a later run must list them again. */
 	for (i = 0; i < 2; i++) {
@@ -550,14 +644,37 @@ put_queue(struct ar_buf *b, const struct summ *sm)
 	}
 }
 
+static char *
+tab_ref(struct rd *r, char **tab, uint64_t ntab)
+{
+	uint32_t i = get_u32(r);
+
+	if (i == UINT32_MAX)
+		return NULL;
+	if (i >= ntab) {
+		r->bad = 1;
+		return NULL;
+	}
+	return tab[i];
+}
+
 static void
 get_queue(struct rd *r, struct summ *sm)
 {
-	uint64_t n = get_u64(r), i, j;
+	uint64_t ntab = get_u64(r), n, i, j;
+	char **tab = NULL;
 
+	if (ntab > (uint64_t)(r->end - r->p) / 9)
+		r->bad = 1;
+	else
+		tab = ar_xmalloc(((size_t)ntab + 1) * sizeof *tab);
+	for (i = 0; !r->bad && i < ntab; i++)
+		if (!(tab[i] = get_ref(r)))
+			r->bad = 1;
+	n = get_u64(r);
 	if (n > (uint64_t)(r->end - r->p) / 16)
 		r->bad = 1;
-	else {
+	else if (!r->bad) {
 		/* Sized once for all of them. */
 		sm->q = ar_xrealloc(sm->q, ((size_t)n + 1) * sizeof *sm->q);
 		sm->capq = (size_t)n + 1;
@@ -567,12 +684,12 @@ get_queue(struct rd *r, struct summ *sm)
 
 		memset(&e, 0, sizeof e);
 		e.name = get_ref(r);
-		e.method = get_ref(r);
-		e.workload = get_ref(r);
-		e.node = get_ref(r);
-		e.aa = get_u64(r) != 0;
-		e.k = (long)get_u64(r);
-		e.ngpus = (size_t)get_u64(r);
+		e.method = tab_ref(r, tab, ntab);
+		e.workload = tab_ref(r, tab, ntab);
+		e.node = tab_ref(r, tab, ntab);
+		e.aa = get_u32(r) != 0;
+		e.k = (long)get_u32(r);
+		e.ngpus = (size_t)get_u32(r);
 		if (!e.name || e.ngpus > AR_ASSIGN_GPUS)
 			r->bad = 1;
 		else if (e.ngpus) {
@@ -581,13 +698,14 @@ get_queue(struct rd *r, struct summ *sm)
 			e.own = 0;
 		}
 		for (j = 0; !r->bad && j < e.ngpus; j++)
-			e.gpus[j] = (int)get_u64(r);
+			e.gpus[j] = (int)get_u32(r);
 		if (r->bad) {
 			free(e.gpus);
 			break;
 		}
 		q_add(sm, &e);
 	}
+	free(tab);
 	for (i = 0; i < 2; i++) {
 		struct qdid *d = &sm->qd[i];
 
@@ -773,6 +891,53 @@ at_cut(struct agg *a, void *arg)
 		put_ledger(sm, a);
 }
 
+/* Folds into a the rows ar-ledger export -C CAMP -V -f tsv -A N gives:
+ * those after the last segment the summary holds, each checked as a
+ * whole export would check it; all of it first: a failed export is not
+ * malformed data. */
+static void
+fold_export(struct summ *sm, struct nx *x, struct agg *a)
+{
+	char *prog = ar_sibling("ar-ledger"), num[32], err[1024], *ldir;
+	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
+	    "-f", "tsv", "-A", num, NULL };
+	struct fold fo = { 1, 0, at_cut, NULL };
+	struct ar_buf out = {0};
+	struct ar_ledger led;
+	struct cut cut;
+	FILE *mf;
+	int st, have_led;
+
+	cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
+	snprintf(num, sizeof num, "%lu", cut.after);
+	st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
+	if (st < 0 && errno != EFBIG)
+		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
+		    strerror(errno));
+	if (st != 0)
+		ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
+		    "failed; give its export with -l", x->camp);
+	free(prog);
+	/* The segments as they are after the export: it saw no segment
+	 * newer than these. */
+	ldir = ar_campaign_path(x->camp, "ledger");
+	have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
+	if (!have_led)
+		memset(&led, 0, sizeof led);
+	free(ldir);
+	cut.sm = sm;
+	cut.led = &led;
+	cut.fo = &fo;
+	fo.arg = &cut;
+	if (!(mf = fmemopen(out.p, out.len ? out.len : 1, "r")))
+		ar_die(AR_EX_SOFTWARE, "fmemopen:");
+	fold_ledger(a, mf, "ar-ledger export", &fo);
+	fclose(mf);
+	ar_buf_free(&out);
+	if (have_led)
+		ar_ledger_close(&led);
+}
+
 static char *
 key_hash_of(const struct ar_campaign *c, char out[AR_HASH_HEX])
 {
@@ -788,9 +953,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 	struct ar_ledger led;
 	char err[1024], *run, *ldir;
 	const char *why;
-	struct ar_buf out = {0};
-	FILE *mf;
-	int st, have_led;
+	int have_led;
 
 	sm->camp = ar_xstrdup(x->camp);
 	sm->metric = metric;
@@ -824,45 +987,26 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		apply_agg(x, &b);
 		agg_free(&b);
 	} else {
-		/* ar-ledger export -C CAMP -V -f tsv -A N: the rows after
-		 * the last segment folded, each checked as a whole export
-		 * would check it; all of it first: a failed export is not
-		 * malformed data. */
-		char *prog = ar_sibling("ar-ledger"), num[32];
-		char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
-		    "-f", "tsv", "-A", num, NULL };
-		struct fold fo = { 1, 0, at_cut, NULL };
-		struct cut cut;
-
-		cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
-		snprintf(num, sizeof num, "%lu", cut.after);
-		st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
-		if (st < 0 && errno != EFBIG)
-			ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
-			    strerror(errno));
-		if (st != 0)
-			ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
-			    "failed; give its export with -l", x->camp);
-		free(prog);
-		/* The segments as they are after the export: it saw no
-		 * segment newer than these. */
 		if (have_led)
 			ar_ledger_close(&led);
-		ldir = ar_campaign_path(x->camp, "ledger");
-		have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
-		free(ldir);
-		if (!have_led)
-			memset(&led, 0, sizeof led);
-		cut.sm = sm;
-		cut.led = &led;
-		cut.fo = &fo;
-		fo.arg = &cut;
-		if (!(mf = fmemopen(out.p, out.len ? out.len : 1, "r")))
-			ar_die(AR_EX_SOFTWARE, "fmemopen:");
-		fold_ledger(&a, mf, "ar-ledger export", &fo);
-		fclose(mf);
-		ar_buf_free(&out);
+		fold_export(sm, x, &a);
+		/* A median gone out of a list's window (next.h): everything
+		 * is read again, which holds all of each list. */
+		if (!agg_exact(&a)) {
+			ar_warn("%s: a median left the values it keeps; it is "
+			    "rebuilt from the ledger", sm->path);
+			agg_free(&a);
+			agg_init(&a, metric);
+			free(sm->seg);
+			sm->seg = NULL;
+			sm->nseg = 0;
+			sm->ledger.len = 0;
+			sm->have_ledger = 0;
+			sm->dirty = 1;
+			fold_export(sm, x, &a);
+		}
 		apply_agg(x, &a);
+		have_led = 0;
 	}
 	if (have_led)
 		ar_ledger_close(&led);
@@ -1124,6 +1268,37 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 		sm->dirty = 1;
 }
 
+/* Replaces path whole (a temporary file, renamed), without a sync: a
+ * summary torn by a crash fails its checksum and is rebuilt, and a sync
+ * of megabytes costs more than the rest of a decision. */
+static int
+write_cache(const char *path, const void *p, size_t n)
+{
+	char *dir = ar_xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
+	int fd, e, r;
+
+	if (slash)
+		*slash = '\0';
+	tmp = ar_tmpname(slash ? dir : ".", NAME);
+	free(dir);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
+		free(tmp);
+		return -1;
+	}
+	r = ar_write_all(fd, p, n);
+	if (close(fd) < 0)
+		r = -1;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -1;
+	if (r < 0) {
+		e = errno;
+		unlink(tmp);
+		errno = e;
+	}
+	free(tmp);
+	return r;
+}
+
 void
 summ_close(struct summ *sm)
 {
@@ -1158,7 +1333,7 @@ summ_close(struct summ *sm)
 		ar_buf_add(&b, h, SUMLEN);
 		/* A cache: when it cannot be written, the next run reads
 		 * everything again, and says why. */
-		if (ar_write_atomic(sm->path, b.p, b.len, 0644) < 0)
+		if (write_cache(sm->path, b.p, b.len) < 0)
 			ar_warn("%s: cannot write the summary: %s", sm->path,
 			    strerror(errno));
 		ar_buf_free(&b);
