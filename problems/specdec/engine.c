@@ -557,7 +557,18 @@ main(void)
 		}
 		if (step(&e, view, idx, act, nv))
 			idle = 0;
-		else if (++idle > MAXIDLE)
+		else if (next >= 0) {
+			/* The policy waits for arrivals: so does the clock. */
+			double w = next - now_ms(&e);
+
+			if (w > 0) {
+				struct timespec ts = { (time_t)(w / 1e3),
+				    (long)((w - (double)(time_t)(w / 1e3) * 1e3) * 1e6) };
+
+				nanosleep(&ts, NULL);
+			}
+			idle = 0;
+		} else if (++idle > MAXIDLE)
 			die("policy", "makes no progress: 10000 steps did nothing "
 			    "while requests waited");
 	}

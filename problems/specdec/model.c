@@ -185,12 +185,40 @@ sd_attend(float *out, const float *q, const float *kc, const float *vc,
 static void
 matmul(float *y, const float *x, const float *w, int n, int in, int out)
 {
+#ifdef SD_NONINVARIANT
+	/* Only for tests/specdec.bats: a kernel that, like a GEMM choosing
+	 * a lower precision for large batches, rounds its inputs and outputs
+	 * to bf16 when it has more than one row. The score must catch it. */
+	float *xr = NULL;
+
+	if (n > 1 && (xr = malloc(sizeof(float) * (size_t)n * in)) != NULL) {
+		for (size_t i = 0; i < (size_t)n * in; i++) {
+			uint32_t u;
+
+			memcpy(&u, &x[i], 4);
+			u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+			memcpy(&xr[i], &u, 4);
+		}
+		x = xr;
+	}
+#endif
 	for (int o = 0; o < out; o++) {
 		const float *wo = w + (size_t)o * in;
 
 		for (int r = 0; r < n; r++)
 			y[(size_t)r * out + o] = sd_dot(x + (size_t)r * in, wo, in);
 	}
+#ifdef SD_NONINVARIANT
+	if (xr != NULL)
+		for (size_t i = 0; i < (size_t)n * out; i++) {
+			uint32_t u;
+
+			memcpy(&u, &y[i], 4);
+			u = (u + 0x7fff + ((u >> 16) & 1)) & 0xffff0000u;
+			memcpy(&y[i], &u, 4);
+		}
+	free(xr);
+#endif
 }
 
 void
