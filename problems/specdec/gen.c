@@ -110,6 +110,13 @@ make_net(const struct sd_net *n, const char *label, size_t *nf)
 		((float *)w.fnorm)[i] = 1;
 	for (size_t i = 0; i < (size_t)SD_VOCAB * n->dim; i++)
 		((float *)w.head)[i] *= sqrtf(3.0f / n->dim);
+	/* bf16 values, so that the GPU's bf16 weights are these exactly. */
+	for (size_t i = 0; i < total; i++) {
+		union { float f; uint32_t u; } b = { a[i] };
+
+		b.u = (b.u + 0x7fffu + ((b.u >> 16) & 1u)) & 0xffff0000u;
+		a[i] = b.f;
+	}
 	*nf = total;
 	return a;
 }

@@ -97,17 +97,49 @@ sd_rope_init(int hd)
 const float *sd_rope_cos(void) { return rope_c; }
 const float *sd_rope_sin(void) { return rope_s; }
 
-/* Eight lanes, summed in a fixed tree: the same bits whatever the
- * batch; n is a multiple of 8. */
+/* The order of a warp (cuda.cu): chunks of 8 elements go to lanes 0 to
+ * 31 in turn, each lane sums its chunks' products in order, and the 32
+ * lanes are summed in the tree of a shuffle-down reduction. The same
+ * bits on either device, whatever the batch; n is a multiple of 8. */
 float
 sd_dot(const float *a, const float *b, int n)
 {
-	float s[8] = { 0 };
+	float s[32] = { 0 };
 
-	for (int i = 0; i < n; i += 8)
-		for (int j = 0; j < 8; j++)
-			s[j] += a[i + j] * b[i + j];
-	return ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+	for (int c = 0; c < n / 8; c++)
+		for (int e = 0; e < 8; e++)
+			s[c % 32] += a[c * 8 + e] * b[c * 8 + e];
+	for (int off = 16; off > 0; off /= 2)
+		for (int j = 0; j < off; j++)
+			s[j] += s[j + off];
+	return s[0];
+}
+
+/* exp(x) from + and * alone, rounded the same on the CPU and the GPU
+ * (libm's expf and CUDA's differ in the last bits): 2^n * p(r), r =
+ * x - n ln 2 in two parts, p of degree 6; 0 below -87. */
+float
+sd_exp(float x)
+{
+	union { float f; uint32_t u; } t;
+	float n, r, p;
+
+	if (x < -87.0f)
+		return 0.0f;
+	if (x > 88.0f)
+		x = 88.0f;
+	n = floorf(x * 1.44269504f + 0.5f);
+	r = x - n * 0.693145752f;
+	r = r - n * 1.42860677e-6f;
+	p = 1.0f / 720;
+	p = p * r + 1.0f / 120;
+	p = p * r + 1.0f / 24;
+	p = p * r + 1.0f / 6;
+	p = p * r + 0.5f;
+	p = p * r + 1.0f;
+	p = p * r + 1.0f;
+	t.u = (uint32_t)((int)n + 127) << 23;
+	return p * t.f;
 }
 
 void
@@ -141,7 +173,18 @@ sd_rope(float *x, int nheads, int hd, int pos)
 float
 sd_silu(float a)
 {
-	return a / (1.0f + expf(-a));
+	return a / (1.0f + sd_exp(-a));
+}
+
+/* Attention's dot products, over a head: in order, one thread's. */
+float
+sd_dot_seq(const float *a, const float *b, int n)
+{
+	float s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += a[i] * b[i];
+	return s;
 }
 
 /* One row's attention over its cache's positions 0..pos, in order;
@@ -160,13 +203,13 @@ sd_attend(float *out, const float *q, const float *kc, const float *vc,
 		float *o = out + (size_t)h * hd;
 
 		for (int t = 0; t <= pos; t++) {
-			scratch[t] = sd_dot(qh, kc + (size_t)t * kvd + g * hd, hd) *
-			    scale;
+			scratch[t] = sd_dot_seq(qh, kc + (size_t)t * kvd + g * hd,
+			    hd) * scale;
 			if (scratch[t] > mx)
 				mx = scratch[t];
 		}
 		for (int t = 0; t <= pos; t++) {
-			scratch[t] = expf(scratch[t] - mx);
+			scratch[t] = sd_exp(scratch[t] - mx);
 			sum += scratch[t];
 		}
 		for (int i = 0; i < hd; i++)

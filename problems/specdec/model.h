@@ -17,11 +17,15 @@
  * acceptance of a request falls as its domain's s grows (README).
  *
  * Batch invariance: every row of a forward pass is computed alone, in
- * a fixed order (dot products in 8 lanes summed in a fixed tree), from
+ * a fixed order (dot products in a warp's order, sd_dot), from
  * its own token, position and its request's KV cache: a row's logits do
  * not depend on which rows share its batch, nor on how a prompt is cut
  * into chunks. Build with -ffp-contract=off, as judge.mk and build.mk
- * do, so that no compiler fuses a multiply into an add. */
+ * do, so that no compiler fuses a multiply into an add. The CUDA
+ * kernels (cuda.cu, built with --fmad=false) do every operation in the
+ * same order with the same rounding, exp included (sd_exp), and the
+ * weights are bf16 values (gen rounds them), so the GPU's outputs are
+ * these bits too and gen's reference serves both devices. */
 #ifndef SD_MODEL_H
 #define SD_MODEL_H
 
@@ -93,5 +97,7 @@ void sd_rope(float *x, int nheads, int hd, int pos);
 void sd_attend(float *out, const float *q, const float *kc, const float *vc,
     int pos, int heads, int kvh, int hd, float *scratch);
 float sd_silu(float a);
+float sd_exp(float x);
+float sd_dot_seq(const float *a, const float *b, int n);
 
 #endif
