@@ -22,7 +22,7 @@
  * not depend on which rows share its batch, nor on how a prompt is cut
  * into chunks. Build with -ffp-contract=off, as judge.mk and build.mk
  * do, so that no compiler fuses a multiply into an add. The CUDA
- * kernels (cuda.cu, built with --fmad=false) do every operation in the
+ * kernels (cuda.cu, with explicitly rounded intrinsics) do every operation in the
  * same order with the same rounding, exp included (sd_exp), and the
  * weights are bf16 values (gen rounds them), so the GPU's outputs are
  * these bits too and gen's reference serves both devices. */
@@ -31,6 +31,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define SD_VOCAB 256
 #define SD_NDOM 16
@@ -99,5 +103,9 @@ void sd_attend(float *out, const float *q, const float *kc, const float *vc,
 float sd_silu(float a);
 float sd_exp(float x);
 float sd_dot_seq(const float *a, const float *b, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
