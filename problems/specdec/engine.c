@@ -3,7 +3,9 @@
  * replays the arrivals on the real clock, asks the policy (sd.h) what
  * to do at every step, runs the draft and the target, and writes the
  * outputs and per-request times to $AR_OUT. It prints nothing on
- * stdout; errors are one line on stderr and exit 1. */
+ * stdout; errors are one line on stderr and exit 1. Built with SD_CUDA
+ * (build.mk does so when the run has GPUs), the models and the KV cache
+ * live on the GPU (cuda.cu): the same bits, the same reference. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +19,9 @@
 #include "model.h"
 #include "sd.h"
 #include "trace.h"
+#ifdef SD_CUDA
+#include "sd-cuda.h"
+#endif
 
 /* Steps in a row that do nothing while requests wait. */
 #define MAXIDLE 10000
@@ -43,6 +48,9 @@ struct eng {
 	struct timespec t0;
 	double kv_sum, steps, rows_t, rows_d, stalls, ignored;
 	size_t dkv_floats, ekv_floats;  /* per token, all layers */
+#ifdef SD_CUDA
+	struct sd_cuda *gpu;
+#endif
 };
 
 static void
@@ -158,11 +166,64 @@ max_pending(const struct rq *q)
 	return room < SD_MAXDRAFT ? room : SD_MAXDRAFT;
 }
 
+/* KV cache memory, zeroed: on the GPU where the models are. */
+static float *
+cache_alloc(size_t floats)
+{
+#ifdef SD_CUDA
+	float *p = sd_cuda_alloc(floats * sizeof(float));
+
+	if (p == NULL)
+		die("GPU memory", "cannot hold a request's KV cache");
+	return p;
+#else
+	return xcalloc(floats * sizeof(float));
+#endif
+}
+
+static void
+cache_free(float *p)
+{
+#ifdef SD_CUDA
+	if (p != NULL)
+		sd_cuda_free(p);
+#else
+	free(p);
+#endif
+}
+
+/* One pass of the draft (re NULL) or the target over n rows: each
+ * row's greedy token in am. */
+static void
+forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
+    int *am)
+{
+#ifdef SD_CUDA
+	char why[512];
+
+	if (sd_cuda_forward(e->gpu, n, rd, re, am, NULL, why, sizeof why) < 0)
+		die("cuda", why);
+#else
+	float *ld = xcalloc((size_t)n * SD_VOCAB * sizeof(float)), *le = NULL;
+
+	sd_forward(&e->wd, n, rd, ld, 1);
+	if (re != NULL) {
+		le = xcalloc((size_t)n * SD_VOCAB * sizeof(float));
+		sd_forward(&e->we, n, re, le, 1);
+		sd_target_logits(ld, ld, le, n, rd);
+	}
+	for (int i = 0; i < n; i++)
+		am[i] = sd_argmax(ld + (size_t)i * SD_VOCAB);
+	free(ld);
+	free(le);
+#endif
+}
+
 static void
 release(struct eng *e, struct rq *q)
 {
-	free(q->tcache);
-	free(q->dcache);
+	cache_free(q->tcache);
+	cache_free(q->dcache);
 	q->tcache = q->dcache = NULL;
 	e->blocks_free += q->blocks;
 	q->blocks = 0;
@@ -184,10 +245,9 @@ reserve(struct eng *e, struct rq *q, int tokens)
 	q->blocks += need;
 	if (!q->running) {
 		q->cap = q->t->prompt_len + q->t->out_len + SD_MAXDRAFT + 1;
-		q->tcache = xcalloc((size_t)q->cap * (e->dkv_floats +
-		    e->ekv_floats) * sizeof(float));
-		q->dcache = xcalloc((size_t)q->cap * e->dkv_floats *
-		    sizeof(float));
+		q->tcache = cache_alloc((size_t)q->cap * (e->dkv_floats +
+		    e->ekv_floats));
+		q->dcache = cache_alloc((size_t)q->cap * e->dkv_floats);
 		q->running = 1;
 	}
 	return 1;
@@ -248,13 +308,13 @@ draft(struct eng *e, struct rq **list, int nl)
 	for (int it = 0; it < most; it++) {
 		int n = 0, k = 0;
 		struct sd_row *rows;
-		float *lg;
+		int *am;
 
 		for (int i = 0; i < nl; i++)
 			if (list[i]->ndraft > it)
 				n += list[i]->len + list[i]->npend - list[i]->dkv;
 		rows = xcalloc((size_t)n * sizeof *rows);
-		lg = xcalloc((size_t)n * SD_VOCAB * sizeof(float));
+		am = xcalloc((size_t)n * sizeof *am);
 		for (int i = 0; i < nl; i++) {
 			struct rq *q = list[i];
 
@@ -264,7 +324,7 @@ draft(struct eng *e, struct rq **list, int nl)
 			for (int p = q->dkv; p < q->len + q->npend; p++)
 				rows[k++] = drow(e, q, ext(q, p), p);
 		}
-		sd_forward(&e->wd, n, rows, lg, 1);
+		forward(e, n, rows, NULL, am);
 		e->rows_d += n;
 		for (int i = 0; i < nl; i++) {
 			struct rq *q = list[i];
@@ -274,11 +334,11 @@ draft(struct eng *e, struct rq **list, int nl)
 				continue;
 			last = q->drow0 + (q->len + q->npend - q->dkv) - 1;
 			q->dkv = q->len + q->npend;
-			q->pend[q->npend++] = sd_argmax(lg + (size_t)last * SD_VOCAB);
+			q->pend[q->npend++] = am[last];
 			q->drafted++;
 		}
 		free(rows);
-		free(lg);
+		free(am);
 	}
 }
 
@@ -290,8 +350,7 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 	struct sd_view v;
 	struct rq **dl = xcalloc((size_t)nv * sizeof *dl);
 	struct sd_row *rd, *re;
-	float *ld, *le, *lt;
-	int rows = 0, nd = 0, did = 0, nfut = 0;
+	int *am, rows = 0, nd = 0, did = 0, nfut = 0;
 	double t;
 
 	t = now_ms(e);
@@ -402,13 +461,9 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 			}
 		}
 	}
-	ld = xcalloc((size_t)(rows + 1) * SD_VOCAB * sizeof(float));
-	le = xcalloc((size_t)(rows + 1) * SD_VOCAB * sizeof(float));
-	lt = xcalloc((size_t)(rows + 1) * SD_VOCAB * sizeof(float));
+	am = xcalloc((size_t)(rows + 1) * sizeof *am);
 	if (rows > 0) {
-		sd_forward(&e->wd, rows, rd, ld, 1);
-		sd_forward(&e->we, rows, re, le, 1);
-		sd_target_logits(lt, ld, le, rows, rd);
+		forward(e, rows, rd, re, am);
 		e->rows_t += rows;
 		did = 1;
 	}
@@ -419,8 +474,7 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 		if (q->op == SD_PREFILL) {
 			q->kv += q->cnt;
 			if (generated(q) == 0 && q->kv == q->t->prompt_len)
-				emit(e, q, sd_argmax(lt + (size_t)(q->row0 +
-				    q->cnt - 1) * SD_VOCAB), t);
+				emit(e, q, am[q->row0 + q->cnt - 1], t);
 		} else if (q->op == SD_COMMIT_UNVERIFIED) {
 			int np = q->npend;
 
@@ -435,8 +489,7 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 			int32_t o[SD_MAXDRAFT + 1], pend[SD_MAXDRAFT];
 
 			for (int j = 0; j <= np; j++)
-				o[j] = sd_argmax(lt + (size_t)(q->row0 + j) *
-				    SD_VOCAB);
+				o[j] = am[q->row0 + j];
 			while (m < np && q->pend[m] == o[m])
 				m++;
 			memcpy(pend, q->pend, sizeof pend);
@@ -458,9 +511,7 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 	e->steps++;
 	free(rd);
 	free(re);
-	free(ld);
-	free(le);
-	free(lt);
+	free(am);
 	free(dl);
 	return did;
 }
@@ -505,6 +556,16 @@ main(void)
 	sd_weights_map(&e.wd, &e.m->d, dw);
 	sd_weights_map(&e.we, &e.m->e, ew);
 	sd_rope_init(e.m->d.hd);
+#ifdef SD_CUDA
+	{
+		char why[512];
+
+		if (sd_cuda_devices() < 1)
+			die("cuda", "no GPU: this engine was built for one");
+		if (sd_cuda_open(&e.gpu, e.m, dw, ew, why, sizeof why) < 0)
+			die("cuda", why);
+	}
+#endif
 	e.dkv_floats = 2 * (size_t)e.m->d.layers * e.m->d.kvh * e.m->d.hd;
 	e.ekv_floats = 2 * (size_t)e.m->e.layers * e.m->e.kvh * e.m->e.hd;
 	e.blocks_free = (int)e.h.kv_blocks;
