@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +49,19 @@ struct eng {
 	struct timespec t0;
 	double kv_sum, steps, rows_t, rows_d, stalls, ignored;
 	size_t dkv_floats, ekv_floats;  /* per token, all layers */
+	int nthreads;                   /* AR_CPUS: the run's CPUs */
 #ifdef SD_CUDA
 	struct sd_cuda *gpu;
 #endif
+};
+
+/* A share of a pass's rows for one thread: whole requests only, since a
+ * request's rows in one pass attend to each other's KV. */
+struct share {
+	const struct eng *e;
+	int n;
+	const struct sd_row *rd, *re;
+	int *am;
 };
 
 static void
@@ -192,18 +203,15 @@ cache_free(float *p)
 #endif
 }
 
-/* One pass of the draft (re NULL) or the target over n rows: each
- * row's greedy token in am. */
-static void
-forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
-    int *am)
+#ifndef SD_CUDA
+static void *
+forward_share(void *arg)
 {
-#ifdef SD_CUDA
-	char why[512];
-
-	if (sd_cuda_forward(e->gpu, n, rd, re, am, NULL, why, sizeof why) < 0)
-		die("cuda", why);
-#else
+	const struct share *sh = arg;
+	const struct eng *e = sh->e;
+	int n = sh->n;
+	const struct sd_row *rd = sh->rd, *re = sh->re;
+	int *am = sh->am;
 	float *ld = xcalloc((size_t)n * SD_VOCAB * sizeof(float)), *le = NULL;
 
 	sd_forward(&e->wd, n, rd, ld, 1);
@@ -216,6 +224,45 @@ forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
 		am[i] = sd_argmax(ld + (size_t)i * SD_VOCAB);
 	free(ld);
 	free(le);
+	return NULL;
+}
+#endif
+
+/* One pass of the draft (re NULL) or the target over n rows: each
+ * row's greedy token in am. On the CPU, AR_CPUS threads share the
+ * requests; every row is computed alone, so the bits do not change. */
+static void
+forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
+    int *am)
+{
+#ifdef SD_CUDA
+	char why[512];
+
+	if (sd_cuda_forward(e->gpu, n, rd, re, am, NULL, why, sizeof why) < 0)
+		die("cuda", why);
+#else
+	struct share sh[64];
+	pthread_t tid[64];
+	int nt = e->nthreads < 64 ? e->nthreads : 64, k = 0, start = 0;
+
+	for (int t = 0; t < nt && start < n; t++) {
+		/* About n / nt rows each, cut between requests. */
+		int end = t == nt - 1 ? n : start + (n - start) / (nt - t);
+
+		if (end <= start)
+			end = start + 1;
+		while (end < n && rd[end].k == rd[end - 1].k)
+			end++;
+		sh[k++] = (struct share){ e, end - start, rd + start,
+		    re != NULL ? re + start : NULL, am + start };
+		start = end;
+	}
+	for (int t = 1; t < k; t++)
+		if (pthread_create(&tid[t], NULL, forward_share, &sh[t]) != 0)
+			die("threads", strerror(errno));
+	forward_share(&sh[0]);
+	for (int t = 1; t < k; t++)
+		pthread_join(tid[t], NULL);
 #endif
 }
 
@@ -536,6 +583,15 @@ main(void)
 	if (out == NULL || *out == '\0')
 		die("AR_OUT", "not set");
 	memset(&e, 0, sizeof e);
+	e.nthreads = 1;
+	if (getenv("AR_CPUS") != NULL) {
+		char *end;
+		long k = strtol(getenv("AR_CPUS"), &end, 10);
+
+		if (*end || k < 1 || k > 4096)
+			die("AR_CPUS", "not an integer from 1 to 4096");
+		e.nthreads = (int)k;
+	}
 	tb = load(in, "trace.bin", &tsz);
 	if (tsz < sizeof e.h)
 		die("trace.bin", "too short");
