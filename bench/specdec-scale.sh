@@ -4,7 +4,7 @@
 # each k of the list (default "1 2 4 8" CPU ranks, so run it on a host
 # with 8 free cores, such as the device machine's), measures the
 # baseline against itself and each example of examples/specdec named in
-# the method list (default: fixed4 acceptance vermax) through ar-bench
+# the method list (default: fixed4 acceptance vermax candidates) through ar-bench
 # on the cpu device, appending to one campaign's ledger; then exports the ledger and
 # draws each method's curve with ar-curve. Prints one line per session
 # (method, k, verdict, ratio, the baseline's and the method's goodput,
@@ -13,7 +13,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
-w=chat-512 ks="1 2 4 8" ms="fixed4 acceptance vermax" pairs=8 dir=
+w=chat-512 ks="1 2 4 8" ms="fixed4 acceptance vermax candidates" pairs=8 dir=
 while getopts w:k:m:p:o: c; do
 	case $c in
 	w) w=$OPTARG ;;

@@ -2,7 +2,8 @@
 # problems/specdec: the speculative-decoding problem through the real
 # ar-bench, on its "tiny" workload (16 requests over about a second):
 # the baseline against itself, each example method of examples/specdec
-# and its verdict (the honest ones valid and exact; skipverify invalid by
+# and its verdict (the honest ones, candidate-parallel drafting included,
+# valid and exact; skipverify invalid by
 # the gate bad == 0; starve discarded by the p95 TTFT guardrail), a
 # policy that reaches for the clock refused at build, gen's errors, and
 # an engine built with a deliberately non-batch-invariant kernel caught
@@ -89,8 +90,8 @@ metric() {
 	    .metrics.draft_rows.median > 0' r.json
 }
 
-@test "specdec: acceptance and vermax are valid and exact" {
-	for m in acceptance vermax; do
+@test "specdec: acceptance, vermax and candidates are valid and exact" {
+	for m in acceptance vermax candidates; do
 		rm -rf camp
 		sdbench -m "$SE/$m"
 		[ "$status" -eq 0 ]

@@ -452,6 +452,13 @@ sd_cuda_free(void *p)
 	cudaFree(p);
 }
 
+int
+sd_cuda_copy(void *dst, const void *src, size_t bytes)
+{
+	return cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice) ==
+	    cudaSuccess ? 0 : -1;
+}
+
 /* The scratch for n rows of the wider network, with attention scores
  * for positions up to maxpos. */
 static int

@@ -38,6 +38,11 @@ struct rq {
 	double first_ms, finish_ms;
 	/* This step's plan. */
 	int op, cnt, row0, nrows, ndraft, drow0;
+	/* SD_CAND: the candidates' drafts and their scratch caches (the
+	 * first candidate uses the request's own). */
+	int ncand;
+	int32_t cand[SD_MAXCAND][SD_MAXDRAFT];
+	float *ct[SD_MAXCAND], *cd[SD_MAXCAND];
 };
 
 struct eng {
@@ -62,6 +67,7 @@ struct share {
 	int n;
 	const struct sd_row *rd, *re;
 	int *am;
+	float *logits;
 };
 
 static void
@@ -222,23 +228,65 @@ forward_share(void *arg)
 	}
 	for (int i = 0; i < n; i++)
 		am[i] = sd_argmax(ld + (size_t)i * SD_VOCAB);
+	if (sh->logits != NULL)
+		memcpy(sh->logits, ld, (size_t)n * SD_VOCAB * sizeof(float));
 	free(ld);
 	free(le);
 	return NULL;
 }
 #endif
 
+static void
+cache_copy(float *dst, const float *src, size_t floats)
+{
+#ifdef SD_CUDA
+	if (sd_cuda_copy(dst, src, floats * sizeof(float)) < 0)
+		die("cuda", "cannot copy a KV cache");
+#else
+	memcpy(dst, src, floats * sizeof(float));
+#endif
+}
+
+/* Copies positions [p0, p0 + cnt) of one network's cache (k then v,
+ * [layers][cap][kvd] each) from src to dst. */
+static void
+copy_pos(float *dst, const float *src, const struct sd_net *n, int cap,
+    int p0, int cnt)
+{
+	size_t kvd = (size_t)n->kvh * n->hd, half = (size_t)n->layers * cap * kvd;
+
+	for (int h = 0; h < 2; h++)
+		for (int l = 0; l < n->layers; l++) {
+			size_t o = h * half + ((size_t)l * cap + p0) * kvd;
+
+			cache_copy(dst + o, src + o, (size_t)cnt * kvd);
+		}
+}
+
+/* Both parts of a target cache, D's then E's. */
+static void
+copy_tpos(const struct eng *e, float *dst, const float *src, int cap, int p0,
+    int cnt)
+{
+	size_t dsz = (size_t)cap * e->dkv_floats;
+
+	copy_pos(dst, src, &e->m->d, cap, p0, cnt);
+	copy_pos(dst + dsz, src + dsz, &e->m->e, cap, p0, cnt);
+}
+
 /* One pass of the draft (re NULL) or the target over n rows: each
- * row's greedy token in am. On the CPU, AR_CPUS threads share the
- * requests; every row is computed alone, so the bits do not change. */
+ * row's greedy token in am, and its logits in logits unless NULL. On
+ * the CPU, AR_CPUS threads share the requests (whole caches: the rows of
+ * one cache attend to each other's KV); every row is computed alone, so
+ * the bits do not change. */
 static void
 forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
-    int *am)
+    int *am, float *logits)
 {
 #ifdef SD_CUDA
 	char why[512];
 
-	if (sd_cuda_forward(e->gpu, n, rd, re, am, NULL, why, sizeof why) < 0)
+	if (sd_cuda_forward(e->gpu, n, rd, re, am, logits, why, sizeof why) < 0)
 		die("cuda", why);
 #else
 	struct share sh[64];
@@ -254,7 +302,8 @@ forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
 		while (end < n && rd[end].k == rd[end - 1].k)
 			end++;
 		sh[k++] = (struct share){ e, end - start, rd + start,
-		    re != NULL ? re + start : NULL, am + start };
+		    re != NULL ? re + start : NULL, am + start,
+		    logits != NULL ? logits + (size_t)start * SD_VOCAB : NULL };
 		start = end;
 	}
 	for (int t = 1; t < k; t++)
@@ -313,25 +362,152 @@ emit(struct eng *e, struct rq *q, int32_t tok, double t)
 	}
 }
 
-/* A target row: part 0 is D's cache, part 1 E's, each k then v. */
+/* A target row in cache tc: part 0 is D's cache, part 1 E's, each k
+ * then v. */
 static struct sd_row
-trow(const struct eng *e, const struct rq *q, int tok, int pos, int part)
+trow_in(const struct eng *e, const struct rq *q, float *tc, int tok, int pos,
+    int part)
 {
 	size_t dsz = (size_t)q->cap * e->dkv_floats,
 	    esz = (size_t)q->cap * e->ekv_floats;
-	float *base = part == 0 ? q->tcache : q->tcache + dsz;
+	float *base = part == 0 ? tc : tc + dsz;
 	size_t half = (part == 0 ? dsz : esz) / 2;
 
 	return (struct sd_row){ tok, pos, q->t->dom, base, base + half, q->cap };
 }
 
 static struct sd_row
-drow(const struct eng *e, const struct rq *q, int tok, int pos)
+trow(const struct eng *e, const struct rq *q, int tok, int pos, int part)
+{
+	return trow_in(e, q, q->tcache, tok, pos, part);
+}
+
+static struct sd_row
+drow_in(const struct eng *e, const struct rq *q, float *dc, int tok, int pos)
 {
 	size_t half = (size_t)q->cap * e->dkv_floats / 2;
 
-	return (struct sd_row){ tok, pos, q->t->dom, q->dcache,
-	    q->dcache + half, q->cap };
+	return (struct sd_row){ tok, pos, q->t->dom, dc, dc + half, q->cap };
+}
+
+static struct sd_row
+drow(const struct eng *e, const struct rq *q, int tok, int pos)
+{
+	return drow_in(e, q, q->dcache, tok, pos);
+}
+
+/* The c best tokens of l, best first, ties to the lower index. */
+static void
+top_tokens(const float *l, int c, int32_t *out)
+{
+	for (int j = 0; j < c; j++) {
+		int b = -1;
+
+		for (int i = 0; i < SD_VOCAB; i++) {
+			int taken = 0;
+
+			for (int k = 0; k < j; k++)
+				taken |= out[k] == i;
+			if (!taken && (b < 0 || l[i] > l[b]))
+				b = i;
+		}
+		out[j] = b;
+	}
+}
+
+/* Candidate-parallel drafting: the draft catches up, its c best first
+ * tokens start c candidates, each continued greedily in a cache of its
+ * own; the candidates of all requests are drafted in the same passes,
+ * which the threads (the ranks) share. */
+static void
+draft_cand(struct eng *e, struct rq **list, int nl)
+{
+	int n = 0, k = 0, most = 0;
+	struct sd_row *rows;
+	int *am;
+	float *lg;
+
+	for (int i = 0; i < nl; i++) {
+		n += list[i]->len - list[i]->dkv;
+		if (list[i]->ndraft > most)
+			most = list[i]->ndraft;
+	}
+	rows = xcalloc((size_t)n * sizeof *rows);
+	am = xcalloc((size_t)n * sizeof *am);
+	lg = xcalloc((size_t)n * SD_VOCAB * sizeof(float));
+	for (int i = 0; i < nl; i++) {
+		struct rq *q = list[i];
+
+		q->drow0 = k;
+		for (int p = q->dkv; p < q->len; p++)
+			rows[k++] = drow(e, q, q->seq[p], p);
+	}
+	forward(e, n, rows, NULL, am, lg);
+	e->rows_d += n;
+	for (int i = 0; i < nl; i++) {
+		struct rq *q = list[i];
+		int32_t first[SD_MAXCAND];
+		int last = q->drow0 + (q->len - q->dkv) - 1;
+
+		top_tokens(lg + (size_t)last * SD_VOCAB, q->ncand, first);
+		q->dkv = q->len;
+		for (int j = 0; j < q->ncand; j++) {
+			q->cand[j][0] = first[j];
+			q->cd[j] = j == 0 ? q->dcache :
+			    cache_alloc((size_t)q->cap * e->dkv_floats);
+			if (j > 0)
+				copy_pos(q->cd[j], q->dcache, &e->m->d, q->cap, 0,
+				    q->len);
+		}
+		q->drafted += q->ncand * q->ndraft;
+	}
+	free(rows);
+	free(am);
+	free(lg);
+	for (int it = 1; it < most; it++) {
+		n = 0;
+		for (int i = 0; i < nl; i++)
+			if (list[i]->ndraft > it)
+				n += list[i]->ncand;
+		rows = xcalloc((size_t)n * sizeof *rows);
+		am = xcalloc((size_t)n * sizeof *am);
+		k = 0;
+		for (int i = 0; i < nl; i++) {
+			struct rq *q = list[i];
+
+			if (q->ndraft <= it)
+				continue;
+			q->drow0 = k;
+			for (int j = 0; j < q->ncand; j++)
+				rows[k++] = drow_in(e, q, q->cd[j], q->cand[j][it - 1],
+				    q->len + it - 1);
+		}
+		forward(e, n, rows, NULL, am, NULL);
+		e->rows_d += n;
+		for (int i = 0; i < nl; i++) {
+			struct rq *q = list[i];
+
+			if (q->ndraft <= it)
+				continue;
+			for (int j = 0; j < q->ncand; j++)
+				q->cand[j][it] = am[q->drow0 + j];
+			q->dkv = q->len + it;
+		}
+		free(rows);
+		free(am);
+	}
+	for (int i = 0; i < nl; i++) {
+		struct rq *q = list[i];
+
+		for (int j = 1; j < q->ncand; j++) {
+			cache_free(q->cd[j]);
+			q->cd[j] = NULL;
+			/* The target's copy of the committed prefix. */
+			q->ct[j] = cache_alloc((size_t)q->cap * (e->dkv_floats +
+			    e->ekv_floats));
+			copy_tpos(e, q->ct[j], q->tcache, q->cap, 0, q->kv);
+		}
+	}
 }
 
 /* The extended sequence, seq then pending, at position i. */
@@ -371,7 +547,7 @@ draft(struct eng *e, struct rq **list, int nl)
 			for (int p = q->dkv; p < q->len + q->npend; p++)
 				rows[k++] = drow(e, q, ext(q, p), p);
 		}
-		forward(e, n, rows, NULL, am);
+		forward(e, n, rows, NULL, am, NULL);
 		e->rows_d += n;
 		for (int i = 0; i < nl; i++) {
 			struct rq *q = list[i];
@@ -395,9 +571,10 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
     int nv)
 {
 	struct sd_view v;
-	struct rq **dl = xcalloc((size_t)nv * sizeof *dl);
+	struct rq **dl = xcalloc((size_t)nv * sizeof *dl),
+	    **dc = xcalloc((size_t)nv * sizeof *dc);
 	struct sd_row *rd, *re;
-	int *am, rows = 0, nd = 0, did = 0, nfut = 0;
+	int *am, rows = 0, nd = 0, ndc = 0, did = 0, nfut = 0;
 	double t;
 
 	t = now_ms(e);
@@ -411,10 +588,11 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 		    q->t->arrival_ms, q->t->prompt_len, q->t->out_len,
 		    generated(q), q->kv, to_prefill(q), q->npend, q->blocks,
 		    q->drafted, q->accepted, q->verifies, q->preempts };
-		act[i] = (struct sd_act){ SD_NONE, 0 };
+		act[i] = (struct sd_act){ SD_NONE, 0, 0 };
 	}
 	v = (struct sd_view){ t, nv, view, (int)e->h.kv_blocks,
-	    e->blocks_free, (int)e->h.block_tokens, (int)e->h.max_rows, nfut };
+	    e->blocks_free, (int)e->h.block_tokens, (int)e->h.max_rows, nfut,
+	    e->nthreads };
 	policy_step(&v, act);
 
 	for (int i = 0; i < nv; i++) {
@@ -455,9 +633,28 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 			rows += c;
 			continue;
 		}
+		if (op == SD_CAND && ready && q->npend == 0 && n >= 1 &&
+		    act[i].cands >= 2 && act[i].cands <= SD_MAXCAND &&
+		    max_pending(q) >= 1) {
+			c = n < max_pending(q) ? n : max_pending(q);
+			need = act[i].cands * (1 + c);
+			if (rows + need > (int)e->h.max_rows ||
+			    !reserve(e, q, q->kv + 1 + c)) {
+				e->stalls++;
+				continue;
+			}
+			q->op = op, q->ndraft = c, q->ncand = act[i].cands;
+			q->row0 = rows, q->nrows = need;
+			rows += need;
+			dc[ndc++] = q;
+			continue;
+		}
+		if (op == SD_CAND)
+			op = SD_SPEC;	/* one candidate, or none fits: SPEC */
 		if (!ready || (op == SD_DECODE && q->npend > 0) ||
 		    (op == SD_COMMIT_UNVERIFIED && q->npend == 0) ||
-		    ((op == SD_DRAFT || op == SD_SPEC) && n < 0)) {
+		    ((op == SD_DRAFT || op == SD_SPEC) && n < 0) ||
+		    op < SD_NONE || op > SD_CAND) {
 			e->ignored++;
 			continue;
 		}
@@ -487,6 +684,10 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 		draft(e, dl, nd);
 		did = 1;
 	}
+	if (ndc > 0) {
+		draft_cand(e, dc, ndc);
+		did = 1;
+	}
 	rd = xcalloc((size_t)(rows + 1) * sizeof *rd);
 	re = xcalloc((size_t)(rows + 1) * sizeof *re);
 	for (int i = 0; i < nv; i++) {
@@ -506,11 +707,22 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 				rd[q->row0 + j] = trow(e, q, ext(q, p), p, 0);
 				re[q->row0 + j] = trow(e, q, ext(q, p), p, 1);
 			}
-		}
+		} else if (q->op == SD_CAND)
+			for (int j = 0, r = q->row0; j < q->ncand; j++) {
+				float *tc = j == 0 ? q->tcache : q->ct[j];
+
+				for (int i = 0; i <= q->ndraft; i++, r++) {
+					int p = q->len - 1 + i, tok = i == 0 ?
+					    q->seq[q->len - 1] : q->cand[j][i - 1];
+
+					rd[r] = trow_in(e, q, tc, tok, p, 0);
+					re[r] = trow_in(e, q, tc, tok, p, 1);
+				}
+			}
 	}
 	am = xcalloc((size_t)(rows + 1) * sizeof *am);
 	if (rows > 0) {
-		forward(e, rows, rd, re, am);
+		forward(e, rows, rd, re, am, NULL);
 		e->rows_t += rows;
 		did = 1;
 	}
@@ -530,6 +742,40 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 			for (int j = 0; j < np && !q->done; j++)
 				emit(e, q, q->pend[j], t);
 			did = 1;
+		} else if (q->op == SD_CAND) {
+			int best = 0, bm = -1, len0 = q->len, nd1 = q->ndraft + 1;
+
+			/* The candidate the target agrees with longest. */
+			for (int j = 0; j < q->ncand; j++) {
+				int m = 0;
+
+				while (m < q->ndraft && q->cand[j][m] ==
+				    am[q->row0 + j * nd1 + m])
+					m++;
+				if (m > bm)
+					bm = m, best = j;
+			}
+			if (best > 0)
+				copy_tpos(e, q->tcache, q->ct[best], q->cap, len0 - 1,
+				    bm + 1);
+			for (int j = 1; j < q->ncand; j++) {
+				cache_free(q->ct[j]);
+				q->ct[j] = NULL;
+			}
+			q->verifies++;
+			q->accepted += bm;
+			q->kv = len0 + bm;
+			/* The draft's cache holds the first candidate's tokens. */
+			if (q->dkv > (best == 0 ? len0 + bm : len0))
+				q->dkv = best == 0 ? len0 + bm : len0;
+			{
+				int32_t o = am[q->row0 + best * nd1 + bm];
+
+				for (int j = 0; j < bm && !q->done; j++)
+					emit(e, q, q->cand[best][j], t);
+				if (!q->done)
+					emit(e, q, o, t);
+			}
 		} else if (q->op == SD_DECODE || q->op == SD_VERIFY ||
 		    q->op == SD_SPEC) {
 			int np = q->npend, m = 0, len0 = q->len;
@@ -560,6 +806,7 @@ step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
 	free(re);
 	free(am);
 	free(dl);
+	free(dc);
 	return did;
 }
 

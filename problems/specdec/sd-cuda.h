@@ -24,6 +24,8 @@ int sd_cuda_devices(void);
 /* Zeroed device memory, or NULL. */
 void *sd_cuda_alloc(size_t bytes);
 void sd_cuda_free(void *p);
+/* Copies bytes from device memory src to dst; 0 or -1. */
+int sd_cuda_copy(void *dst, const void *src, size_t bytes);
 /* One pass over n rows: the draft D alone (re NULL) or the target, D's
  * rows in rd and E's in re (the same tokens and positions). Writes each
  * row's argmax in am and, when logits is not NULL, its logits. */

@@ -25,6 +25,13 @@
  *   SD_COMMIT_UNVERIFIED  takes the pending drafts as output unchecked:
  *                fast, and wrong wherever the draft differs from the
  *                target; the score finds every such token (invalid)
+ *   SD_CAND      candidate-parallel drafting: with nothing pending,
+ *                cands candidates of n draft tokens, started by the
+ *                draft's cands best first tokens and continued
+ *                greedily, drafted side by side (the ranks share those
+ *                passes) and verified in one target pass of cands *
+ *                (n + 1) rows; keeps the candidate the target agrees
+ *                with longest. Fewer than 2 candidates: SD_SPEC n
  *
  * Drafts are cut so that no request outgrows its output length, and
  * pending never exceeds SD_MAXDRAFT. An action that does not fit the
@@ -38,10 +45,11 @@
 #define SD_H
 
 #define SD_MAXDRAFT 16
+#define SD_MAXCAND 8
 
 enum sd_op {
 	SD_NONE, SD_PREFILL, SD_DECODE, SD_DRAFT, SD_VERIFY, SD_SPEC,
-	SD_PREEMPT, SD_COMMIT_UNVERIFIED
+	SD_PREEMPT, SD_COMMIT_UNVERIFIED, SD_CAND
 };
 
 /* Classes: their TTFT limits are 250, 1000 ms and none (README). */
@@ -68,11 +76,14 @@ struct sd_view {
 	int blocks_total, blocks_free, block_tokens;
 	int max_rows;       /* target rows per step */
 	int waiting_future; /* requests not yet arrived */
+	int ranks;          /* the CPUs (AR_CPUS) that share each pass; 1
+	                       on a GPU */
 };
 
 struct sd_act {
 	int op;             /* enum sd_op */
 	int n;
+	int cands;          /* SD_CAND: candidates, 2 to SD_MAXCAND */
 };
 
 /* Fills act[0 .. v->n - 1] (zeroed: SD_NONE) for one step. */

@@ -92,11 +92,11 @@ policy_step(const struct sd_view *v, struct sd_act *act)
 		nfree -= need > 0 ? need : 0;
 		rows -= r;
 		if (q->to_prefill > 0)
-			act[i] = (struct sd_act){ SD_PREFILL, r };
+			act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
 		else if (k > 0)
-			act[i] = (struct sd_act){ SD_SPEC, k };
+			act[i] = (struct sd_act){ SD_SPEC, k, 0 };
 		else
-			act[i] = (struct sd_act){ q->pending ? SD_VERIFY : SD_DECODE, 0 };
+			act[i] = (struct sd_act){ q->pending ? SD_VERIFY : SD_DECODE, 0, 0 };
 	}
 
 	/* Waiting requests, best first, while their whole prompt fits. */
@@ -111,6 +111,6 @@ policy_step(const struct sd_view *v, struct sd_act *act)
 		r = q->to_prefill < rows ? q->to_prefill : rows;
 		nfree -= sd_blocks_for(r, bt);
 		rows -= r;
-		act[i] = (struct sd_act){ SD_PREFILL, r };
+		act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
 	}
 }

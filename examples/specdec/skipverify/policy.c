@@ -58,8 +58,8 @@ policy_step(const struct sd_view *v, struct sd_act *act)
 		else if (q->out_len - q->generated > 1) {
 			/* Draft, then take the drafts as they are. */
 			act[i] = q->pending > 0 ?
-			    (struct sd_act){ SD_COMMIT_UNVERIFIED, 0 } :
-			    (struct sd_act){ SD_DRAFT, draft_len(v, q) };
+			    (struct sd_act){ SD_COMMIT_UNVERIFIED, 0, 0 } :
+			    (struct sd_act){ SD_DRAFT, draft_len(v, q), 0 };
 			continue;
 		} else
 			r = 1;	/* The last token: no room for a draft. */
@@ -85,11 +85,11 @@ policy_step(const struct sd_view *v, struct sd_act *act)
 		nfree -= need > 0 ? need : 0;
 		rows -= r;
 		if (q->to_prefill > 0)
-			act[i] = (struct sd_act){ SD_PREFILL, r };
+			act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
 		else if (k > 0)
-			act[i] = (struct sd_act){ SD_SPEC, k };
+			act[i] = (struct sd_act){ SD_SPEC, k, 0 };
 		else
-			act[i] = (struct sd_act){ q->pending ? SD_VERIFY : SD_DECODE, 0 };
+			act[i] = (struct sd_act){ q->pending ? SD_VERIFY : SD_DECODE, 0, 0 };
 	}
 
 	/* Waiting requests, best first, while their whole prompt fits. */
@@ -104,6 +104,6 @@ policy_step(const struct sd_view *v, struct sd_act *act)
 		r = q->to_prefill < rows ? q->to_prefill : rows;
 		nfree -= sd_blocks_for(r, bt);
 		rows -= r;
-		act[i] = (struct sd_act){ SD_PREFILL, r };
+		act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
 	}
 }
