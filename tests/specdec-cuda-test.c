@@ -58,23 +58,29 @@ xcalloc(size_t n)
 static uint64_t rs = 0x9e3779b97f4a7c15u;
 
 static float
-rnd(void)
+bf16(float f)
 {
-	union { float f; uint32_t u; } b;
+	union { float f; uint32_t u; } b = { f };
 
-	rs ^= rs << 13;
-	rs ^= rs >> 7;
-	rs ^= rs << 17;
-	b.f = (float)((double)(rs >> 11) / 9007199254740992.0 * 2 - 1);
 	b.u = (b.u + 0x7fffu + ((b.u >> 16) & 1u)) & 0xffff0000u;
 	return b.f;
 }
 
+static float
+rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (float)((double)(rs >> 11) / 9007199254740992.0 * 2 - 1);
+}
+
+/* bf16 values after the scale: the GPU's weights are these exactly. */
 static void
 fill(float *a, size_t n, float scale)
 {
 	for (size_t i = 0; i < n; i++)
-		a[i] = rnd() * scale;
+		a[i] = bf16(rnd() * scale);
 }
 
 /* Positions where a and b differ, bitwise. */
