@@ -39,8 +39,9 @@
  * max_rows, and a request needs KV blocks for every token it feeds:
  * actions are taken in the order of the view, preemptions first, and
  * one that does not fit the rows or the free blocks is skipped (a
- * stall). A policy whose steps do nothing while requests wait makes no
- * progress: after 10000 such steps the engine fails the run. */
+ * stall). A step that does nothing while arrivals are still to come
+ * waits for the next one; one that does nothing when all have arrived
+ * makes no progress: after 10000 such steps the engine fails the run. */
 #ifndef SD_H
 #define SD_H
 
