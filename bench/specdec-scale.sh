@@ -49,15 +49,20 @@ for k in $ks; do
 		r=$dir/$m-k$k.json
 		ar-bench -q -a -C "$dir/camp" $sb -k "$k" -w "$w" -p "$pairs" \
 		    -P "$((pairs * 2))" -W 1 "$@" > "$r" 2> "$dir/$m-k$k.err" || true
-		jq -r --arg m "$m" --arg k "$k" '[$m, $k, .verdict,
+		line=$(jq -r --arg m "$m" --arg k "$k" '[$m, $k, .verdict,
 		    (.ratio.median // "-"), (.baseline.goodput_tok_s.median // "-"),
 		    (.metrics.goodput_tok_s.median // "-"),
 		    (.metrics.accept_rate.median // "-"),
-		    (.metrics.p95_ttft_int_ms.median // "-")] | @tsv' "$r" 2>/dev/null ||
-		    printf '%s\t%s\tfailed\t%s\n' "$m" "$k" "$(tail -n 1 "$dir/$m-k$k.err")"
+		    (.metrics.p95_ttft_int_ms.median // "-")] | @tsv' "$r" 2>/dev/null) ||
+		    line=
+		[ -n "$line" ] ||
+		    line=$(printf '%s\t%s\tno result\t%s' "$m" "$k" "$(tail -n 1 "$dir/$m-k$k.err")")
+		printf '%s\n' "$line"
 	done
 done
 ar-ledger export -C "$dir/camp" -V -f tsv > "$dir/export.tsv"
-ar-curve --text "$dir/export.tsv" | tee "$dir/curves.txt"
-ar-curve "$dir/export.tsv" > "$dir/curves.tsv"
+# No curve when no result has a ratio (every session discarded, say).
+ar-curve --text "$dir/export.tsv" > "$dir/curves.txt" || true
+cat "$dir/curves.txt"
+ar-curve "$dir/export.tsv" > "$dir/curves.tsv" || true
 echo "# specdec-scale: campaign, results and curves in $dir"
