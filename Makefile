@@ -225,6 +225,7 @@ ifeq ($(HAVE_NVCC),yes)
 all: $(O)/tests/specdec-cuda-test
 endif
 SDDIR = problems/specdec
+$(O)/kernels/specdec.o: $(SDDIR)/cuda.cu $(SDDIR)/sd-cuda.h $(SDDIR)/model.h
 $(O)/tests/specdec-cuda-test: tests/specdec-cuda-test.c $(SDDIR)/model.c $(SDDIR)/model.h $(SDDIR)/sd-cuda.h $(O)/libardev.a $(O)/libar.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -ffp-contract=off -I$(SDDIR) -o $@ tests/specdec-cuda-test.c $(SDDIR)/model.c $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)
