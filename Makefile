@@ -218,3 +218,14 @@ clean:
 
 .PHONY: FORCE all bench fuzz fuzz-build cuda cuda-build gpu-build gpu-check check check-stress check-asan check-valgrind lint lint-man demo tour install uninstall clean
 .PRECIOUS: $(O)/lib/%.o $(O)/fuzz/lib/%.o
+
+# problems/specdec's CUDA kernels (kernels/specdec.cu) against their CPU
+# references: a test program built with the kernels, where nvcc exists.
+ifeq ($(HAVE_NVCC),yes)
+all: $(O)/tests/specdec-cuda-test
+endif
+SDDIR = problems/specdec
+$(O)/kernels/specdec.o: $(SDDIR)/cuda.cu $(SDDIR)/sd-cuda.h $(SDDIR)/model.h
+$(O)/tests/specdec-cuda-test: tests/specdec-cuda-test.c $(SDDIR)/model.c $(SDDIR)/model.h $(SDDIR)/sd-cuda.h $(O)/libardev.a $(O)/libar.a
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -ffp-contract=off -I$(SDDIR) -o $@ tests/specdec-cuda-test.c $(SDDIR)/model.c $(LINKLIBS) $(LDFLAGS) $(LDLIBS) $(DEVLIBS)

@@ -1,0 +1,109 @@
+/* policy.c: skips verification (must be invalid). Ready requests
+ * draft 4 tokens with the draft model and take them as output without
+ * the target: the target only ever feeds the taken tokens into its KV
+ * cache. Fast, and wrong wherever the draft differs from the target. */
+#include <string.h>
+
+#include "sd.h"
+
+#define MAXREQ 4096
+
+static int
+draft_len(const struct sd_view *v, const struct sd_req *q)
+{
+	(void)v;
+	(void)q;
+	return 4;
+}
+
+/* Class, then arrival, then id: lower is served first. */
+static int
+before(const struct sd_req *a, const struct sd_req *b)
+{
+	if (a->cls != b->cls)
+		return a->cls < b->cls;
+	if (a->arrival_ms != b->arrival_ms)
+		return a->arrival_ms < b->arrival_ms;
+	return a->id < b->id;
+}
+
+void
+policy_step(const struct sd_view *v, struct sd_act *act)
+{
+	static int ord[MAXREQ];
+	int n = v->n < MAXREQ ? v->n : MAXREQ, nfree = v->blocks_free,
+	    rows = v->max_rows, bt = v->block_tokens;
+	static int held[MAXREQ];
+
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		while (j > 0 && before(&v->req[i], &v->req[ord[j - 1]])) {
+			ord[j] = ord[j - 1];
+			j--;
+		}
+		ord[j] = i;
+		held[i] = v->req[i].blocks;
+	}
+
+	/* Running requests, best first: decode (or verify) or prefill. */
+	for (int a = 0; a < n; a++) {
+		int i = ord[a], r, k = 0, need;
+		const struct sd_req *q = &v->req[i];
+
+		if (!q->running || act[i].op == SD_PREEMPT)
+			continue;
+		if (q->to_prefill > 0)
+			r = q->to_prefill < rows ? q->to_prefill : rows;
+		else if (q->out_len - q->generated > 1) {
+			/* Draft, then take the drafts as they are. */
+			act[i] = q->pending > 0 ?
+			    (struct sd_act){ SD_COMMIT_UNVERIFIED, 0, 0 } :
+			    (struct sd_act){ SD_DRAFT, draft_len(v, q), 0 };
+			continue;
+		} else
+			r = 1;	/* The last token: no room for a draft. */
+		if (r < 1 || r > rows)
+			continue;
+		need = sd_blocks_for(q->kv + r, bt) - held[i];
+		/* Preempt from the worst end until it fits. */
+		for (int b = n - 1; need > nfree && b > a; b--) {
+			int j = ord[b];
+
+			if (v->req[j].running && act[j].op == SD_NONE) {
+				act[j].op = SD_PREEMPT;
+				nfree += held[j];
+				held[j] = 0;
+			}
+		}
+		if (need > nfree) {
+			act[i].op = SD_PREEMPT;
+			nfree += held[i];
+			held[i] = 0;
+			continue;
+		}
+		nfree -= need > 0 ? need : 0;
+		rows -= r;
+		if (q->to_prefill > 0)
+			act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
+		else if (k > 0)
+			act[i] = (struct sd_act){ SD_SPEC, k, 0 };
+		else
+			act[i] = (struct sd_act){ q->pending ? SD_VERIFY : SD_DECODE, 0, 0 };
+	}
+
+	/* Waiting requests, best first, while their whole prompt fits. */
+	for (int a = 0; a < n && rows > 0; a++) {
+		int i = ord[a], r;
+		const struct sd_req *q = &v->req[i];
+
+		if (q->running || act[i].op != SD_NONE)
+			continue;
+		if (sd_blocks_for(q->to_prefill + 1, bt) > nfree)
+			break;
+		r = q->to_prefill < rows ? q->to_prefill : rows;
+		nfree -= sd_blocks_for(r, bt);
+		rows -= r;
+		act[i] = (struct sd_act){ SD_PREFILL, r, 0 };
+	}
+}

@@ -1,0 +1,404 @@
+/*
+ * specdec-cuda-test: problems/specdec's CUDA kernels (kernels/specdec.cu)
+ * against their CPU references (problems/specdec/model.c), bit for bit:
+ * each kernel alone, then whole forward passes of the draft and the
+ * target, and batch invariance (a row's logits alone, in a batch with
+ * another request's rows and as a decode step after its prefill). First
+ * the CPU's own batch invariance, which needs no GPU. Prints TAP lines
+ * and "specdec-cuda-test: N passed, M failed"; exits 0 when all pass,
+ * 77 when there is no GPU (after the CPU tests), 1 otherwise.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "sd-cuda.h"
+
+static int ntest, nfail;
+static char why[512];
+
+static int
+ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntest++;
+	printf("%s %d - ", cond ? "ok" : "not ok", ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		nfail++;
+	return cond;
+}
+
+static void *
+xcalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+
+	if (p == NULL) {
+		fprintf(stderr, "specdec-cuda-test: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* A fixed test pattern (not an input of the problem: any generator
+ * will do), rounded to bf16 as gen's weights are. */
+static uint64_t rs = 0x9e3779b97f4a7c15u;
+
+static float
+bf16(float f)
+{
+	union { float f; uint32_t u; } b = { f };
+
+	b.u = (b.u + 0x7fffu + ((b.u >> 16) & 1u)) & 0xffff0000u;
+	return b.f;
+}
+
+static float
+rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return (float)((double)(rs >> 11) / 9007199254740992.0 * 2 - 1);
+}
+
+/* bf16 values after the scale: the GPU's weights are these exactly. */
+static void
+fill(float *a, size_t n, float scale)
+{
+	for (size_t i = 0; i < n; i++)
+		a[i] = bf16(rnd() * scale);
+}
+
+/* Positions where a and b differ, bitwise. */
+static size_t
+differ(const float *a, const float *b, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += memcmp(&a[i], &b[i], sizeof(float)) != 0;
+	return d;
+}
+
+/* Weights like gen's: uniform, scaled by fan-in, norms at 1. */
+static float *
+net_weights(const struct sd_net *n)
+{
+	size_t total = sd_net_floats(n);
+	float *a = xcalloc(total * sizeof *a);
+
+	fill(a, total, 0.2f);
+	return a;
+}
+
+/* One request's caches on the host or the device. */
+struct req {
+	float *kd, *vd, *ke, *ve;
+	int cap;
+};
+
+static void
+req_host(struct req *r, const struct sd_model *m, int cap)
+{
+	size_t d = (size_t)m->d.layers * cap * m->d.kvh * m->d.hd,
+	    e = (size_t)m->e.layers * cap * m->e.kvh * m->e.hd;
+
+	r->kd = xcalloc(d * 4), r->vd = xcalloc(d * 4);
+	r->ke = xcalloc(e * 4), r->ve = xcalloc(e * 4);
+	r->cap = cap;
+}
+
+static int
+req_dev(struct req *r, const struct sd_model *m, int cap)
+{
+	size_t d = (size_t)m->d.layers * cap * m->d.kvh * m->d.hd * 4,
+	    e = (size_t)m->e.layers * cap * m->e.kvh * m->e.hd * 4;
+
+	r->kd = sd_cuda_alloc(d), r->vd = sd_cuda_alloc(d);
+	r->ke = sd_cuda_alloc(e), r->ve = sd_cuda_alloc(e);
+	r->cap = cap;
+	return r->kd && r->vd && r->ke && r->ve ? 0 : -1;
+}
+
+static void
+rows_of(struct sd_row *rd, struct sd_row *re, const struct req *q,
+    const int *tok, int p0, int n, int dom)
+{
+	for (int i = 0; i < n; i++) {
+		rd[i] = (struct sd_row){ tok[i], p0 + i, dom, q->kd, q->vd, q->cap };
+		re[i] = (struct sd_row){ tok[i], p0 + i, dom, q->ke, q->ve, q->cap };
+	}
+}
+
+/* The CPU target over n rows: logits and argmax. */
+static void
+cpu_target(const struct sd_weights *wd, const struct sd_weights *we, int n,
+    const struct sd_row *rd, const struct sd_row *re, float *lt, int *am)
+{
+	float *ld = xcalloc((size_t)n * SD_VOCAB * 4),
+	    *le = xcalloc((size_t)n * SD_VOCAB * 4);
+
+	sd_forward(wd, n, rd, ld, 1);
+	sd_forward(we, n, re, le, 1);
+	sd_target_logits(lt, ld, le, n, rd);
+	for (int i = 0; i < n; i++)
+		am[i] = sd_argmax(lt + (size_t)i * SD_VOCAB);
+	free(ld);
+	free(le);
+}
+
+/* The CPU's batch invariance: a prompt in one pass, in chunks, and with
+ * another request's rows beside it give the same logits. */
+static void
+test_cpu_invariance(const struct sd_model *m)
+{
+	float *dw = net_weights(&m->d), *ew = net_weights(&m->e);
+	struct sd_weights wd, we;
+	struct req a, b, c;
+	int n = 24, tok[24], am[48];
+	struct sd_row rd[48], re[48];
+	float *l1 = xcalloc((size_t)48 * SD_VOCAB * 4),
+	    *l2 = xcalloc((size_t)48 * SD_VOCAB * 4);
+
+	sd_weights_map(&wd, &m->d, dw);
+	sd_weights_map(&we, &m->e, ew);
+	sd_rope_init(m->d.hd);
+	for (int i = 0; i < n; i++)
+		tok[i] = (int)((unsigned)(rnd() * 1000 + 1000) % SD_VOCAB);
+	req_host(&a, m, 64);
+	req_host(&b, m, 64);
+	req_host(&c, m, 64);
+	rows_of(rd, re, &a, tok, 0, n, 3);
+	cpu_target(&wd, &we, n, rd, re, l1, am);
+	/* In chunks of 7, beside another request's rows. */
+	for (int p = 0; p < n; p += 7) {
+		int k = n - p < 7 ? n - p : 7;
+
+		rows_of(rd, re, &b, tok + p, p, k, 3);
+		rows_of(rd + k, re + k, &c, tok, 0, 20, 5);
+		cpu_target(&wd, &we, k + 20, rd, re, l2 + (size_t)p * SD_VOCAB,
+		    am);
+	}
+	ok(differ(l1, l2, (size_t)n * SD_VOCAB) == 0,
+	    "cpu %s: a prompt's logits whole, in chunks and beside another "
+	    "request's rows are the same bits", m->name);
+	free(dw), free(ew), free(l1), free(l2);
+}
+
+static void
+test_ops(void)
+{
+	int n = 5, in = 96, out = 40;
+	float *x = xcalloc((size_t)n * in * 4), *w = xcalloc((size_t)in * out * 4),
+	    *y = xcalloc((size_t)n * out * 4), *yr = xcalloc((size_t)n * out * 4),
+	    *g = xcalloc((size_t)in * 4), *e = xcalloc(4096 * 4),
+	    *er = xcalloc(4096 * 4);
+	int pos[5] = { 0, 1, 17, 300, 1000 };
+
+	fill(x, (size_t)n * in, 2);
+	fill(w, (size_t)in * out, 0.3f);
+	for (int r = 0; r < n; r++)
+		for (int o = 0; o < out; o++)
+			yr[r * out + o] = sd_dot(x + (size_t)r * in,
+			    w + (size_t)o * in, in);
+	ok(sd_cuda_op_matmul(y, x, w, n, in, out, why, sizeof why) == 0 &&
+	    differ(y, yr, (size_t)n * out) == 0, "gemm (bf16 weights) 5 x 96 x 40: "
+	    "the reference's bits %s", why);
+
+	fill(g, (size_t)in, 1);
+	for (int r = 0; r < n; r++)
+		sd_rmsnorm(yr + (size_t)r * in, x + (size_t)r * in, g, in);
+	ok(sd_cuda_op_rmsnorm(y, x, g, n, in, why, sizeof why) == 0 &&
+	    differ(y, yr, (size_t)n * in) == 0, "rmsnorm: the reference's bits %s",
+	    why);
+
+	sd_rope_init(16);
+	memcpy(yr, x, (size_t)n * in * 4);
+	for (int r = 0; r < n; r++)
+		sd_rope(yr + (size_t)r * in, 6, 16, pos[r]);
+	memcpy(y, x, (size_t)n * in * 4);
+	ok(sd_cuda_op_rope(y, pos, n, 6, 16, why, sizeof why) == 0 &&
+	    differ(y, yr, (size_t)n * in) == 0, "rotary: the reference's bits %s",
+	    why);
+
+	{
+		int p = 300, heads = 6, kvh = 2, hd = 16;
+		size_t kv = (size_t)(p + 1) * kvh * hd;
+		float *q = xcalloc((size_t)heads * hd * 4), *kc = xcalloc(kv * 4),
+		    *vc = xcalloc(kv * 4), *o = xcalloc((size_t)heads * hd * 4),
+		    *orf = xcalloc((size_t)heads * hd * 4),
+		    *sc = xcalloc((size_t)(p + 1) * 4);
+
+		fill(q, (size_t)heads * hd, 2);
+		fill(kc, kv, 2);
+		fill(vc, kv, 1);
+		sd_attend(orf, q, kc, vc, p, heads, kvh, hd, sc);
+		ok(sd_cuda_op_attend(o, q, kc, vc, p, heads, kvh, hd, why,
+		    sizeof why) == 0 && differ(o, orf, (size_t)heads * hd) == 0,
+		    "gqa attention, 6 heads on 2, 301 positions: the reference's "
+		    "bits %s", why);
+		free(q), free(kc), free(vc), free(o), free(orf), free(sc);
+	}
+
+	for (int i = 0; i < n * in; i++)
+		yr[i] = sd_silu(x[i]) * g[i % in];
+	memcpy(y, x, (size_t)n * in * 4);
+	{
+		float *h3 = xcalloc((size_t)n * in * 4);
+
+		for (int i = 0; i < n * in; i++)
+			h3[i] = g[i % in];
+		ok(sd_cuda_op_swiglu(y, h3, n * in, why, sizeof why) == 0 &&
+		    differ(y, yr, (size_t)n * in) == 0,
+		    "swiglu: the reference's bits %s", why);
+		free(h3);
+	}
+
+	for (int i = 0; i < 4096; i++) {
+		e[i] = -100 + 200.0f * i / 4095;
+		er[i] = sd_exp(e[i]);
+	}
+	free(y);
+	y = xcalloc(4096 * 4);
+	ok(sd_cuda_op_exp(y, e, 4096, why, sizeof why) == 0 &&
+	    differ(y, er, 4096) == 0, "exp from -100 to 100: the reference's bits %s",
+	    why);
+	{
+		double worst = 0;
+
+		for (int i = 0; i < 4096; i++)
+			if (e[i] > -80 && e[i] < 80) {
+				double r = fabs(er[i] - exp(e[i])) / exp(e[i]);
+
+				if (r > worst)
+					worst = r;
+			}
+		ok(worst < 1e-6, "sd_exp is within 1e-6 of exp (%.3g)", worst);
+	}
+	free(x), free(w), free(y), free(yr), free(g), free(e), free(er);
+}
+
+/* The whole target and draft on the GPU against the CPU: a prompt, in
+ * one pass and in chunks beside another request, then decode steps. */
+static void
+test_forward(const struct sd_model *m)
+{
+	float *dw = net_weights(&m->d), *ew = net_weights(&m->e);
+	struct sd_weights wd, we;
+	struct sd_cuda *c = NULL;
+	struct req ha, ga, gb;
+	int n = 40, tok[40], amc[80], amg[80], bad = 0;
+	struct sd_row rd[80], re[80];
+	float *lc = xcalloc((size_t)80 * SD_VOCAB * 4),
+	    *lg = xcalloc((size_t)80 * SD_VOCAB * 4);
+
+	sd_weights_map(&wd, &m->d, dw);
+	sd_weights_map(&we, &m->e, ew);
+	sd_rope_init(m->d.hd);
+	if (!ok(sd_cuda_open(&c, m, dw, ew, why, sizeof why) == 0,
+	    "%s: open: weights uploaded %s", m->name, why))
+		return;
+	for (int i = 0; i < n; i++)
+		tok[i] = SD_NDOM + (int)((unsigned)(rnd() * 1000 + 1000) %
+		    (SD_VOCAB - SD_NDOM));
+	tok[0] = 7;
+	req_host(&ha, m, 64);
+	if (!ok(req_dev(&ga, m, 64) == 0 && req_dev(&gb, m, 64) == 0,
+	    "%s: device caches", m->name))
+		return;
+	/* The prompt, whole. */
+	rows_of(rd, re, &ha, tok, 0, n, 7);
+	cpu_target(&wd, &we, n, rd, re, lc, amc);
+	rows_of(rd, re, &ga, tok, 0, n, 7);
+	ok(sd_cuda_forward(c, n, rd, re, amg, lg, why, sizeof why) == 0 &&
+	    differ(lg, lc, (size_t)n * SD_VOCAB) == 0 &&
+	    memcmp(amg, amc, (size_t)n * sizeof(int)) == 0,
+	    "%s: target logits and argmax of a 40-token prompt: the CPU's bits %s",
+	    m->name, why);
+	/* The same prompt in chunks of 9, another request beside it. */
+	for (int p = 0; p < n; p += 9) {
+		int k = n - p < 9 ? n - p : 9;
+
+		rows_of(rd, re, &gb, tok + p, p, k, 7);
+		rows_of(rd + k, re + k, &ga, tok, 0, 30, 7);
+		if (sd_cuda_forward(c, k + 30, rd, re, amg, lg, why, sizeof why) < 0)
+			bad = -1;
+		else
+			bad += (int)differ(lg, lc + (size_t)p * SD_VOCAB,
+			    (size_t)k * SD_VOCAB);
+	}
+	ok(bad == 0, "%s: in chunks beside another request's rows, the same "
+	    "bits (batch invariance) %s", m->name, bad < 0 ? why : "");
+	/* Decode: the argmax fed back, one row at a time, both devices. */
+	bad = 0;
+	for (int s = 0; s < 8; s++) {
+		int t = amc[n - 1];
+		struct sd_row cd, ce;
+
+		rows_of(&cd, &ce, &ha, &t, n + s, 1, 7);
+		cpu_target(&wd, &we, 1, &cd, &ce, lc, amc + n - 1);
+		rows_of(&cd, &ce, &ga, &t, n + s, 1, 7);
+		if (sd_cuda_forward(c, 1, &cd, &ce, amg, lg, why, sizeof why) < 0)
+			bad = -1;
+		else
+			bad += (int)differ(lg, lc, SD_VOCAB);
+	}
+	ok(bad == 0, "%s: 8 decode steps after the prompt: the CPU's bits %s",
+	    m->name, bad < 0 ? why : "");
+	/* The draft alone. */
+	{
+		float *ld = xcalloc((size_t)SD_VOCAB * 4);
+		int t = 42, a1;
+		struct sd_row cd, ce;
+
+		rows_of(&cd, &ce, &ha, &t, n + 8, 1, 7);
+		sd_forward(&wd, 1, &cd, ld, 1);
+		rows_of(&cd, &ce, &ga, &t, n + 8, 1, 7);
+		ok(sd_cuda_forward(c, 1, &cd, NULL, &a1, lg, why, sizeof why) == 0 &&
+		    differ(lg, ld, SD_VOCAB) == 0 && a1 == sd_argmax(ld),
+		    "%s: the draft's logits and argmax: the CPU's bits %s", m->name,
+		    why);
+		free(ld);
+	}
+	sd_cuda_close(c);
+	free(dw), free(ew), free(lc), free(lg);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *names[] = { "tiny", "cpu" };
+
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "usage: specdec-cuda-test\n");
+		return 64;
+	}
+	for (int i = 0; i < 2; i++)
+		test_cpu_invariance(sd_model_find(names[i]));
+	if (sd_cuda_devices() < 1) {
+		printf("# no GPU: the CUDA kernels are not tested\n");
+		printf("specdec-cuda-test: %d passed, %d failed\n", ntest - nfail,
+		    nfail);
+		return nfail ? 1 : 77;
+	}
+	test_ops();
+	for (int i = 0; i < 2; i++)
+		test_forward(sd_model_find(names[i]));
+	printf("specdec-cuda-test: %d passed, %d failed\n", ntest - nfail, nfail);
+	return nfail ? 1 : 0;
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/env bats
+# problems/specdec: the speculative-decoding problem through the real
+# ar-bench, on its "tiny" workload (16 requests over about a second):
+# the baseline against itself, each example method of examples/specdec
+# and its verdict (the honest ones, candidate-parallel drafting included,
+# valid and exact; skipverify invalid by
+# the gate bad == 0; starve discarded by the p95 TTFT guardrail), a
+# policy that reaches for the clock refused at build, gen's errors, and
+# an engine built with a deliberately non-batch-invariant kernel caught
+# by the score. Verdicts between honest methods depend on timing and are
+# not asserted; only that they are measured.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup_file() {
+	ar_bench_setup_file
+}
+
+setup() {
+	ar_bench_setup
+	SP=$TOP/problems/specdec
+	SE=$TOP/examples/specdec
+	[ -f "$SP/problem.json" ] && [ -d "$SE" ] ||
+	    skip "problems/specdec or examples/specdec is missing"
+	command -v cc >/dev/null && command -v make >/dev/null ||
+	    skip "specdec needs cc and make"
+}
+
+teardown() {
+	ar_bench_teardown
+}
+
+# sdbench ARGS: a short session on tiny (2 pairs, no warm-up); the
+# result in r.json.
+sdbench() {
+	mkcamp -p "$SP"
+	run --separate-stderr ar-bench -C camp "${NOSB[@]}" -q -w tiny \
+	    -p 2 -P 2 -W 0 "$@"
+	printf '%s\n' "$output" > r.json
+	echo "# ar-bench $*: exit $status"
+	echo "# stderr: $stderr"
+	echo "# $(jq -c '{verdict, why}' r.json 2>/dev/null)"
+}
+
+# judge: the judge programs, built by hand in ./J (setup), and the tiny
+# workload's variables.
+judge() {
+	cp -R "$SP" J
+	chmod -R u+w J
+	(cd J && make -s -f judge.mk)
+	export MODEL=tiny NREQ=16 RATE=16 BURST=2 PROMPT_MED=16 PROMPT_MAX=64 \
+	    OUT_MED=16 OUT_MAX=48 DOM_LO=1 DOM_HI=8 KV_BLOCKS=32 MAX_ROWS=128
+}
+
+# stages SEED ENGINE: prepare, run and score by hand; METRIC lines in
+# score.out.
+stages() {
+	rm -rf IN REF OUT
+	mkdir IN REF OUT
+	(cd J && AR_SEED=$1 AR_IN=../IN AR_REF=../REF ./gen)
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT "$2"
+	(cd J && AR_WALL_S=1 AR_IN=../IN AR_REF=../REF AR_OUT=../OUT ./score) \
+	    > score.out
+}
+
+metric() {
+	sed -n "s/^METRIC $1=//p" score.out
+}
+
+@test "specdec: the baseline against itself is exact, keeps its guardrail and counts every request" {
+	sdbench --aa
+	[ "$status" -eq 0 ]
+	[[ "$(j .verdict)" =~ ^(equivalent|inconclusive|discard|keep)$ ]]
+	jq -e '.work.pass and .work.expected == 16 and .gates[0].pass and
+	    .gates[0].worst == 0 and .guardrails[0].pass and
+	    .metrics.goodput_tok_s.median > 0 and
+	    .metrics.accept_rate.median == 0 and
+	    .metrics.tok_per_verify.median == 1' r.json
+}
+
+@test "specdec: fixed4 speculates, exactly: valid, drafts accepted, more than a token per verification" {
+	sdbench -m "$SE/fixed4"
+	[ "$status" -eq 0 ]
+	[[ "$(j .verdict)" =~ ^(keep|equivalent|inconclusive|discard)$ ]]
+	jq -e '.work.pass and .gates[0].pass and .guardrails[0].pass and
+	    .metrics.accept_rate.median > 0.2 and
+	    .metrics.accept_rate.median < 1 and
+	    .metrics.tok_per_verify.median > 1.5 and
+	    .metrics.draft_rows.median > 0' r.json
+}
+
+@test "specdec: acceptance, vermax and candidates are valid and exact" {
+	for m in acceptance vermax candidates; do
+		rm -rf camp
+		sdbench -m "$SE/$m"
+		[ "$status" -eq 0 ]
+		[[ "$(j .verdict)" =~ ^(keep|equivalent|inconclusive|discard)$ ]]
+		jq -e '.work.pass and .gates[0].pass and .guardrails[0].pass and
+		    .metrics.tok_per_verify.median > 1' r.json
+	done
+}
+
+@test "specdec: skipverify is invalid: the gate bad == 0 finds the unverified tokens" {
+	sdbench -m "$SE/skipverify"
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = invalid ]
+	[[ "$(j .why)" =~ ^gate\ bad\ ==\ 0\ failed:\ [1-9][0-9]*\ \(pair\ 0\)$ ]]
+	[ "$(j '.gates[0].pass')" = false ]
+}
+
+@test "specdec: starve is discarded by the guardrail on the interactive p95 TTFT" {
+	sdbench -m "$SE/starve"
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = discard ]
+	[[ "$(j .why)" =~ ^guardrail\ p95_ttft_int_ms\ \<=\ 250\ failed:\ [0-9.]+\ against\ 250\ \(pair\ 0\)$ ]]
+	jq -e '.gates[0].pass and .work.pass' r.json
+}
+
+@test "specdec: a policy that reads the clock is refused at build" {
+	mkdir clock
+	cat > clock/policy.c <<'EOC'
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+#include "sd.h"
+void
+policy_step(const struct sd_view *v, struct sd_act *act)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	for (int i = 0; i < v->n; i++)
+		act[i].op = t.tv_nsec & 1 ? SD_DECODE : SD_PREFILL;
+}
+EOC
+	sdbench -m clock
+	[ "$status" -eq 0 ]
+	[ "$(j .verdict)" = crash ]
+	[[ "$(j .failure.stderr)" == *"build: policy.o: calls clock_gettime: a policy may call only memory and math functions"* ]]
+}
+
+@test "specdec: gen refuses a bad workload with one line naming the variable" {
+	judge
+	mkdir IN REF
+	cd J
+	MODEL=huge run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
+	[ "$stderr" = 'gen: MODEL: "huge" is not a model size (cpu, tiny)' ]
+	DOM_HI=0 DOM_LO=3 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
+	[ "$stderr" = 'gen: DOM_HI: "0" is not an integer from 3 to 15' ]
+	KV_BLOCKS=2 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
+	[ "$stderr" = 'gen: KV_BLOCKS: 2 blocks cannot hold one request of 128 tokens' ]
+	run --separate-stderr -1 env AR_SEED=x AR_IN=../IN AR_REF=../REF ./gen
+	[ "$stderr" = 'gen: AR_SEED: "x" is not a decimal 64-bit number' ]
+}
+
+@test "specdec: an engine with a non-batch-invariant kernel is caught; the sealed one is exact on the same inputs" {
+	judge
+	# Every request at once, so that rows share batches.
+	export RATE=1000000 BURST=16
+	cp "$SE/fixed4/policy.c" .
+	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o honest \
+	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	cc -std=c11 -O2 -ffp-contract=off -DSD_NONINVARIANT -I"$SP" -o broken \
+	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	bad=0
+	for seed in 11 13; do
+		stages "$seed" ./honest
+		[ "$(metric bad)" = 0 ]
+		[ "$(metric work)" = 16 ]
+		stages "$seed" ./broken
+		[ "$(metric work)" = 16 ]
+		bad=$((bad + $(metric bad)))
+	done
+	echo "# bad outputs of the broken kernel: $bad"
+	[ "$bad" -gt 0 ]
+}
