@@ -203,8 +203,10 @@ static void
 test_ops(void)
 {
 	int n = 5, in = 96, out = 40;
+	/* y and yr take the GEMM's n x out and then the n x in of the
+	 * element-wise ops. */
 	float *x = xcalloc((size_t)n * in * 4), *w = xcalloc((size_t)in * out * 4),
-	    *y = xcalloc((size_t)n * out * 4), *yr = xcalloc((size_t)n * out * 4),
+	    *y = xcalloc((size_t)n * in * 4), *yr = xcalloc((size_t)n * in * 4),
 	    *g = xcalloc((size_t)in * 4), *e = xcalloc(4096 * 4),
 	    *er = xcalloc(4096 * 4);
 	int pos[5] = { 0, 1, 17, 300, 1000 };
