@@ -42,6 +42,15 @@ ar_getline(FILE *f, struct ar_buf *b, size_t max)
 	return b->len > 0 ? AR_LINE_OK : AR_LINE_EOF;
 }
 
+void
+ar_read_die(const char *name)
+{
+	/* fopen(3) opens a directory; only the read says what it is. */
+	if (errno == EISDIR)
+		ar_die(AR_EX_NOINPUT, "%s: is a directory", name);
+	ar_die(AR_EX_IO, "%s: read error:", name);
+}
+
 int
 ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 {
@@ -50,7 +59,7 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 	while ((r = ar_getline(f, b, AR_LINE_MAX)) != AR_LINE_EOF) {
 		++*lineno;
 		if (r == AR_LINE_ERR)
-			ar_die(AR_EX_IO, "%s: read error:", name);
+			ar_read_die(name);
 		if (r == AR_LINE_LONG)
 			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
 			    "nothing stored", name, *lineno, AR_LINE_MAX);

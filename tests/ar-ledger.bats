@@ -1235,6 +1235,18 @@ import_fails() {
 	import_fails pi cr4.jsonl "ar-ledger: cr4.jsonl: line 4: carriage return (CRLF line endings?); nothing stored"
 	{ head -2 "$P"; printf '{"run":9,"status":"keep","metric":1,"description":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; tail -n +3 "$P"; } > long.jsonl
 	import_fails pi long.jsonl "ar-ledger: long.jsonl: line 3: longer than 1048576 bytes; nothing stored"
+	# A second config line's bad direction is named as it is written
+	# (the shipped binary printed freed memory here).
+	{ cat "$P"; echo '{"type":"config","name":"two","metricName":"ms","bestDirection":"sideways"}'; } > dir2.jsonl
+	import_fails pi dir2.jsonl "ar-ledger: dir2.jsonl: line 8: bestDirection 'sideways': expected lower or higher"
+	# A timestamp no time_t or RFC 3339 time holds (1e300 was undefined
+	# behaviour; -1e17 stored a garbage time).
+	sed '3s/"timestamp":[0-9]*/"timestamp":1e300/' "$P" > t300.jsonl
+	import_fails pi t300.jsonl "ar-ledger: t300.jsonl: line 3: timestamp '1e+300': expected seconds or milliseconds since 1970, before year 10000"
+	sed '3s/"timestamp":[0-9]*/"timestamp":-1e17/' "$P" > tneg.jsonl
+	import_fails pi tneg.jsonl "ar-ledger: tneg.jsonl: line 3: timestamp '-1e+17': expected seconds or milliseconds since 1970, before year 10000"
+	sed '3s/"timestamp":[0-9]*/"timestamp":253402300800000/' "$P" > t10k.jsonl
+	import_fails pi t10k.jsonl "ar-ledger: t10k.jsonl: line 3: timestamp '253402300800000': expected seconds or milliseconds since 1970, before year 10000"
 }
 
 @test "ar-ledger: a pi log's hook lines without a run are skipped and said so" {
