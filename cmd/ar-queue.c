@@ -3,6 +3,7 @@
  * claimers on any number of hosts claim each record exactly once. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #include "tsv.h"
 
 static const char usage[] =
-	"put [-f tsv|jsonl] [-p priority] spool [file]\n"
+	"put [-f tsv|jsonl] [-k key] [-p priority] spool [file]\n"
 	"claim [-f tsv|jsonl] [-H holder] [-l seconds] [-n count] spool\n"
 	"renew [-H holder] [-l seconds] spool id ...\n"
 	"done [-H holder] spool id ...\n"
@@ -46,6 +47,9 @@ static long long lease_s = 600;
 static long count = 1;
 static const char *reason;
 static const char *state_filter;
+static const char *put_key;
+/* put closes stdout itself, and says what it printed. */
+static int stdout_closed;
 
 /* Input put refuses: it is all read and checked before the first record
  * is stored, so the message says that nothing was. */
@@ -264,6 +268,9 @@ cmd_put(const char *dir, const char *file)
 
 	const char *name = file ? file : "<stdin>";
 	struct stat st;
+	char *there;           /* with -k: stored by an earlier try */
+	size_t nthere = 0, j;
+	int out_err = 0;
 
 	open_spool(dir);
 	if (file && !(in = fopen(file, "r")))
@@ -273,12 +280,13 @@ cmd_put(const char *dir, const char *file)
 	n = read_records(in, name, &rs);
 	recs = rs.rec;
 	prio = ar_xmalloc((n ? n : 1) * sizeof *prio);
+	there = ar_xcalloc(n ? n : 1, 1);
 	ar_time_now(now, sizeof now);
 	for (i = 0; i < n; i++) {
 		json_t *p = json_object_get(recs[i], "priority");
 		json_t *id = json_object_get(recs[i], "id");
 		long long v = prio_default;
-		char gen[AR_IDLEN];
+		char gen[AR_ID_MAX + 16];
 
 		if (json_is_string(p)) {
 			if (ar_parse_long(json_string_value(p), &v) < 0)
@@ -300,13 +308,23 @@ cmd_put(const char *dir, const char *file)
 				    "to %d of [A-Za-z0-9._-], not starting "
 				    "with '.' or '-'", name, rs.line[i],
 				    AR_ID_MAX);
-			if (id_exists(dir, json_string_value(id)))
-				refuse(AR_EX_CANTCREAT, "%s: line %zu: id %s "
-				    "exists already in %s", name, rs.line[i],
-				    json_string_value(id), dir);
+		} else if (put_key) {
+			/* The same key and input give the same ids: a retry
+			 * stores what is missing and nothing twice. */
+			snprintf(gen, sizeof gen, "%s-%06zu", put_key, i + 1);
+			json_object_set_new(recs[i], "id", json_string(gen));
 		} else {
 			ar_id_new(gen);
 			json_object_set_new(recs[i], "id", json_string(gen));
+		}
+		id = json_object_get(recs[i], "id");
+		if (id_exists(dir, json_string_value(id))) {
+			if (!put_key)
+				refuse(AR_EX_CANTCREAT, "%s: line %zu: id %s "
+				    "exists already in %s", name, rs.line[i],
+				    json_string_value(id), dir);
+			there[i] = 1;
+			nthere++;
 		}
 		if (!json_object_get(recs[i], "queued"))
 			json_object_set_new(recs[i], "queued",
@@ -338,11 +356,31 @@ cmd_put(const char *dir, const char *file)
 				    "stored", name, ids[i]);
 		free(ids);
 	}
+	/* A reader that goes away (ar-queue put ... | head -1) or a closed
+	 * stdout must not stop the store half-way: every record is stored,
+	 * and then what was printed is said. */
+	signal(SIGPIPE, SIG_IGN);
+	/* With -k, the records of an earlier try are stored already: their
+	 * ids first, the rest as they are stored. */
+	for (i = 0; i < n; i++)
+		if (there[i])
+			printf("%s\n", json_string_value(json_object_get(recs[i],
+			    "id")));
+	for (i = j = 0; i < n; i++) {
+		if (there[i])
+			json_decref(recs[i]);
+		else {
+			recs[j] = recs[i];
+			prio[j++] = prio[i];
+		}
+	}
+	n = j;
+	free(there);
 	/* Stored in batches, each made durable with one sync; a batch's ids
 	 * are printed once it is durable. */
 	for (i = 0; i < n; ) {
 		struct ar_spool_rec *b;
-		size_t m = n - i < PUT_BATCH ? n - i : PUT_BATCH, j, stored;
+		size_t m = n - i < PUT_BATCH ? n - i : PUT_BATCH, stored;
 		int r;
 
 		b = ar_xmalloc(m * sizeof *b);
@@ -364,7 +402,8 @@ cmd_put(const char *dir, const char *file)
 		 * even if we are killed right after. */
 		for (j = 0; j < stored; j++)
 			printf("%s\n", b[j].id);
-		fflush(stdout);
+		if (fflush(stdout) != 0 && !out_err)
+			out_err = errno ? errno : EIO;
 		if (r != AR_SP_OK) {
 			int e = errno;
 			size_t done = i + stored;
@@ -397,6 +436,15 @@ cmd_put(const char *dir, const char *file)
 	free(prio);
 	if (in != stdin)
 		fclose(in);
+	errno = 0;
+	if (fclose(stdout) != 0 && !out_err)
+		out_err = errno ? errno : EIO;
+	stdout_closed = 1;
+	if (out_err)
+		/* The work is done: a retry must not be told otherwise. */
+		ar_warn("%s: all %zu records stored (%zu by an earlier try); "
+		    "<stdout>: %s: their ids not all printed", dir,
+		    n + nthere, nthere, strerror(out_err));
 	return AR_EX_OK;
 }
 
@@ -574,8 +622,25 @@ cmd_claim(const char *dir)
 		k++;
 	}
 	ar_claimer_free(&cl);
+	/* A claim nobody saw is given back: with a closed stdout (or a
+	 * reader gone) the records return to new/ at once, not when their
+	 * leases expire. */
+	signal(SIGPIPE, SIG_IGN);
 	if (n)
 		print_rows(rows, n, fmt == FMT_TSV ? FMT_TSV : FMT_JSONL);
+	errno = 0;
+	if (n && (fflush(stdout) != 0 || ferror(stdout))) {
+		int e = errno ? errno : EIO;
+
+		for (i = 0; i < n; i++)
+			if (ar_spool_finish(dir, &rows[i].l, "new") != AR_SP_OK)
+				ar_warn("%s: %s: cannot give back:", dir,
+				    rows[i].l.id);
+		errno = e;
+		ar_die(AR_EX_IO, "<stdout>: write failed: %s; the %zu "
+		    "record%s claimed given back", strerror(e), n,
+		    n == 1 ? "" : "s");
+	}
 	for (i = 0; i < n; i++)
 		json_decref(rows[i].rec);
 	free(rows);
@@ -723,10 +788,11 @@ main(int argc, char **argv)
 	ar_std_args(argc, argv, usage);
 	cmd = ar_subcommand(&argc, &argv, usage);
 	holder = default_holder();
-	while ((c = getopt(argc, argv, "f:H:l:n:p:r:s:")) != -1) {
+	while ((c = getopt(argc, argv, "f:H:k:l:n:p:r:s:")) != -1) {
 		switch (c) {
 		case 'f': fmt = parse_fmt(optarg); break;
 		case 'H': holder = optarg; break;
+		case 'k': put_key = optarg; break;
 		case 'l': lease_s = ar_opt_long("-l", optarg, 1, 365LL * 86400); break;
 		case 'n': count = (long)ar_opt_long("-n", optarg, 1, 1000000); break;
 		case 'p': prio_default = (long)ar_opt_long("-p", optarg, -999999, 999999); break;
@@ -740,6 +806,11 @@ main(int argc, char **argv)
 	if (!ar_id_valid(holder))
 		ar_die(AR_EX_USAGE, "holder '%s': expected 1 to %d of "
 		    "[A-Za-z0-9._-]", holder, AR_ID_MAX);
+	/* Room for the "-NNNNNN" that numbers a record. */
+	if (put_key && (!ar_id_valid(put_key) || strlen(put_key) >
+	    AR_ID_MAX - 7))
+		ar_die(AR_EX_USAGE, "-k %s: expected 1 to %d of "
+		    "[A-Za-z0-9._-]", put_key, AR_ID_MAX - 7);
 	if (argc < 1)
 		ar_usage(usage);
 	dir = argv[0];
@@ -761,6 +832,7 @@ main(int argc, char **argv)
 		r = AR_EX_OK;
 	} else
 		ar_usage(usage);
-	ar_fshut(stdout, "<stdout>");
+	if (!stdout_closed)
+		ar_fshut(stdout, "<stdout>");
 	return r;
 }
