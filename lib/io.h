@@ -37,6 +37,12 @@ int ar_write_atomic(const char *path, const void *data, size_t len, int mode);
 /* Creates path with data only if it does not exist (link(2), which holds
  * on NFS). 0 on success, 1 if it existed, -1 with errno on failure. */
 int ar_write_new(const char *path, const void *data, size_t len, int mode);
+/* Removes the temporary files (.tmp-*) in dir that ar_write_atomic and
+ * ar_write_new left when their writer died (kill -9, a crash): those no
+ * process holds locked. A file that may be in its first instant (mode 0,
+ * less than an hour old) is left. *removed counts them; -1 with errno
+ * when dir cannot be read (a missing dir is no error). */
+int ar_tmp_clean(const char *dir, size_t *removed);
 /* Writes all of data to fd; -1 with errno on failure. */
 int ar_write_all(int fd, const void *data, size_t len);
 int ar_fsync_dir(const char *dir);

@@ -456,6 +456,20 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	o.force = force;
 	r = ar_lock_take(p, &o, NULL, err, errlen);
 	free(p);
+	if (r == 0) {
+		/* The holder cleans up after writers that died mid-write
+		 * (kill -9): their temporary files, which no live process
+		 * holds (ar_tmp_clean). Nothing depends on it succeeding. */
+		static const char *const sub[] = { ".", "results", "seg" };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			char *d = ar_path(l->dir, sub[i]);
+
+			(void)ar_tmp_clean(d, NULL);
+			free(d);
+		}
+	}
 	return r == 0 ? 0 : -1;
 }
 

@@ -53,7 +53,9 @@ int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
  * after are not read at all (ar-ledger export -A). */
 int ar_ledger_scan_after(struct ar_ledger *l, unsigned long after,
 	ar_row_fn fn, void *arg, char *err, size_t errlen);
-/* Merges loose results into a new segment under a lock. */
+/* Merges loose results into a new segment under a lock. Taking the
+ * lock, this and ar_ledger_add_batch remove what writers that died left
+ * (ar_tmp_clean on ledger/, results/ and seg/). */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);
 

@@ -366,6 +366,42 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 # Loose results are read in id order, like a segment, so ids of which one
 # is a prefix of another ("x", "x-1": "x-1.json" sorts before "x.json")
 # keep their place through a compaction.
+@test "ar-ledger: the lock's next holder removes the temporary files of dead writers, not of live ones" {
+	gen 3 "$T/r.jsonl" 1
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	# What kill -9 of an append, a compaction or a lock taker leaves: a
+	# temporary file no process holds.
+	id=20261127T064252.196657Z-1fa803d960670685
+	for f in ".tmp-$id-lock" "results/.tmp-$id-x.json" "seg/.tmp-$id-00000001.idx" "seg/.tmp-$id-00000001.tsv"; do
+		echo partial > "$L/$f"
+		chmod 0444 "$L/$f"
+	done
+	# A live writer's, which holds its file locked (this shell, here).
+	echo writing > "$L/results/.tmp-$id-live.json"
+	chmod 0444 "$L/results/.tmp-$id-live.json"
+	exec {held}< "$L/results/.tmp-$id-live.json"
+	flock -x "$held"
+	# One in its first instant (mode 0, before its writer locks it).
+	: > "$L/results/.tmp-$id-new.json"
+	chmod 0 "$L/results/.tmp-$id-new.json"
+	# One that is not a temporary file of a writer.
+	echo keep > "$L/results/.keep"
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L" "$L/results" "$L/seg" | grep -c '^\.tmp-')" 2
+	[ -e "$L/results/.tmp-$id-live.json" ]
+	[ -e "$L/results/.tmp-$id-new.json" ]
+	[ -e "$L/results/.keep" ]
+	# A mode-0 file an hour old is a dead writer's too.
+	touch -d '2 hours ago' "$L/results/.tmp-$id-new.json"
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L/results" | grep '^\.tmp-')" ".tmp-$id-live.json"
+	# Its writer gone, the live one goes too.
+	exec {held}<&-
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L/results" | grep '^\.tmp-')" ""
+	run -0 ar-ledger verify -C "$C"
+}
+
 @test "ar-ledger: export is byte-identical before and after compact for any ids" {
 	for id in x x-1 x.1 x_1 X x0 x-1-a; do
 		echo '{"id":"'$id'","method":{"hash":"'$HASH'"},"metric":"tok_s","metrics":{"tok_s":{"median":1}}}'
