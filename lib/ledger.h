@@ -46,6 +46,11 @@ struct ar_row {
 	size_t ncol;         /* segment rows: header and fields */
 	char **hdr, **field;
 };
+/* Every row, loose or in a segment, goes to fn; a row that cannot be
+ * read comes with bad set, and so does a segment that cannot be read,
+ * is empty or has no segment header: one bad row (line 1) for the
+ * whole segment, and the scan goes on. -1 with err (and errno) when the
+ * ledger's directories or an index cannot be read. */
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);

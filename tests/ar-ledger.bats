@@ -854,6 +854,37 @@ $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	export_left_out "$SEG:21" "$id"
 }
 
+# A segment that cannot be read at all (empty, no header, unreadable) is
+# reported as one problem, as a truncated one's rows are: verify and
+# export go on with the rest of the ledger instead of dying with 65.
+@test "ar-ledger: an empty, headerless or unreadable segment is a problem of its own; the rest is verified and exported" {
+	stored_mix
+	gen 20 "$T/seg2.jsonl" 3
+	run -0 ar-ledger append -C "$C" "$T/seg2.jsonl"
+	idx="$L/seg/00000001.idx"
+	for c in empty header unreadable; do
+		echo "# case: $c"
+		cp "$SEG" "$T/seg.keep"
+		case $c in
+		empty) : > "$SEG"; why="empty segment" ;;
+		header) sed -i '1s/^id/ID/' "$SEG"; why="not a segment header; the segment's rows not read" ;;
+		unreadable) chmod 0 "$SEG"; why="segment not readable: permission denied" ;;
+		esac
+		run -1 --separate-stderr unprivileged ar-ledger verify -C "$C"
+		same "$output" "where	id	problem
+$SEG:1	-	$why
+$SEG	-	index (.idx) does not list exactly the segment's ids"
+		same "$stderr" "ar-ledger: 24 rows: 23 verified, 0 unsigned (imported); 2 problems"
+		# Export leaves the segment out, says so, and gives the rest.
+		run -0 --separate-stderr unprivileged ar-ledger export -C "$C" -f jsonl
+		same "$stderr" "ar-ledger: $SEG:1: left out: $why"
+		same "$(printf '%s\n' "$output" | wc -l)" 23
+		chmod 0644 "$SEG"
+		cat "$T/seg.keep" > "$SEG"
+	done
+	run -0 ar-ledger verify -C "$C"
+}
+
 # An id stored twice is one problem per id (its place is the ledger), and
 # export -V leaves out every row of that id.
 @test "ar-ledger: a segment stored twice names each of its ids once" {

@@ -286,7 +286,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->flush = flush_verify;
 	if (ar_ledger_scan_after(&cx->led, s->after > 0 ?
 	    (unsigned long)s->after : 0, collect, s, err, sizeof err) != 0)
-		ar_die(AR_EX_DATA, "%s", err);
+		ar_die(scan_exit(errno), "%s", err);
 	flush_verify(s);
 	check_index(s);
 	/* export -A: an id after the cut that is also stored before it is
