@@ -452,20 +452,20 @@ main(int argc, char **argv)
 	} else {
 		if (argc != 1 || !problem)
 			ar_usage(usage);
-		/* The campaign is made before its id is printed: a stdout
-		 * that cannot take the id (closed, a reader gone) is said,
-		 * not a failure that a retry would meet as "exists already". */
 		r = create(problem, argv[0], keydir, name);
-		/* Not before: create's children would inherit it. The id
-		 * waits in stdout's buffer but on a terminal, where no
-		 * SIGPIPE comes. */
+		/* The campaign is made: a stdout that cannot take its id
+		 * (closed, a reader gone) is said, not a failure that a
+		 * retry would meet as "exists already". SIGPIPE is ignored
+		 * only now, so create's children do not inherit that; the
+		 * id is still in stdout's buffer but on a terminal. */
 		signal(SIGPIPE, SIG_IGN);
 		errno = 0;
 		if (fflush(stdout) != 0 || ferror(stdout)) {
 			if (!errno)
 				errno = EIO;
-			ar_warn("%s: campaign made; its id is in its campaign.conf, "
-			    "not printed: <stdout>: write failed:", argv[0]);
+			ar_warn("%s: campaign made; its id is in its "
+			    "campaign.conf, not printed: <stdout>: write "
+			    "failed:", argv[0]);
 		}
 		fclose(stdout);
 		return r;

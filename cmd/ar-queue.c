@@ -406,22 +406,24 @@ cmd_put(const char *dir, const char *file)
 			out_err = errno ? errno : EIO;
 		if (r != AR_SP_OK) {
 			int e = errno;
-			size_t done = i + stored;
+			size_t done = nthere + i + stored;
+			const char *said = out_err ? "their ids not all "
+			    "printed" : "their ids printed";
 
 			/* The ids printed are the records stored; none
 			 * printed, nothing stored. */
 			if (r == AR_SP_GONE && done)
 				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already "
-				    "(%zu of %zu records stored, their ids "
-				    "printed)", dir, b[stored].id, done, n);
+				    "(%zu of %zu records stored, %s)", dir,
+				    b[stored].id, done, n + nthere, said);
 			if (r == AR_SP_GONE)
 				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already; "
 				    "nothing stored", dir, b[stored].id);
 			errno = e;
 			if (done)
 				ar_die(ar_errno_exit(e), "%s: cannot store %s (%zu "
-				    "of %zu records stored, their ids printed):",
-				    dir, b[stored].id, done, n);
+				    "of %zu records stored, %s):", dir,
+				    b[stored].id, done, n + nthere, said);
 			ar_die(ar_errno_exit(e), "%s: cannot store %s:", dir,
 			    b[stored].id);
 		}
