@@ -450,21 +450,27 @@ cmd_put(const char *dir, const char *file)
 	return AR_EX_OK;
 }
 
+/* A record, or NULL with *err: the errno of a read that failed (ENOENT:
+ * the record moved meanwhile, said by no warning) or 0 for a record
+ * that is not JSON. */
 static json_t *
-load_record(const char *path)
+load_record(const char *path, int *err)
 {
 	struct ar_buf b = {0};
-	char err[256];
+	char why[256];
 	json_t *j;
 
+	*err = 0;
 	if (ar_readfile(path, &b, AR_LINE_MAX + 1) < 0) {
-		ar_warn("%s:", path);
+		*err = errno;
+		if (errno != ENOENT)
+			ar_warn("%s:", path);
 		ar_buf_free(&b);
 		return NULL;
 	}
-	j = ar_json_parse(b.p, b.len, err, sizeof err);
+	j = ar_json_parse(b.p, b.len, why, sizeof why);
 	if (!j)
-		ar_warn("%s: %s", path, err);
+		ar_warn("%s: %s", path, why);
 	ar_buf_free(&b);
 	return j;
 }
@@ -584,6 +590,7 @@ cmd_claim(const char *dir)
 	struct ar_claimer cl = {0};
 	size_t n = 0, i;
 	long k;
+	int lerr;
 
 	open_spool(dir);
 	for (k = 0; k < count; ) {
@@ -600,8 +607,11 @@ cmd_claim(const char *dir)
 			ar_die(ar_errno_exit(errno), "%s: claim:", dir);
 		ar_spool_lease_name(lname, sizeof lname, &l);
 		p = ar_spool_path(dir, "cur", lname);
-		rec = load_record(p);
+		rec = load_record(p, &lerr);
 		free(p);
+		/* Reaped from under us already: nothing to set aside. */
+		if (!rec && lerr == ENOENT)
+			continue;
 		if (!rec) {
 			/* Unreadable: set it aside, say why, and claim the
 			 * next one instead. */
@@ -709,7 +719,8 @@ cmd_ls(const char *dir)
 {
 	const char *subs[] = { "new", "cur", "done", "failed" };
 	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i, j, unreadable = 0;
+	size_t n = 0, cap = 0, i, j, unreadable = 0, unread_io = 0;
+	int lerr;
 
 	open_spool(dir);
 	if (state_filter) {
@@ -736,8 +747,12 @@ cmd_ls(const char *dir)
 			if (ar_spool_parse(names[j], &l) < 0)
 				continue;
 			p = ar_spool_path(dir, subs[i], names[j]);
-			rec = load_record(p);
+			rec = load_record(p, &lerr);
 			free(p);
+			/* Claimed, finished or reaped since it was listed:
+			 * not unreadable, only elsewhere now. */
+			if (!rec && lerr == ENOENT)
+				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				rows = ar_xrealloc(rows, cap * sizeof *rows);
@@ -752,8 +767,13 @@ cmd_ls(const char *dir)
 				rows[n].why = ar_xstrdup("unreadable record");
 				/* One already set aside in failed/ is known;
 				 * elsewhere it is news. */
-				if (strcmp(subs[i], "failed") != 0)
+				if (strcmp(subs[i], "failed") != 0) {
 					unreadable++;
+					/* Not malformed: it cannot be read
+					 * (too large is malformed). */
+					if (lerr && lerr != EFBIG)
+						unread_io++;
+				}
 			}
 			rows[n].rec = rec;
 			if (!rows[n].why && strcmp(subs[i], "failed") == 0) {
@@ -777,8 +797,9 @@ cmd_ls(const char *dir)
 		free(rows[i].why);
 	}
 	free(rows);
-	/* Listed, but a record that cannot be read is a fault to report. */
-	return unreadable ? AR_EX_DATA : AR_EX_OK;
+	/* Listed, but a record that cannot be read is a fault to report:
+	 * 66 when its file cannot be read, 65 when it is malformed. */
+	return unread_io ? AR_EX_NOINPUT : unreadable ? AR_EX_DATA : AR_EX_OK;
 }
 
 int

@@ -1054,6 +1054,21 @@ four_states() {
 	same "$output" "{\"state\":\"cur\",\"lease\":{\"holder\":\"w1\",\"expires\":\"$exp\"},\"record\":{\"title\":\"x\",\"state\":\"draft\",\"why\":\"because\",\"holder\":\"me\",\"expires\":\"never\",\"priority\":0,\"id\":\"$id\",\"queued\":\"$q\"}}"
 }
 
+@test "ls: a record whose file cannot be read (not malformed) exits 66; claim -n sets it aside and claims n others" {
+	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
+	bad=$(craft 999999 locked 1)
+	echo '{"id":"locked"}' >"$S/new/$bad"
+	chmod 0 "$S/new/$bad"
+	run -66 --separate-stderr unprivileged ar-queue ls -s new "$S"
+	same "$stderr" "ar-queue: spool/new/$bad: Permission denied"
+	[[ "${lines[1]}" == "new	locked	999999			unreadable record"* ]]
+	run -0 --separate-stderr unprivileged ar-queue claim -f tsv -n 3 -H w1 "$S"
+	same "$(printf '%s\n' "${lines[@]:1}" | cut -f 2)" "$(printf '%s\n' idea-a idea-b idea-d)"
+	[[ "$stderr" == "ar-queue: spool/cur/$bad@"*"@w1: Permission denied" ]]
+	same "$(names failed)" "0000001-locked"
+	same "$(names cur | sed 's/@.*//')" "$(printf '%s\n' 0999995-idea-a 1000000-idea-b 1000000-idea-d)"
+}
+
 @test "ls: a record that cannot be read is listed from its name, reported, and ls exits 65" {
 	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
 	bad=$(craft 0 corrupt 1)
