@@ -323,8 +323,17 @@ ar_tmp_clean(const char *dir, size_t *removed)
 			continue;
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW |
 		    O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			/* Mode 0 cannot be opened but by root: an hour old,
+			 * it is a dead writer's all the same. */
+			if (errno == EACCES && fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    !(st.st_mode & 07777) &&
+			    st.st_mtime < time(NULL) - 3600 &&
+			    unlinkat(dirfd(d), de->d_name, 0) == 0)
+				n++;
 			continue;
+		}
 		/* A mode of 0 is a file in its first instant, not locked
 		 * yet; after an hour its writer is surely gone. */
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
