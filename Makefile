@@ -84,18 +84,32 @@ $(foreach p,$(BIN),$(eval $(call program,$(p))))
 # FUZZ_TIME seconds from its seeds (tests/fuzz/seeds/NAME) and keeps what
 # it learns in $(O)/fuzz/corpus-NAME. A finding stops it, saved as
 # $(O)/fuzz/crash-*. Not part of make check.
-FUZZ = assign change files imports inventory ledger lines manifest seal
+# Targets of dev/ link its CPU side (dev/cuda-none.c for the kernels);
+# the landscape target includes cmd/ar-sched/simulate.c and links the
+# rest of ar-sched but its main.
+FUZZ = assign canon change files imports inventory landscape ledger lines manifest profile ranks seal
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 FUZZLIBOBJ = $(LIBSRC:lib/%.c=$(O)/fuzz/lib/%.o)
+FUZZDEVOBJ = $(patsubst %.c,$(O)/fuzz/%.o,$(DEVSRC) dev/cuda-none.c)
+FUZZSCHEDOBJ = $(patsubst %.c,$(O)/fuzz/%.o,$(filter-out cmd/ar-sched/main.c cmd/ar-sched/simulate.c,$(wildcard cmd/ar-sched/*.c)))
 
 $(O)/fuzz/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZLIBOBJ)
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -iquote lib -o $@ $< $(FUZZLIBOBJ) $(LDFLAGS) $(LDLIBS)
+$(O)/fuzz/dev/%.o $(O)/fuzz/cmd/%.o: $(HDR)
+$(O)/fuzz/dev/%.o: dev/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -iquote lib -c -o $@ $<
+$(O)/fuzz/cmd/%.o: cmd/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -iquote lib -iquote dev -c -o $@ $<
+
+$(O)/fuzz/landscape: $(FUZZSCHEDOBJ) cmd/ar-sched/simulate.c
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZDEVOBJ) $(FUZZLIBOBJ)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -iquote lib -iquote dev -iquote cmd/ar-sched -o $@ $< $(filter $(O)/fuzz/cmd/%.o,$^) $(FUZZDEVOBJ) $(FUZZLIBOBJ) $(LDFLAGS) $(LDLIBS)
 
 fuzz-build: $(FUZZ:%=$(O)/fuzz/%)
 
@@ -217,7 +231,7 @@ clean:
 	rm -rf build build-asan
 
 .PHONY: FORCE all bench fuzz fuzz-build cuda cuda-build gpu-build gpu-check check check-stress check-asan check-valgrind lint lint-man demo tour install uninstall clean
-.PRECIOUS: $(O)/lib/%.o $(O)/fuzz/lib/%.o
+.PRECIOUS: $(O)/lib/%.o $(O)/fuzz/lib/%.o $(O)/fuzz/dev/%.o $(O)/fuzz/cmd/%.o
 
 # problems/specdec's CUDA kernels (kernels/specdec.cu) against their CPU
 # references: a test program built with the kernels, where nvcc exists.

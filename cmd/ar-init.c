@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,22 @@ main(int argc, char **argv)
 		if (argc != 1 || !problem)
 			ar_usage(usage);
 		r = create(problem, argv[0], keydir, name);
+		/* The campaign is made: a stdout that cannot take its id
+		 * (closed, a reader gone) is said, not a failure that a
+		 * retry would meet as "exists already". SIGPIPE is ignored
+		 * only now, so create's children do not inherit that; the
+		 * id is still in stdout's buffer but on a terminal. */
+		signal(SIGPIPE, SIG_IGN);
+		errno = 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			if (!errno)
+				errno = EIO;
+			ar_warn("%s: campaign made; its id is in its "
+			    "campaign.conf, not printed: <stdout>: write "
+			    "failed:", argv[0]);
+		}
+		fclose(stdout);
+		return r;
 	}
 	ar_fshut(stdout, "<stdout>");
 	return r;

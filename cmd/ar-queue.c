@@ -3,6 +3,7 @@
  * claimers on any number of hosts claim each record exactly once. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 #include "tsv.h"
 
 static const char usage[] =
-	"put [-f tsv|jsonl] [-p priority] spool [file]\n"
+	"put [-f tsv|jsonl] [-k key] [-p priority] spool [file]\n"
 	"claim [-f tsv|jsonl] [-H holder] [-l seconds] [-n count] spool\n"
 	"renew [-H holder] [-l seconds] spool id ...\n"
 	"done [-H holder] spool id ...\n"
@@ -46,6 +47,9 @@ static long long lease_s = 600;
 static long count = 1;
 static const char *reason;
 static const char *state_filter;
+static const char *put_key;
+/* put closes stdout itself, and says what it printed. */
+static int stdout_closed;
 
 /* Input put refuses: it is all read and checked before the first record
  * is stored, so the message says that nothing was. */
@@ -264,6 +268,9 @@ cmd_put(const char *dir, const char *file)
 
 	const char *name = file ? file : "<stdin>";
 	struct stat st;
+	char *there;           /* with -k: stored by an earlier try */
+	size_t nthere = 0, j;
+	int out_err = 0;
 
 	open_spool(dir);
 	if (file && !(in = fopen(file, "r")))
@@ -273,12 +280,13 @@ cmd_put(const char *dir, const char *file)
 	n = read_records(in, name, &rs);
 	recs = rs.rec;
 	prio = ar_xmalloc((n ? n : 1) * sizeof *prio);
+	there = ar_xcalloc(n ? n : 1, 1);
 	ar_time_now(now, sizeof now);
 	for (i = 0; i < n; i++) {
 		json_t *p = json_object_get(recs[i], "priority");
 		json_t *id = json_object_get(recs[i], "id");
 		long long v = prio_default;
-		char gen[AR_IDLEN];
+		char gen[AR_ID_MAX + 16];
 
 		if (json_is_string(p)) {
 			if (ar_parse_long(json_string_value(p), &v) < 0)
@@ -300,13 +308,23 @@ cmd_put(const char *dir, const char *file)
 				    "to %d of [A-Za-z0-9._-], not starting "
 				    "with '.' or '-'", name, rs.line[i],
 				    AR_ID_MAX);
-			if (id_exists(dir, json_string_value(id)))
-				refuse(AR_EX_CANTCREAT, "%s: line %zu: id %s "
-				    "exists already in %s", name, rs.line[i],
-				    json_string_value(id), dir);
+		} else if (put_key) {
+			/* The same key and input give the same ids: a retry
+			 * stores what is missing and nothing twice. */
+			snprintf(gen, sizeof gen, "%s-%06zu", put_key, i + 1);
+			json_object_set_new(recs[i], "id", json_string(gen));
 		} else {
 			ar_id_new(gen);
 			json_object_set_new(recs[i], "id", json_string(gen));
+		}
+		id = json_object_get(recs[i], "id");
+		if (id_exists(dir, json_string_value(id))) {
+			if (!put_key)
+				refuse(AR_EX_CANTCREAT, "%s: line %zu: id %s "
+				    "exists already in %s", name, rs.line[i],
+				    json_string_value(id), dir);
+			there[i] = 1;
+			nthere++;
 		}
 		if (!json_object_get(recs[i], "queued"))
 			json_object_set_new(recs[i], "queued",
@@ -338,11 +356,31 @@ cmd_put(const char *dir, const char *file)
 				    "stored", name, ids[i]);
 		free(ids);
 	}
+	/* A reader that goes away (ar-queue put ... | head -1) or a closed
+	 * stdout must not stop the store half-way: every record is stored,
+	 * and then what was printed is said. */
+	signal(SIGPIPE, SIG_IGN);
+	/* With -k, the records of an earlier try are stored already: their
+	 * ids first, the rest as they are stored. */
+	for (i = 0; i < n; i++)
+		if (there[i])
+			printf("%s\n", json_string_value(json_object_get(recs[i],
+			    "id")));
+	for (i = j = 0; i < n; i++) {
+		if (there[i])
+			json_decref(recs[i]);
+		else {
+			recs[j] = recs[i];
+			prio[j++] = prio[i];
+		}
+	}
+	n = j;
+	free(there);
 	/* Stored in batches, each made durable with one sync; a batch's ids
 	 * are printed once it is durable. */
 	for (i = 0; i < n; ) {
 		struct ar_spool_rec *b;
-		size_t m = n - i < PUT_BATCH ? n - i : PUT_BATCH, j, stored;
+		size_t m = n - i < PUT_BATCH ? n - i : PUT_BATCH, stored;
 		int r;
 
 		b = ar_xmalloc(m * sizeof *b);
@@ -364,25 +402,28 @@ cmd_put(const char *dir, const char *file)
 		 * even if we are killed right after. */
 		for (j = 0; j < stored; j++)
 			printf("%s\n", b[j].id);
-		fflush(stdout);
+		if (fflush(stdout) != 0 && !out_err)
+			out_err = errno ? errno : EIO;
 		if (r != AR_SP_OK) {
 			int e = errno;
-			size_t done = i + stored;
+			size_t done = nthere + i + stored;
+			const char *said = out_err ? "their ids not all "
+			    "printed" : "their ids printed";
 
 			/* The ids printed are the records stored; none
 			 * printed, nothing stored. */
 			if (r == AR_SP_GONE && done)
 				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already "
-				    "(%zu of %zu records stored, their ids "
-				    "printed)", dir, b[stored].id, done, n);
+				    "(%zu of %zu records stored, %s)", dir,
+				    b[stored].id, done, n + nthere, said);
 			if (r == AR_SP_GONE)
 				ar_die(AR_EX_CANTCREAT, "%s: id %s exists already; "
 				    "nothing stored", dir, b[stored].id);
 			errno = e;
 			if (done)
 				ar_die(ar_errno_exit(e), "%s: cannot store %s (%zu "
-				    "of %zu records stored, their ids printed):",
-				    dir, b[stored].id, done, n);
+				    "of %zu records stored, %s):", dir,
+				    b[stored].id, done, n + nthere, said);
 			ar_die(ar_errno_exit(e), "%s: cannot store %s:", dir,
 			    b[stored].id);
 		}
@@ -397,24 +438,39 @@ cmd_put(const char *dir, const char *file)
 	free(prio);
 	if (in != stdin)
 		fclose(in);
+	errno = 0;
+	if (fclose(stdout) != 0 && !out_err)
+		out_err = errno ? errno : EIO;
+	stdout_closed = 1;
+	if (out_err)
+		/* The work is done: a retry must not be told otherwise. */
+		ar_warn("%s: all %zu records stored (%zu by an earlier try); "
+		    "<stdout>: %s: their ids not all printed", dir,
+		    n + nthere, nthere, strerror(out_err));
 	return AR_EX_OK;
 }
 
+/* A record, or NULL with *err: the errno of a read that failed (ENOENT:
+ * the record moved meanwhile, said by no warning) or 0 for a record
+ * that is not JSON. */
 static json_t *
-load_record(const char *path)
+load_record(const char *path, int *err)
 {
 	struct ar_buf b = {0};
-	char err[256];
+	char why[256];
 	json_t *j;
 
+	*err = 0;
 	if (ar_readfile(path, &b, AR_LINE_MAX + 1) < 0) {
-		ar_warn("%s:", path);
+		*err = errno;
+		if (errno != ENOENT)
+			ar_warn("%s:", path);
 		ar_buf_free(&b);
 		return NULL;
 	}
-	j = ar_json_parse(b.p, b.len, err, sizeof err);
+	j = ar_json_parse(b.p, b.len, why, sizeof why);
 	if (!j)
-		ar_warn("%s: %s", path, err);
+		ar_warn("%s: %s", path, why);
 	ar_buf_free(&b);
 	return j;
 }
@@ -534,6 +590,7 @@ cmd_claim(const char *dir)
 	struct ar_claimer cl = {0};
 	size_t n = 0, i;
 	long k;
+	int lerr;
 
 	open_spool(dir);
 	for (k = 0; k < count; ) {
@@ -550,8 +607,11 @@ cmd_claim(const char *dir)
 			ar_die(ar_errno_exit(errno), "%s: claim:", dir);
 		ar_spool_lease_name(lname, sizeof lname, &l);
 		p = ar_spool_path(dir, "cur", lname);
-		rec = load_record(p);
+		rec = load_record(p, &lerr);
 		free(p);
+		/* Reaped from under us already: nothing to set aside. */
+		if (!rec && lerr == ENOENT)
+			continue;
 		if (!rec) {
 			/* Unreadable: set it aside, say why, and claim the
 			 * next one instead. */
@@ -574,8 +634,25 @@ cmd_claim(const char *dir)
 		k++;
 	}
 	ar_claimer_free(&cl);
+	/* A claim nobody saw is given back: with a closed stdout (or a
+	 * reader gone) the records return to new/ at once, not when their
+	 * leases expire. */
+	signal(SIGPIPE, SIG_IGN);
 	if (n)
 		print_rows(rows, n, fmt == FMT_TSV ? FMT_TSV : FMT_JSONL);
+	errno = 0;
+	if (n && (fflush(stdout) != 0 || ferror(stdout))) {
+		int e = errno ? errno : EIO;
+
+		for (i = 0; i < n; i++)
+			if (ar_spool_finish(dir, &rows[i].l, "new") != AR_SP_OK)
+				ar_warn("%s: %s: cannot give back:", dir,
+				    rows[i].l.id);
+		errno = e;
+		ar_die(AR_EX_IO, "<stdout>: write failed: %s; the %zu "
+		    "record%s claimed given back", strerror(e), n,
+		    n == 1 ? "" : "s");
+	}
 	for (i = 0; i < n; i++)
 		json_decref(rows[i].rec);
 	free(rows);
@@ -642,7 +719,8 @@ cmd_ls(const char *dir)
 {
 	const char *subs[] = { "new", "cur", "done", "failed" };
 	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i, j, unreadable = 0;
+	size_t n = 0, cap = 0, i, j, unreadable = 0, unread_io = 0;
+	int lerr;
 
 	open_spool(dir);
 	if (state_filter) {
@@ -669,8 +747,12 @@ cmd_ls(const char *dir)
 			if (ar_spool_parse(names[j], &l) < 0)
 				continue;
 			p = ar_spool_path(dir, subs[i], names[j]);
-			rec = load_record(p);
+			rec = load_record(p, &lerr);
 			free(p);
+			/* Claimed, finished or reaped since it was listed:
+			 * not unreadable, only elsewhere now. */
+			if (!rec && lerr == ENOENT)
+				continue;
 			if (n == cap) {
 				cap = cap ? cap * 2 : 64;
 				rows = ar_xrealloc(rows, cap * sizeof *rows);
@@ -685,8 +767,13 @@ cmd_ls(const char *dir)
 				rows[n].why = ar_xstrdup("unreadable record");
 				/* One already set aside in failed/ is known;
 				 * elsewhere it is news. */
-				if (strcmp(subs[i], "failed") != 0)
+				if (strcmp(subs[i], "failed") != 0) {
 					unreadable++;
+					/* Not malformed: it cannot be read
+					 * (too large is malformed). */
+					if (lerr && lerr != EFBIG)
+						unread_io++;
+				}
 			}
 			rows[n].rec = rec;
 			if (!rows[n].why && strcmp(subs[i], "failed") == 0) {
@@ -710,8 +797,9 @@ cmd_ls(const char *dir)
 		free(rows[i].why);
 	}
 	free(rows);
-	/* Listed, but a record that cannot be read is a fault to report. */
-	return unreadable ? AR_EX_DATA : AR_EX_OK;
+	/* Listed, but a record that cannot be read is a fault to report:
+	 * 66 when its file cannot be read, 65 when it is malformed. */
+	return unread_io ? AR_EX_NOINPUT : unreadable ? AR_EX_DATA : AR_EX_OK;
 }
 
 int
@@ -723,10 +811,11 @@ main(int argc, char **argv)
 	ar_std_args(argc, argv, usage);
 	cmd = ar_subcommand(&argc, &argv, usage);
 	holder = default_holder();
-	while ((c = getopt(argc, argv, "f:H:l:n:p:r:s:")) != -1) {
+	while ((c = getopt(argc, argv, "f:H:k:l:n:p:r:s:")) != -1) {
 		switch (c) {
 		case 'f': fmt = parse_fmt(optarg); break;
 		case 'H': holder = optarg; break;
+		case 'k': put_key = optarg; break;
 		case 'l': lease_s = ar_opt_long("-l", optarg, 1, 365LL * 86400); break;
 		case 'n': count = (long)ar_opt_long("-n", optarg, 1, 1000000); break;
 		case 'p': prio_default = (long)ar_opt_long("-p", optarg, -999999, 999999); break;
@@ -740,6 +829,11 @@ main(int argc, char **argv)
 	if (!ar_id_valid(holder))
 		ar_die(AR_EX_USAGE, "holder '%s': expected 1 to %d of "
 		    "[A-Za-z0-9._-]", holder, AR_ID_MAX);
+	/* Room for the "-NNNNNN" that numbers a record. */
+	if (put_key && (!ar_id_valid(put_key) || strlen(put_key) >
+	    AR_ID_MAX - 7))
+		ar_die(AR_EX_USAGE, "-k %s: expected 1 to %d of "
+		    "[A-Za-z0-9._-]", put_key, AR_ID_MAX - 7);
 	if (argc < 1)
 		ar_usage(usage);
 	dir = argv[0];
@@ -761,6 +855,7 @@ main(int argc, char **argv)
 		r = AR_EX_OK;
 	} else
 		ar_usage(usage);
-	ar_fshut(stdout, "<stdout>");
+	if (!stdout_closed)
+		ar_fshut(stdout, "<stdout>");
 	return r;
 }

@@ -184,11 +184,19 @@ ar_ranks_wait(struct ar_ranks *g, double timeout, char *why, size_t n)
 			if (!(nl = memchr(g->in[r], '\n', g->inlen[r])))
 				continue;
 			*nl = 0;
-			if (strncmp(g->in[r], "ok", 2) == 0 && (!g->in[r][2] ||
-			    g->in[r][2] == ' '))
+			/* A NUL would cut the answer short unseen, and a skip
+			 * needs its reason (tests/fuzz/ranks found both). */
+			if (strlen(g->in[r]) < (size_t)(nl - g->in[r])) {
+				if (rc >= 0)
+					snprintf(why, n, "rank %d: a NUL byte in "
+					    "its answer", r);
+				rc = -1;
+			} else if (strncmp(g->in[r], "ok", 2) == 0 &&
+			    (!g->in[r][2] || g->in[r][2] == ' '))
 				snprintf(g->reply[r], AR_RANK_LINE, "%s",
 				    g->in[r][2] ? g->in[r] + 3 : "");
-			else if (strncmp(g->in[r], "skip ", 5) == 0) {
+			else if (strncmp(g->in[r], "skip ", 5) == 0 &&
+			    g->in[r][5]) {
 				snprintf(why, n, "%s", g->in[r] + 5);
 				rc = rc < 0 ? rc : 1;
 			} else if (rc >= 0) {

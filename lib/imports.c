@@ -298,7 +298,18 @@ pi_run(const struct pi_config *cf, json_t *o,
 		double t = json_number_value(v);
 
 		/* pi writes seconds or milliseconds. */
-		w->finished = t > 1e11 ? t / 1000 : t;
+		t = t > 1e11 ? t / 1000 : t;
+		/* An instant RFC 3339 can write: 1970 to the end of 9999,
+		 * which a time_t holds too. */
+		if (!(t >= 0 && t < AR_IMPORT_TIME_MAX)) {
+			char s[64];
+
+			snprintf(s, sizeof s, "%.15g", json_number_value(v));
+			return bad_value(e, name, lineno, "timestamp", s,
+			    "seconds or milliseconds since 1970, before "
+			    "year 10000");
+		}
+		w->finished = t;
 	}
 	return 0;
 }

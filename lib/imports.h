@@ -19,7 +19,9 @@
  *   (the session). Run lines (a "run" key, no "type") have a status
  *   keep, discard, crash or checks_failed; a "metric" that is a number,
  *   null or absent (not in a kept run); "metrics" whose values are
- *   numbers. Other lines are skipped and counted. */
+ *   numbers; a "timestamp", when there is one, is a number of seconds
+ *   or (above 1e11) milliseconds since 1970, before year 10000. Other
+ *   lines are skipped and counted. */
 #ifndef AR_IMPORTS_H
 #define AR_IMPORTS_H
 
@@ -27,6 +29,10 @@
 #include <stdio.h>
 
 enum { AR_IMPORT_AUTORESEARCH, AR_IMPORT_PI };
+
+/* The first second of year 10000: a pi timestamp (seconds, or
+ * milliseconds above 1e11) must fall from 1970 to before it. */
+#define AR_IMPORT_TIME_MAX 253402300800.0
 
 /* A run's status. */
 enum { AR_IMPORT_KEEP, AR_IMPORT_DISCARD, AR_IMPORT_CRASH,
@@ -67,7 +73,8 @@ struct ar_import_row {
 	struct ar_import_metric *metrics; /* pi: "metrics", in its order */
 	size_t nmetrics;
 	struct ar_import_num run, confidence; /* pi: an integer; a number */
-	double finished;     /* pi: timestamp in seconds; NaN when none */
+	double finished;     /* pi: timestamp in seconds, from 0 to below
+	                      * AR_IMPORT_TIME_MAX; NaN when none */
 };
 
 struct ar_import {

@@ -1,4 +1,5 @@
 /* io.c: bounded line reading and crash-safe file writes. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -6,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -43,6 +46,15 @@ ar_getline(FILE *f, struct ar_buf *b, size_t max)
 	return b->len > 0 ? AR_LINE_OK : AR_LINE_EOF;
 }
 
+void
+ar_read_die(const char *name)
+{
+	/* fopen(3) opens a directory; only the read says what it is. */
+	if (errno == EISDIR)
+		ar_die(AR_EX_NOINPUT, "%s: is a directory", name);
+	ar_die(AR_EX_IO, "%s: read error:", name);
+}
+
 int
 ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 {
@@ -51,7 +63,7 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 	while ((r = ar_getline(f, b, AR_LINE_MAX)) != AR_LINE_EOF) {
 		++*lineno;
 		if (r == AR_LINE_ERR)
-			ar_die(AR_EX_IO, "%s: read error:", name);
+			ar_read_die(name);
 		if (r == AR_LINE_LONG)
 			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
 			    "nothing stored", name, *lineno, AR_LINE_MAX);
@@ -216,9 +228,13 @@ ar_tmpname(const char *dir, const char *base)
 	return ar_xasprintf("%s/.tmp-%s-%s", dir, id, base);
 }
 
-/* Writes a fresh temporary file beside path and syncs it. */
+/* Writes a fresh temporary file beside path and syncs it; *fdp stays
+ * open, holding flock(2) on the file until the caller has renamed or
+ * linked it and closes it, so that ar_tmp_clean can tell a live
+ * writer's file from a dead one's. The file is made with mode 0 and
+ * given its mode once locked: a mode of 0 marks the instant between. */
 static char *
-write_tmp(const char *path, const void *data, size_t len, int mode)
+write_tmp(const char *path, const void *data, size_t len, int mode, int *fdp)
 {
 	char *copy = ar_xstrdup(path), *base = ar_xstrdup(path);
 	char *tmp = ar_tmpname(dirname(copy), basename(base));
@@ -226,25 +242,22 @@ write_tmp(const char *path, const void *data, size_t len, int mode)
 
 	free(copy);
 	free(base);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
+	/* A file system without locks still takes the write. */
+	(void)flock(fd, LOCK_EX);
 	/* The mode asked for, whatever the umask: sealed files and keys
 	 * must be readable by the users the contract names. */
 	if (fchmod(fd, (mode_t)mode) < 0 || ar_write_all(fd, data, len) < 0 ||
 	    fsync(fd) < 0) {
 		e = errno;
+		unlink(tmp);
 		close(fd);
-		unlink(tmp);
 		errno = e;
 		goto fail;
 	}
-	if (close(fd) < 0) {
-		e = errno;
-		unlink(tmp);
-		errno = e;
-		goto fail;
-	}
+	*fdp = fd;
 	return tmp;
 fail:
 	e = errno;
@@ -256,18 +269,21 @@ fail:
 int
 ar_write_atomic(const char *path, const void *data, size_t len, int mode)
 {
-	char *tmp = write_tmp(path, data, len, mode);
-	int e;
+	int fd, e;
+	char *tmp = write_tmp(path, data, len, mode, &fd);
 
 	if (!tmp)
 		return -1;
 	if (rename(tmp, path) < 0) {
 		e = errno;
 		unlink(tmp);
+		close(fd);
 		free(tmp);
 		errno = e;
 		return -1;
 	}
+	/* fsync said the data is stored; close only drops the lock. */
+	close(fd);
 	free(tmp);
 	return ar_fsync_parent(path);
 }
@@ -275,9 +291,9 @@ ar_write_atomic(const char *path, const void *data, size_t len, int mode)
 int
 ar_write_new(const char *path, const void *data, size_t len, int mode)
 {
-	char *tmp = write_tmp(path, data, len, mode);
 	struct stat st;
-	int r = 0, e = 0;
+	int r = 0, e = 0, fd;
+	char *tmp = write_tmp(path, data, len, mode, &fd);
 
 	if (!tmp)
 		return -1;
@@ -293,6 +309,7 @@ ar_write_new(const char *path, const void *data, size_t len, int mode)
 			r = -1;
 	}
 	unlink(tmp);
+	close(fd);
 	free(tmp);
 	if (r < 0) {
 		errno = e;
@@ -301,6 +318,51 @@ ar_write_new(const char *path, const void *data, size_t len, int mode)
 	if (r == 0 && ar_fsync_parent(path) < 0)
 		return -1;
 	return r;
+}
+
+int
+ar_tmp_clean(const char *dir, size_t *removed)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (removed)
+		*removed = 0;
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d))) {
+		struct stat st;
+		int fd;
+
+		if (strncmp(de->d_name, ".tmp-", 5) != 0)
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			/* Mode 0 cannot be opened but by root: an hour old,
+			 * it is a dead writer's all the same. */
+			if (errno == EACCES && fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    !(st.st_mode & 07777) &&
+			    st.st_mtime < time(NULL) - 3600 &&
+			    unlinkat(dirfd(d), de->d_name, 0) == 0)
+				n++;
+			continue;
+		}
+		/* A mode of 0 is a file in its first instant, not locked
+		 * yet; after an hour its writer is surely gone. */
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    ((st.st_mode & 07777) || st.st_mtime < time(NULL) - 3600) &&
+		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    unlinkat(dirfd(d), de->d_name, 0) == 0)
+			n++;
+		close(fd);
+	}
+	closedir(d);
+	if (removed)
+		*removed = n;
+	return 0;
 }
 
 FILE *

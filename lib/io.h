@@ -14,10 +14,14 @@ enum { AR_LINE_EOF = 0, AR_LINE_OK = 1, AR_LINE_LONG = -2, AR_LINE_ERR = -1 };
  * string, even when empty; returns an AR_LINE_ value.
  * A line longer than max is AR_LINE_LONG; the rest of it is skipped. */
 int ar_getline(FILE *f, struct ar_buf *b, size_t max);
+/* Dies for a read of name that failed (AR_LINE_ERR), errno still set:
+ * 66 "NAME: is a directory" for a directory given as input, else 74
+ * "NAME: read error: REASON". Every reader of TSV and JSON Lines says it
+ * this way. */
+_Noreturn void ar_read_die(const char *name);
 /* The next line of JSON Lines input that is not blank, in b; 0 at the
- * end. Dies
- * with the input's name and line on a read error (74), a line over
- * AR_LINE_MAX or a carriage return (65). */
+ * end. Dies with the input's name on a read error (ar_read_die), with
+ * its line on a line over AR_LINE_MAX or a carriage return (65). */
 int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,
 	size_t *lineno);
 /* Reads a whole file of at most max bytes; -1 with errno on failure
@@ -33,6 +37,12 @@ int ar_write_atomic(const char *path, const void *data, size_t len, int mode);
 /* Creates path with data only if it does not exist (link(2), which holds
  * on NFS). 0 on success, 1 if it existed, -1 with errno on failure. */
 int ar_write_new(const char *path, const void *data, size_t len, int mode);
+/* Removes the temporary files (.tmp-*) in dir that ar_write_atomic and
+ * ar_write_new left when their writer died (kill -9, a crash): those no
+ * process holds locked. A file that may be in its first instant (mode 0,
+ * less than an hour old) is left. *removed counts them; -1 with errno
+ * when dir cannot be read (a missing dir is no error). */
+int ar_tmp_clean(const char *dir, size_t *removed);
 /* Writes all of data to fd; -1 with errno on failure. */
 int ar_write_all(int fd, const void *data, size_t len);
 int ar_fsync_dir(const char *dir);

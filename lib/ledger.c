@@ -290,7 +290,7 @@ split_raw(char *s, char **f, size_t max)
 
 static int
 scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
-    struct ar_buf *found, char *err, size_t errlen)
+    struct ar_buf *found)
 {
 	struct map m;
 	struct ar_buf line = {0};
@@ -299,8 +299,19 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 	int r = 0;
 
 	if (map_file(path, &m) < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		struct ar_row row;
+
+		/* A segment that cannot be read is one problem, reported as
+		 * a bad row, as a truncated one's rows are: the scan goes
+		 * on. A lookup has nothing to find in it. */
+		if (want)
+			return 0;
+		memset(&row, 0, sizeof row);
+		row.src = path;
+		row.lineno = 1;
+		row.bad = errno == EACCES ? "segment not readable: "
+		    "permission denied" : "segment not readable";
+		return fn(&row, arg);
 	}
 	p = m.p;
 	end = m.p + m.len;
@@ -321,9 +332,15 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			n = split_raw(line.p, tmp, 4096);
 			if (n < 3 || n > 4096 || strcmp(tmp[0], "id") != 0 ||
 			    strcmp(tmp[n - 1], "json") != 0) {
-				snprintf(err, errlen, "%s: line 1: not a "
-				    "segment header", path);
-				r = -1;
+				/* Its rows cannot be read without it: one bad
+				 * row stands for the segment. */
+				memset(&row, 0, sizeof row);
+				row.src = path;
+				row.lineno = 1;
+				row.bad = "not a segment header; the segment's "
+				    "rows not read";
+				if (!want)
+					r = fn(&row, arg);
 				break;
 			}
 			ncol = n;
@@ -365,8 +382,13 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			break;
 	}
 	if (lineno == 0 && !want) {
-		snprintf(err, errlen, "%s: empty segment", path);
-		r = -1;
+		struct ar_row row;
+
+		memset(&row, 0, sizeof row);
+		row.src = path;
+		row.lineno = 1;
+		row.bad = "empty segment";
+		r = fn(&row, arg);
 	}
 	for (i = 0; hdr && i < ncol; i++)
 		free(hdr[i]);
@@ -381,13 +403,12 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 static int
 lookup(const struct ar_ledger *l, const char *id, struct ar_buf *out)
 {
-	char err[256], *p;
+	char *p;
 	int s = seg_of(l, id);
 
 	ar_buf_clear(out);
 	if (s >= 0)
-		return scan_segment(l->seg[s].path, NULL, NULL, id, out, err,
-		    sizeof err) == 1;
+		return scan_segment(l->seg[s].path, NULL, NULL, id, out) == 1;
 	p = ar_xasprintf("%s/results/%s.json", l->dir, id);
 	s = ar_readfile(p, out, AR_LINE_MAX + 1) == 0;
 	free(p);
@@ -456,6 +477,20 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	o.force = force;
 	r = ar_lock_take(p, &o, NULL, err, errlen);
 	free(p);
+	if (r == 0) {
+		/* The holder cleans up after writers that died mid-write
+		 * (kill -9): their temporary files, which no live process
+		 * holds (ar_tmp_clean). Nothing depends on it succeeding. */
+		static const char *const sub[] = { ".", "results", "seg" };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			char *d = ar_path(l->dir, sub[i]);
+
+			(void)ar_tmp_clean(d, NULL);
+			free(d);
+		}
+	}
 	return r == 0 ? 0 : -1;
 }
 
@@ -812,8 +847,8 @@ ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
 	}
 	for (i = 0; i < l->nseg && r == 0; i++)
 		if (!after || ar_ledger_seg_number(l->seg[i].path) > after)
-			r = scan_segment(l->seg[i].path, fn, arg, NULL, NULL,
-			    err, errlen);
+			r = scan_segment(l->seg[i].path, fn, arg, NULL,
+			    NULL);
 	for (i = 0; i < n && r == 0; i++) {
 		struct ar_row row;
 		const char *id = names[i];

@@ -46,6 +46,11 @@ struct ar_row {
 	size_t ncol;         /* segment rows: header and fields */
 	char **hdr, **field;
 };
+/* Every row, loose or in a segment, goes to fn; a row that cannot be
+ * read comes with bad set, and so does a segment that cannot be read,
+ * is empty or has no segment header: one bad row (line 1) for the
+ * whole segment, and the scan goes on. -1 with err (and errno) when the
+ * ledger's directories or an index cannot be read. */
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);
@@ -53,7 +58,9 @@ int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
  * after are not read at all (ar-ledger export -A). */
 int ar_ledger_scan_after(struct ar_ledger *l, unsigned long after,
 	ar_row_fn fn, void *arg, char *err, size_t errlen);
-/* Merges loose results into a new segment under a lock. */
+/* Merges loose results into a new segment under a lock. Taking the
+ * lock, this and ar_ledger_add_batch remove what writers that died left
+ * (ar_tmp_clean on ledger/, results/ and seg/). */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);
 

@@ -125,10 +125,8 @@ readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
 	if (r == AR_LINE_EOF)
 		return 0;
 	t->lineno++;
-	if (r == AR_LINE_ERR) {
-		snprintf(t->err, sizeof t->err, "%s: read error", t->name);
-		return -1;
-	}
+	if (r == AR_LINE_ERR)
+		ar_read_die(t->name);
 	if (r == AR_LINE_LONG) {
 		snprintf(t->err, sizeof t->err, "%s: line %zu: longer than "
 		    "%d bytes", t->name, t->lineno, AR_LINE_MAX);

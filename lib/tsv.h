@@ -18,7 +18,9 @@ struct ar_tsv {
 	int raw;         /* fields taken as they are, without escapes */
 };
 /* Reads the header. 0 on success; -1 with t->err set and nothing else
- * held (ar_tsv_close is then optional). */
+ * held (ar_tsv_close is then optional). A read that fails (a directory
+ * given as input, an I/O error) ends the process here and in
+ * ar_tsv_next, as ar_jsonl_line does (ar_read_die: 66 or 74). */
 int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
 /* The same for TSV written by other tools without escapes (raw = 1),
  * such as karpathy/autoresearch's results.tsv. */
@@ -27,7 +29,8 @@ int ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw);
 int ar_tsv_col(const struct ar_tsv *t, const char *name);
 /* The same for a column that must be there: dies (65) naming it. */
 int ar_tsv_need(const struct ar_tsv *t, const char *name);
-/* 1 with a row in t->field, 0 at the end, -1 with t->err set. */
+/* 1 with a row in t->field, 0 at the end, -1 with t->err set (a
+ * malformed row). */
 int ar_tsv_next(struct ar_tsv *t);
 void ar_tsv_close(struct ar_tsv *t);
 /* Splits one line in place into at most max fields, unescaping each;

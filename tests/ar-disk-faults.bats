@@ -113,3 +113,23 @@ fill() {
 	[[ "$stderr" == "ar-init: $mnt/."*": Read-only file system" ]]
 	[ -z "$(ls -A "$mnt")" ]
 }
+
+@test "ar-bench -a on a full or read-only ledger: the result still reaches stdout; exit 74 or 73, said" {
+	SANDBOX=$(bench_sandbox)
+	ar_bench_setup
+	mkcamp -p "$TOY" "$mnt/camp"
+	fill "$mnt"
+	run --separate-stderr ar-bench -C "$mnt/camp" "${NOSB[@]}" -q -a -m "$M/skip"
+	[ "$status" -eq 74 ]
+	same "$stderr" "ar-bench: $mnt/camp/ledger: cannot append the result: No space left on device; it is on standard output only (ar-ledger append stores it later)"
+	printf '%s\n' "$output" > r.json
+	# What it printed is the whole signed result: it verifies once stored.
+	rm "$mnt/filler"
+	run -0 ar-ledger append -C "$mnt/camp" r.json
+	run -0 ar-ledger verify -C "$mnt/camp"
+	mount -o remount,ro "$mnt"
+	run --separate-stderr ar-bench -C "$mnt/camp" "${NOSB[@]}" -q -a -m "$M/skip"
+	[ "$status" -eq 73 ]
+	same "$stderr" "ar-bench: $mnt/camp/ledger: cannot append the result: Read-only file system; it is on standard output only (ar-ledger append stores it later)"
+	jq -e '.sig and .id' <<< "$output"
+}

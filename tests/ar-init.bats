@@ -109,6 +109,21 @@ lines: not a usable problem name" ]
 	[ "$(sed -n 2p camp/SEAL)" = "$(printf 'campaign\t%s' "$output")" ]
 }
 
+# Runs ar-init with its stdout closed.
+init_closed() {
+	ar-init "$@" >&-
+}
+
+@test "ar-init with stdout closed or its reader gone: the campaign is made, exit 0, and said" {
+	run --separate-stderr -0 init_closed -p "$P" camp
+	same "$stderr" "ar-init: camp: campaign made; its id is in its campaign.conf, not printed: <stdout>: write failed: Bad file descriptor"
+	run -0 ar-init -c camp
+	# Not killed by SIGPIPE either.
+	run --separate-stderr -0 reader_gone ar-init -p "$P" camp2
+	same "$stderr" "ar-init: camp2: campaign made; its id is in its campaign.conf, not printed: <stdout>: write failed: Broken pipe"
+	run -0 ar-init -c camp2
+}
+
 @test "ar-init lays out every directory and file with its mode" {
 	run -0 ar-init -p "$P" camp
 	run -0 find camp -mindepth 1 -path camp/methods/.git -prune -o \

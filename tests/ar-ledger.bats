@@ -366,6 +366,42 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 # Loose results are read in id order, like a segment, so ids of which one
 # is a prefix of another ("x", "x-1": "x-1.json" sorts before "x.json")
 # keep their place through a compaction.
+@test "ar-ledger: the lock's next holder removes the temporary files of dead writers, not of live ones" {
+	gen 3 "$T/r.jsonl" 1
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	# What kill -9 of an append, a compaction or a lock taker leaves: a
+	# temporary file no process holds.
+	id=20261127T064252.196657Z-1fa803d960670685
+	for f in ".tmp-$id-lock" "results/.tmp-$id-x.json" "seg/.tmp-$id-00000001.idx" "seg/.tmp-$id-00000001.tsv"; do
+		echo partial > "$L/$f"
+		chmod 0444 "$L/$f"
+	done
+	# A live writer's, which holds its file locked (this shell, here).
+	echo writing > "$L/results/.tmp-$id-live.json"
+	chmod 0444 "$L/results/.tmp-$id-live.json"
+	exec {held}< "$L/results/.tmp-$id-live.json"
+	flock -x "$held"
+	# One in its first instant (mode 0, before its writer locks it).
+	: > "$L/results/.tmp-$id-new.json"
+	chmod 0 "$L/results/.tmp-$id-new.json"
+	# One that is not a temporary file of a writer.
+	echo keep > "$L/results/.keep"
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L" "$L/results" "$L/seg" | grep -c '^\.tmp-')" 2
+	[ -e "$L/results/.tmp-$id-live.json" ]
+	[ -e "$L/results/.tmp-$id-new.json" ]
+	[ -e "$L/results/.keep" ]
+	# A mode-0 file an hour old is a dead writer's too.
+	touch -d '2 hours ago' "$L/results/.tmp-$id-new.json"
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L/results" | grep '^\.tmp-')" ".tmp-$id-live.json"
+	# Its writer gone, the live one goes too.
+	exec {held}<&-
+	run -0 ar-ledger compact -C "$C"
+	same "$(ls -A "$L/results" | grep '^\.tmp-')" ""
+	run -0 ar-ledger verify -C "$C"
+}
+
 @test "ar-ledger: export is byte-identical before and after compact for any ids" {
 	for id in x x-1 x.1 x_1 X x0 x-1-a; do
 		echo '{"id":"'$id'","method":{"hash":"'$HASH'"},"metric":"tok_s","metrics":{"tok_s":{"median":1}}}'
@@ -818,6 +854,37 @@ $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	export_left_out "$SEG:21" "$id"
 }
 
+# A segment that cannot be read at all (empty, no header, unreadable) is
+# reported as one problem, as a truncated one's rows are: verify and
+# export go on with the rest of the ledger instead of dying with 65.
+@test "ar-ledger: an empty, headerless or unreadable segment is a problem of its own; the rest is verified and exported" {
+	stored_mix
+	gen 20 "$T/seg2.jsonl" 3
+	run -0 ar-ledger append -C "$C" "$T/seg2.jsonl"
+	idx="$L/seg/00000001.idx"
+	for c in empty header unreadable; do
+		echo "# case: $c"
+		cp "$SEG" "$T/seg.keep"
+		case $c in
+		empty) : > "$SEG"; why="empty segment" ;;
+		header) sed -i '1s/^id/ID/' "$SEG"; why="not a segment header; the segment's rows not read" ;;
+		unreadable) chmod 0 "$SEG"; why="segment not readable: permission denied" ;;
+		esac
+		run -1 --separate-stderr unprivileged ar-ledger verify -C "$C"
+		same "$output" "where	id	problem
+$SEG:1	-	$why
+$SEG	-	index (.idx) does not list exactly the segment's ids"
+		same "$stderr" "ar-ledger: 24 rows: 23 verified, 0 unsigned (imported); 2 problems"
+		# Export leaves the segment out, says so, and gives the rest.
+		run -0 --separate-stderr unprivileged ar-ledger export -C "$C" -f jsonl
+		same "$stderr" "ar-ledger: $SEG:1: left out: $why"
+		same "$(printf '%s\n' "$output" | wc -l)" 23
+		chmod 0644 "$SEG"
+		cat "$T/seg.keep" > "$SEG"
+	done
+	run -0 ar-ledger verify -C "$C"
+}
+
 # An id stored twice is one problem per id (its place is the ledger), and
 # export -V leaves out every row of that id.
 @test "ar-ledger: a segment stored twice names each of its ids once" {
@@ -1235,6 +1302,18 @@ import_fails() {
 	import_fails pi cr4.jsonl "ar-ledger: cr4.jsonl: line 4: carriage return (CRLF line endings?); nothing stored"
 	{ head -2 "$P"; printf '{"run":9,"status":"keep","metric":1,"description":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; tail -n +3 "$P"; } > long.jsonl
 	import_fails pi long.jsonl "ar-ledger: long.jsonl: line 3: longer than 1048576 bytes; nothing stored"
+	# A second config line's bad direction is named as it is written
+	# (the shipped binary printed freed memory here).
+	{ cat "$P"; echo '{"type":"config","name":"two","metricName":"ms","bestDirection":"sideways"}'; } > dir2.jsonl
+	import_fails pi dir2.jsonl "ar-ledger: dir2.jsonl: line 8: bestDirection 'sideways': expected lower or higher"
+	# A timestamp no time_t or RFC 3339 time holds (1e300 was undefined
+	# behaviour; -1e17 stored a garbage time).
+	sed '3s/"timestamp":[0-9]*/"timestamp":1e300/' "$P" > t300.jsonl
+	import_fails pi t300.jsonl "ar-ledger: t300.jsonl: line 3: timestamp '1e+300': expected seconds or milliseconds since 1970, before year 10000"
+	sed '3s/"timestamp":[0-9]*/"timestamp":-1e17/' "$P" > tneg.jsonl
+	import_fails pi tneg.jsonl "ar-ledger: tneg.jsonl: line 3: timestamp '-1e+17': expected seconds or milliseconds since 1970, before year 10000"
+	sed '3s/"timestamp":[0-9]*/"timestamp":253402300800000/' "$P" > t10k.jsonl
+	import_fails pi t10k.jsonl "ar-ledger: t10k.jsonl: line 3: timestamp '253402300800000': expected seconds or milliseconds since 1970, before year 10000"
 }
 
 @test "ar-ledger: a pi log's hook lines without a run are skipped and said so" {

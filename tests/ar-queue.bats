@@ -607,6 +607,62 @@ to_full() {
 	same "$stderr" "ar-queue: <stdout>: write failed: No space left on device"
 }
 
+# --- put: stdout closed, retries -------------------------------------------
+
+# Runs ar-queue with its stdout closed.
+closed() {
+	ar-queue "$@" >&-
+}
+
+@test "put: a closed stdout or a reader gone stores every record, exits 0 and says what was printed" {
+	awk 'BEGIN { print "title"; for (i = 1; i <= 20; i++) print "idea " i }' > in.tsv
+	run --separate-stderr -0 closed put "$S" in.tsv
+	same "$stderr" "ar-queue: spool: all 20 records stored (0 by an earlier try); <stdout>: Bad file descriptor: their ids not all printed"
+	[ "$(count new)" -eq 20 ]
+	# Not killed by SIGPIPE after a part (ar-queue put ... | head -1).
+	run --separate-stderr -0 reader_gone ar-queue put "$S" in.tsv
+	same "$stderr" "ar-queue: spool: all 20 records stored (0 by an earlier try); <stdout>: Broken pipe: their ids not all printed"
+	[ "$(count new)" -eq 40 ]
+}
+
+@test "put -k: ids from the key and the line; a retry stores only what is missing, nothing twice" {
+	awk 'BEGIN { print "title"; for (i = 1; i <= 5; i++) print "idea " i }' > in.tsv
+	run -0 --separate-stderr ar-queue put -k batch7 "$S" in.tsv
+	same "$output" "$(printf 'batch7-%06d\n' 1 2 3 4 5)"
+	# A try that stored a part, then died: the rest comes with the retry.
+	rm "$S"/new/*-batch7-000004 "$S"/new/*-batch7-000005
+	run -0 ar-queue claim -H w "$S"
+	run -0 ar-queue done -H w "$S" batch7-000001
+	run -0 --separate-stderr ar-queue put -k batch7 "$S" in.tsv
+	same "$output" "$(printf 'batch7-%06d\n' 1 2 3 4 5)"
+	same "$(names new)" "$(printf '1000000-batch7-%06d\n' 2 3 4 5)"
+	same "$(names done)" "1000000-batch7-000001"
+	run -0 ar-queue put -k batch7 "$S" in.tsv
+	same "$(ls "$S/new" "$S/cur" "$S/done" | grep -c batch7)" 5
+	# The key's records are the same as a put without it would store.
+	same "$(jq -r .title "$S"/new/*-batch7-000005)" "idea 5"
+	# An explicit id already there is also a record of an earlier try.
+	printf '{"id":"mine","title":"x"}\n' > one.jsonl
+	run -0 ar-queue put -k k2 "$S" one.jsonl
+	run -0 ar-queue put -k k2 "$S" one.jsonl
+	same "$output" "mine"
+	run -73 --separate-stderr ar-queue put "$S" one.jsonl
+	run -64 --separate-stderr ar-queue put -k 'bad key' "$S" one.jsonl
+	same "$stderr" "ar-queue: -k bad key: expected 1 to 93 of [A-Za-z0-9._-]"
+}
+
+@test "claim: a closed stdout gives the record back to new/ and exits 74" {
+	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
+	before=$(names new)
+	run --separate-stderr -74 closed claim -n 2 -H w1 "$S"
+	same "$stderr" "ar-queue: <stdout>: write failed: Bad file descriptor; the 2 records claimed given back"
+	same "$(names new)" "$before"
+	same "$(names cur)" ""
+	run --separate-stderr -74 reader_gone ar-queue claim -H w1 "$S"
+	same "$stderr" "ar-queue: <stdout>: write failed: Broken pipe; the 1 record claimed given back"
+	same "$(names new)" "$before"
+}
+
 # --- put: batches ------------------------------------------------------------
 
 # Checks that every file in new/ is one whole JSON record whose id is its
@@ -996,6 +1052,21 @@ four_states() {
 	    "cur	$id	0	w1	$exp		$q	never	me	draft	because	x")"
 	run -0 ar-queue ls -f jsonl "$S"
 	same "$output" "{\"state\":\"cur\",\"lease\":{\"holder\":\"w1\",\"expires\":\"$exp\"},\"record\":{\"title\":\"x\",\"state\":\"draft\",\"why\":\"because\",\"holder\":\"me\",\"expires\":\"never\",\"priority\":0,\"id\":\"$id\",\"queued\":\"$q\"}}"
+}
+
+@test "ls: a record whose file cannot be read (not malformed) exits 66; claim -n sets it aside and claims n others" {
+	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
+	bad=$(craft 999999 locked 1)
+	echo '{"id":"locked"}' >"$S/new/$bad"
+	chmod 0 "$S/new/$bad"
+	run -66 --separate-stderr unprivileged ar-queue ls -s new "$S"
+	same "$stderr" "ar-queue: spool/new/$bad: Permission denied"
+	[[ "${lines[1]}" == "new	locked	999999			unreadable record"* ]]
+	run -0 --separate-stderr unprivileged ar-queue claim -f tsv -n 3 -H w1 "$S"
+	same "$(printf '%s\n' "${lines[@]:1}" | cut -f 2)" "$(printf '%s\n' idea-a idea-b idea-d)"
+	[[ "$stderr" == "ar-queue: spool/cur/$bad@"*"@w1: Permission denied" ]]
+	same "$(names failed)" "0000001-locked"
+	same "$(names cur | sed 's/@.*//')" "$(printf '%s\n' 0999995-idea-a 1000000-idea-b 1000000-idea-d)"
 }
 
 @test "ls: a record that cannot be read is listed from its name, reported, and ls exits 65" {

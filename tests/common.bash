@@ -79,6 +79,19 @@ poll() {
 	done
 }
 
+# reader_gone CMD...: runs CMD with its stdout a pipe whose reader has
+# exited already, so that its first write fails with EPIPE (and SIGPIPE)
+# every time, not only when a race goes that way (`CMD | head -1`).
+reader_gone() {
+	local fd pid rc=0
+	exec {fd}> >(exec true)
+	pid=$!
+	poll exited "$pid"
+	"$@" >&"$fd" || rc=$?
+	exec {fd}>&-
+	return "$rc"
+}
+
 # wait_count N RE FILE: polls until FILE has N lines matching RE.
 wait_count() {
 	poll sh -c '[ "$(grep -c "$1" "$2")" -ge "$0" ]' "$@"

@@ -107,20 +107,30 @@ mkdir_in(const char *dir, const char *name)
 	free(s);
 }
 
-/* Stores the result in the campaign's ledger (-a). */
-static void
+/* Stores the result in the campaign's ledger (-a). 0, or the exit code
+ * of a failure, said: the caller prints the result all the same, so a
+ * full or read-only ledger loses no measurement. */
+static int
 append(struct bench *b, json_t *res)
 {
 	struct ar_ledger l;
 	char err[1024], *ld = ar_path(b->camp.dir, "ledger");
+	int rc = 0;
 
-	if (ar_ledger_open(&l, ld, 0, err, sizeof err) < 0)
-		ar_die(AR_EX_NOINPUT, "%s", err);
-	if (ar_ledger_store(&l, res) < 0)
-		ar_die(ar_errno_exit(errno), "%s: cannot append the result:",
-		    ld);
+	if (ar_ledger_open(&l, ld, 0, err, sizeof err) < 0) {
+		ar_warn("%s; the result is on standard output only", err);
+		free(ld);
+		return AR_EX_NOINPUT;
+	}
+	if (ar_ledger_store(&l, res) < 0) {
+		rc = ar_errno_exit(errno);
+		ar_warn("%s: cannot append the result: %s; it is on standard "
+		    "output only (ar-ledger append stores it later)", ld,
+		    strerror(errno));
+	}
 	ar_ledger_close(&l);
 	free(ld);
+	return rc;
 }
 
 int
@@ -128,6 +138,7 @@ exec_main(struct bench *b, const struct opts *o)
 {
 	const char *experiment = o->experiment;
 	char err[1024], started[40], eid[AR_IDLEN], *keypath, *s;
+	int rc;
 	struct session dev = {0}, hold = {0};
 	int both = strcmp(o->seeds, "both") == 0;
 	json_t *method, *res;
@@ -219,8 +230,7 @@ exec_main(struct bench *b, const struct opts *o)
 	b->session = NULL;
 	ar_json_sign(res, b->sk);
 	s = ar_json_canon(res);
-	if (o->append)
-		append(b, res);
+	rc = o->append ? append(b, res) : 0;
 	puts(s);
 	ar_fshut(stdout, "<stdout>");
 	free(s);
@@ -231,5 +241,5 @@ exec_main(struct bench *b, const struct opts *o)
 	free(hold.x);
 	free(hold.order);
 	bench_free(b);
-	return AR_EX_OK;
+	return rc;
 }

@@ -10,12 +10,14 @@
 #ifndef AR_LEDGER_CMD_H
 #define AR_LEDGER_CMD_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include "buf.h"
 #include "campaign.h"
 #include "crypto.h"
+#include "err.h"
 #include "id.h"
 #include "ledger.h"
 
@@ -143,6 +145,17 @@ void free_scanner(struct scanner *s);
 int cmd_verify(struct lctx *cx, int strict);
 /* Writes the method hashes computed in this run to run/method-hashes. */
 void mcache_save(struct lctx *cx);
+
+/* The exit code of a ledger scan that failed with errno e: its
+ * directories or an index missing or unreadable (66), else a failed
+ * read (74). A row or segment that cannot be read is no failure of the
+ * scan but a bad row. */
+static inline int
+scan_exit(int e)
+{
+	return e == ENOENT || e == EACCES || e == ENOTDIR ? AR_EX_NOINPUT :
+	    AR_EX_IO;
+}
 
 /* export.c */
 int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,

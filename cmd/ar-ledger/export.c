@@ -326,13 +326,13 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	if (fmt == F_TSV) {
 		if (ar_ledger_scan_after(&cx->led, cut, gather_cols, &e, err,
 		    sizeof err) != 0)
-			ar_die(AR_EX_DATA, "%s", err);
+			ar_die(scan_exit(errno), "%s", err);
 		e.map_hdr = NULL;
 		e.map_src = NULL;
 		put_tsv_header(&e);
 	}
 	if (ar_ledger_scan_after(&cx->led, cut, emit, &e, err, sizeof err) != 0)
-		ar_die(AR_EX_DATA, "%s", err);
+		ar_die(scan_exit(errno), "%s", err);
 	if (fmt == F_AUTORESEARCH && !e.header_done)
 		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");
 	if (e.other_metric)

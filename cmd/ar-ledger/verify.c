@@ -499,7 +499,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 		segseal_check_all(cx, cut, s->sealed);
 	if (ar_ledger_scan_after(&cx->led, cut, collect, s, err,
 	    sizeof err) != 0)
-		ar_die(AR_EX_DATA, "%s", err);
+		ar_die(scan_exit(errno), "%s", err);
 	flush_verify(s);
 	check_index(s);
 	/* A segment checked row by row and found good is sealed, so that

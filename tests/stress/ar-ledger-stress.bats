@@ -188,6 +188,11 @@ start_round() {
 	# A lock left by a killed process is broken by the next writer.
 	run -0 --separate-stderr ar-ledger compact -C "$C"
 	[ ! -e "$L/lock" ]
+	# So are the temporary files of killed writers (ledger/.tmp-*-lock,
+	# results/.tmp-*.json, seg/.tmp-*): only one killed in its first
+	# instant, still of mode 0, waits an hour.
+	run -0 find "$L" -name '.tmp-*' ! -perm 0000
+	[ "$output" = "" ]
 	check_ledger "$T/acked.jsonl" "$T/offered.jsonl"
 	# Nothing half-stored: offering everything again clashes with nothing.
 	run -0 --separate-stderr ar-ledger append -C "$C" "$T/offered.jsonl"

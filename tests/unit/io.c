@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -275,6 +277,45 @@ xml(void)
 	free(buf);
 }
 
+/* ar_tmp_clean: what a dead writer left goes; a live writer's (locked),
+ * one in its first instant (mode 0) and other files stay. */
+static void
+tmpclean(void)
+{
+	char *d = unit_tmpdir(), *live;
+	struct timespec old[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+	size_t n = 99;
+	int fd;
+
+	unit_put(d, ".tmp-x-dead.json", "half", 0444);
+	unit_put(d, ".tmp-x-live.json", "writing", 0444);
+	unit_put(d, ".tmp-x-new.json", "", 0);
+	unit_put(d, ".tmp-x-old.json", "", 0);
+	unit_put(d, "kept.json", "{}", 0444);
+	old[1].tv_sec = time(NULL) - 7200;
+	live = unit_path(d, ".tmp-x-old.json");
+	utimensat(AT_FDCWD, live, old, 0);
+	free(live);
+	live = unit_path(d, ".tmp-x-live.json");
+	fd = open(live, O_RDONLY);
+	OK(fd >= 0 && flock(fd, LOCK_EX) == 0, "tmpclean: a live writer's lock");
+	OK(ar_tmp_clean(d, &n) == 0 && n == 2, "tmpclean: two removed");
+	OK(!unit_exists(d, ".tmp-x-dead.json") &&
+	    !unit_exists(d, ".tmp-x-old.json"), "tmpclean: a dead writer's "
+	    "and an hour-old mode-0 file gone");
+	OK(unit_exists(d, ".tmp-x-live.json") &&
+	    unit_exists(d, ".tmp-x-new.json") && unit_exists(d, "kept.json"),
+	    "tmpclean: a live one, a new mode-0 one and others stay");
+	close(fd);
+	OK(ar_tmp_clean(d, &n) == 0 && n == 1 &&
+	    !unit_exists(d, ".tmp-x-live.json"), "tmpclean: its writer gone, "
+	    "the live one goes too");
+	OK(ar_tmp_clean("/nonexistent/dir", &n) == 0 && n == 0,
+	    "tmpclean: a missing directory is no error");
+	free(live);
+	unit_rmtree(d);
+}
+
 const struct unit_test unit_io[] = {
 	TEST(lines),
 	TEST(files),
@@ -282,6 +323,7 @@ const struct unit_test unit_io[] = {
 	TEST(dirs),
 	TEST(tail),
 	TEST(xml),
+	TEST(tmpclean),
 	CHILD("fifo_reader", fifo_reader),
 	UNIT_END,
 };
