@@ -275,6 +275,26 @@ ladder(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki)
 	return j < 0 || measured(&m->at[j]);
 }
 
+/* Whether a method the planner hinted may pay at scale is owed a probe
+ * at k (2 or 4): the scale below it is measured, feasible, and at least
+ * HINT_FLOOR of the incumbent (below that it is dead, hint or not). */
+#ifndef HINT_FLOOR
+#define HINT_FLOOR 0.5
+#endif
+static int
+hint_probe(const struct ar_pol_method *m, const struct ar_pol_cfg *c, int ki,
+    double inc)
+{
+	int j = ki - 1;
+
+	if (m->hint <= 0 || ar_pol_k(ki) > 4)
+		return 0;
+	while (j >= 0 && !c->use[j])
+		j--;
+	return j >= 0 && measured(&m->at[j]) && m->at[j].feasible &&
+	    m->at[j].est >= HINT_FLOOR * inc;
+}
+
 /* How a method's score moves with k, learnt from what is measured. The
  * log of its ratio at the scales j = log2 k (0 to 3) is a level plus a
  * curve, a Gaussian process: the kernel (kern) is a trend in j (a
@@ -933,8 +953,14 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				if (LOOKAHEAD * exp_gain(mj, sj, thr) > v)
 					v = LOOKAHEAD * exp_gain(mj, sj, thr);
 			}
-			if (v < SCALE_EI * inc * units(s->c, mi, ki))
-				continue;
+			/* The planner's hint of scale is a promise program.md
+			 * makes: such a method is probed at 2 and then 4
+			 * unless the scale below shows it dead. */
+			if (v < SCALE_EI * inc * units(s->c, mi, ki)) {
+				if (!hint_probe(mi, s->c, ki, inc))
+					continue;
+				v = SCALE_EI * inc * units(s->c, mi, ki);
+			}
 			c = add_cand(&cd, &nc, &capc);
 			c->value = v / cost_m(s->c, mi, ki);
 			c->i = i;

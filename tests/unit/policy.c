@@ -400,6 +400,47 @@ ours_stops(void)
 	    "is not measured again");
 }
 
+/* A method the planner hinted may pay at scale is probed at 2 and then
+ * 4 even when the expected gain alone would not pay for it (program.md's
+ * promise), unless the scale below shows it dead. */
+static void
+ours_hinted_probe(void)
+{
+	struct ar_pol_method m[3];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[32];
+	size_t n, i;
+	int at2 = 0, at4 = 0, dead = 0;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "inc");
+	method(&m[1], "hinted");
+	method(&m[2], "hinted-dead");
+	m[1].hint = m[2].hint = 1;
+	/* The best so far fell from 1 to 2: what the campaign learns is
+	 * that scale hurts, so no k=1 loser is expected to gain there. */
+	measure(&m[0], 0, 2, 1.17, 0.01, 1);
+	measure(&m[0], 1, 2, 1.02, 0.01, 1);
+	measure(&m[1], 0, 2, 0.70, 0.01, 1);
+	measure(&m[2], 0, 2, 0.30, 0.01, 1);
+	n = ar_policy_next(m, 3, &c, p, 32);
+	for (i = 0; i < n; i++) {
+		if (p[i].method == 1 && p[i].ki == 1)
+			at2 = 1;
+		if (p[i].method == 2)
+			dead = 1;
+	}
+	OK(at2 && !dead, "ours: a method hinted scale, 0.70 against 1.17 at "
+	    "k=1 where the best fell at k=2, is probed at k=2; one at 0.30 "
+	    "is not");
+	measure(&m[1], 1, 2, 0.65, 0.01, 1);
+	n = ar_policy_next(m, 3, &c, p, 32);
+	for (i = 0; i < n; i++)
+		if (p[i].method == 1 && p[i].ki == 2)
+			at4 = 1;
+	OK(at4, "ours: then at k=4, though it fell at k=2 too");
+}
+
 /* Without hints, parallel fractions or the baseline's: six methods at
  * k=1, the incumbent 1.05; what is learnt from measuring decides. */
 static void
@@ -578,6 +619,7 @@ const struct unit_test unit_policy[] = {
 	TEST(ours_scale),
 	TEST(ours_stops),
 	TEST(ours_unhinted),
+	TEST(ours_hinted_probe),
 	TEST(ours_cap),
 	TEST(ours_cost),
 	TEST(best),
