@@ -787,3 +787,43 @@ ar_verdict(const struct ar_design *d, const struct ar_pairs *p, size_t n_end,
 	}
 	return v;
 }
+
+double
+ar_pool_log_se(double lo, double hi, double conf)
+{
+	double c = conf > 0.5 && conf < 1 ? conf : 0.95;
+	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - c) / 2);
+
+	if (hi > lo && lo > 0 && isfinite(hi))
+		return (log(hi) - log(lo)) / (2 * z);
+	return 0.02;
+}
+
+void
+ar_pool_add(struct ar_pool *p, double y, double lo, double hi, double conf)
+{
+	double se, w;
+
+	if (!(y > 0) || !isfinite(y))
+		return;
+	se = ar_pool_log_se(lo, hi, conf);
+	w = 1 / (se * se);
+	p->lsum += w * log(y);
+	p->wsum += w;
+	p->n++;
+}
+
+int
+ar_pool_est(const struct ar_pool *p, double *est, double *lo, double *hi)
+{
+	double mean, se;
+
+	if (!p->n || !(p->wsum > 0))
+		return 0;
+	mean = p->lsum / p->wsum;
+	se = 1 / sqrt(p->wsum);
+	*est = exp(mean);
+	*lo = exp(mean - 1.959964 * se);
+	*hi = exp(mean + 1.959964 * se);
+	return 1;
+}

@@ -43,8 +43,11 @@ free_digest(struct digest *dg)
 	for (i = 0; i < D->mcap; i++) {
 		free(D->m[i].hash);
 		free(D->m[i].label);
+		free(D->m[i].wl);
+		free(D->m[i].kp);
 	}
 	free(D->m);
+	free(dg->idea);
 	free(D->rsd);
 	free(D->pt);
 	ar_buf_free(&D->ids);
@@ -129,6 +132,9 @@ main(int argc, char **argv)
 	D->want_points = svgp || htmlp;
 	if (campaign)
 		read_goal(dg, campaign);
+	/* The ideas' titles first: results name their ideas by them. */
+	if (ideas)
+		read_ideas(dg, ideas);
 	if (logp) {
 		read_log(dg, from, logp);
 		build_log(dg);
