@@ -19,7 +19,7 @@ setup_file() {
 
 setup() {
 	ar_loop_setup
-	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
+	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
 }
 
 teardown() {
@@ -52,7 +52,7 @@ busy() {
 	[[ $stderr == *"ar-loop: step 1: plan: "* ]]
 	[[ $stderr == *"ar-loop: step 1: agents: 2 at work"* ]]
 	[[ $stderr == *"budget spent: experiments 6 of 6"* ]] || { echo "$stderr" | tail -30; false; }
-	[[ $stderr == *"judge.mk: added, outside the mutable files"* ]] ||
+	[[ $stderr == *"outside the mutable files left out"* ]] ||
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
 	ar-ledger verify -C camp
@@ -190,6 +190,13 @@ busy() {
 	poll gone "sleep $slow"
 }
 
+@test "ar-loop -t: an agent that hangs is stopped at the limit; its idea failed, saying so" {
+	jq -cn '{title: "hang", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
+	AR_PLANNER= AR_AGENT="SLOW=100000 $FIX/slow" run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 1 --once "${B[@]}"
+	[[ $stderr == *"step 1: agents: 0 done, 1 failed"* ]]
+	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r '[.state, .why] | join(" ")')" = "failed the agent ran past 1 s" ]
+}
+
 @test "ar-loop: command line" {
 	run -0 ar-loop -h
 	[ "$output" = "$USAGE" ]
@@ -197,6 +204,8 @@ busy() {
 	[ "$output" = "ar-loop $VERSION" ]
 	run -64 ar-loop -x
 	run -64 ar-loop -C camp -a many
+	run -64 ar-loop -C camp -t 0
+	run -64 ar-loop -C camp -t soon
 	run -64 ar-loop -C camp --wall-hours soon
 	run -64 ar-loop -C camp --cpus --gpus 2
 	run -64 ar-loop -C camp --backend k8s
