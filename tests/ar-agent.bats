@@ -179,6 +179,40 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(subs | wc -l)" = 1 ]
 }
 
+@test "ar-agent: the self-check (ar-bench --check) in the agent's worktree: pass, fail with why, nothing stored" {
+	id=$(idea "checked")
+	AR_AGENT=$FIX/selfcheck run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once -w tiny
+	log=camp/log/agent-$id.log
+	cat "$log"
+	# The baseline passes; a wrong kernel fails, saying why; the edit,
+	# built in place, passes.
+	[ "$(grep -c '^pass: built and ran on workload tiny (one pair, dev seeds): the gates, the guardrails and the work hold; nothing was signed or stored$' "$log")" -eq 2 ]
+	grep -qx 'check 1: exit 0' "$log"
+	grep -qx 'fail: invalid: gate bad == 0 failed: [0-9]* (pair 0)' "$log"
+	grep -qx 'check 2: exit 1' "$log"
+	grep -qx 'check 3: exit 0' "$log"
+	! grep -q 'ar-bench: ' "$log"
+	# Nothing signed, stored or counted.
+	[ "$(ar-ledger export -C camp -f tsv | wc -l)" -eq 1 ]
+	[ "$(state "$id")" = done ]
+}
+
+@test "ar-bench --check: only the options that say what to build; outside a sandbox, its own" {
+	run --separate-stderr -64 ar-bench --check -C camp -a
+	[ "$stderr" = "ar-bench: --check takes only -C, -m, -w, -k, -G, -t, -q, -v, --device and --no-sandbox" ]
+	run --separate-stderr -64 ar-bench --check -C camp -p 5
+	run --separate-stderr -64 ar-bench --check -C camp --aa
+	cp -R camp/problem/baseline m
+	chmod -R u+w m
+	echo '/* x */' >> m/matvec.c
+	echo junk > m/notes.txt
+	run --separate-stderr -0 ar-bench --check -C camp -m m -w tiny "${NOSB[@]}"
+	[[ $output == "pass: "* ]]
+	(cd m && ar-bench --check -C ../camp -w tiny "${NOSB[@]}") > out
+	grep -q '^pass: ' out
+	[ "$(ar-ledger export -C camp -f tsv | wc -l)" -eq 1 ]
+}
+
 @test "ar-agent: an agent command that is not there: exit 69 before claiming an idea" {
 	id=$(idea "nowhere")
 	AR_AGENT="/nonexistent/agent -p" run --separate-stderr -69 ar-agent "${NOSB[@]}" -C camp --once
@@ -265,7 +299,7 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(subs | wc -l)" = 1 ]
 }
 
-@test "ar-agent: the sandbox hides the secret key, the ledger and keys/; the campaign is read-only" {
+@test "ar-agent: the sandbox hides the secret key, the ledger and keys/ but bench.pub; the campaign is read-only" {
 	[ -n "$SANDBOX" ] || skip "bwrap cannot make a sandbox here"
 	ar-bench -C camp -w tiny -P 4 -T 2 -q --aa -a > /dev/null 2>&1 ||
 	    ar-bench -C camp -w tiny -P 4 -T 2 -q --aa -a --no-sandbox > /dev/null

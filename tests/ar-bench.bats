@@ -25,7 +25,8 @@ setup_file() {
 setup() {
 	ar_bench_setup
 	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
-       ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]"
+       ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]
+       ar-bench --check [-qv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-t run-timeout] [--no-sandbox] [--device auto|cuda|cpu]"
 }
 
 teardown() {
