@@ -213,6 +213,27 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(ar-ledger export -C camp -f tsv | wc -l)" -eq 1 ]
 }
 
+@test "ar-agent: Claude Code through examples/agent/claude-agent (a stand-in claude): edits, self-checks, submits; its config untouched" {
+	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
+	export HOME=$T/home
+	mkdir -p "$HOME/.claude"
+	echo '{"model": "x"}' > "$HOME/.claude/settings.json"
+	before=$(snapshot "$HOME")
+	id=$(idea "four rows at a time")
+	AR_AGENT=$TOP/examples/agent/claude-agent run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once -w tiny
+	[ "$(state "$id")" = done ]
+	grep -q '^claude: self-check: pass: built and ran on workload tiny' "camp/log/agent-$id.log"
+	commit=$(subs | jq -r .method)
+	git -C camp/methods show "$commit:matvec.c" | grep -qx '/\* claude: four rows at a time \*/'
+	# Its session state went to a copy in the sandbox's /tmp.
+	[ "$(snapshot "$HOME")" = "$before" ]
+	# The flags once suggested (acceptEdits) let it run no shell command:
+	# the idea fails, saying so.
+	id2=$(idea "accept edits only")
+	AR_AGENT="claude -p --permission-mode acceptEdits" run --separate-stderr -1 ar-agent "${NOSB[@]}" -C camp --once -w tiny
+	[ "$(why "$id2")" = "the agent exited 1: claude: Bash(make) needs permission; none was given in -p mode" ]
+}
+
 @test "ar-agent: an agent command that is not there: exit 69 before claiming an idea" {
 	id=$(idea "nowhere")
 	AR_AGENT="/nonexistent/agent -p" run --separate-stderr -69 ar-agent "${NOSB[@]}" -C camp --once

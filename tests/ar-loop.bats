@@ -190,6 +190,25 @@ busy() {
 	poll gone "sleep $slow"
 }
 
+@test "ar-loop: Claude Code (a stand-in claude) as planner and agent: planned, self-checked, measured; the digest names the idea" {
+	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	AR_PLANNER=$TOP/examples/agent/claude-planner AR_AGENT=$TOP/examples/agent/claude-agent \
+	    run --separate-stderr -0 ar-loop "${L[@]}" -a 1 --experiments 3 "${B[@]}"
+	[[ $stderr == *"step 1: agents: 1 done, 0 failed"* ]] || { echo "$stderr" | tail -30; false; }
+	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r '[.record.title, .state] | join(" ")')" = "unroll by four done" ]
+	# The node's A/A, then the method; an empty idea list is an answer,
+	# asked once a step, never retried.
+	[ "$(ar-ledger export -C camp -f jsonl | jq -s 'map(select(.aa | not)) | length')" -ge 1 ]
+	[[ $stderr == *"ar-plan: the planner proposed no ideas; nothing stored"* ]]
+	[[ $stderr != *"no ideas after"* ]]
+	ar-ledger verify -C camp
+	# The method's results carry the idea's title in the digest.
+	grep -q '| unroll by four |' camp/loop/digest.md
+	grep -q '^| unroll by four | done |' camp/loop/digest.md
+}
+
 @test "ar-loop -t: an agent that hangs is stopped at the limit; its idea failed, saying so" {
 	jq -cn '{title: "hang", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
 	AR_PLANNER= AR_AGENT="SLOW=100000 $FIX/slow" run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 1 --once "${B[@]}"

@@ -196,6 +196,21 @@ EOF
 	grep -q '^States: new (waiting for an agent)' prompt
 }
 
+@test "ar-plan: Claude Code through examples/agent/claude-planner (a stand-in claude): an idea, then none" {
+	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
+	AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -0 ar-plan -C camp -r 1
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(ideas | jq -r .title)" = "unroll by four" ]
+	[ "$(ideas | jq -r .planner)" = command ]
+	# Asked again, it sees its idea proposed and answers with none.
+	AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -0 ar-plan -C camp -r 1
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-plan: the planner proposed no ideas; nothing stored" ]
+	# Without claude: exit 69, said.
+	AR_CLAUDE=/nonexistent/claude AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -69 ar-plan -C camp -r 1
+	[[ $stderr == *"claude-planner: /nonexistent/claude: not found"* ]]
+}
+
 @test "ar-plan: 6 planners at once with the same reply store each title once; a dead planner's lock is broken" {
 	# Each planner answers only when all 6 have asked, so every one has
 	# read the titles before any stores: only ideas.lock keeps them apart.
