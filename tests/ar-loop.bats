@@ -209,6 +209,22 @@ busy() {
 	grep -q '^| unroll by four | done |' camp/loop/digest.md
 }
 
+@test "ar-loop: agents work while the benchmark measures (timestamps of the agent and the result)" {
+	jq -cn '{title: "overlap", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
+	# The agent finishes only once a measurement has: a loop that ran
+	# its agents before measuring would never see one, and fail it.
+	AR_PLANNER= AR_AGENT=$FIX/overlap run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 120 --once "${B[@]}"
+	[[ $stderr == *"step 1: agents: 1 done, 0 failed"* ]] || { echo "$stderr"; false; }
+	log=$(ls camp/log/agent-*.log)
+	started=$(sed -n 's/^agent started //p' "$log")
+	finished=$(sed -n 's/^agent finished //p' "$log")
+	# The node's A/A finished within the agent's session (to the second).
+	aa=$(ar-ledger export -C camp -f jsonl | jq -r 'select(.aa) | .finished[0:19]')
+	[ -n "$aa" ]
+	[[ ! "$aa" < "${started:0:19}" ]]
+	[[ ! "$aa" > "${finished:0:19}" ]]
+}
+
 @test "ar-loop -t: an agent that hangs is stopped at the limit; its idea failed, saying so" {
 	jq -cn '{title: "hang", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
 	AR_PLANNER= AR_AGENT="SLOW=100000 $FIX/slow" run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 1 --once "${B[@]}"

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 
 #include "buf.h"
-
 #include "stats.h"
 #include "unit.h"
 
@@ -270,6 +270,11 @@ pool(void)
 
 	OK(fabs(se - (log(1.1) - log(0.9)) / (2 * 1.959964)) < 1e-6,
 	    "log se from a 95%% interval");
+	OK(se == (log(1.1) - log(0.9)) / (2 * gsl_cdf_ugaussian_Pinv(0.975)) &&
+	    ar_pool_log_se(0.9, 1.1, 0.99) == (log(1.1) - log(0.9)) /
+	    (2 * gsl_cdf_ugaussian_Pinv(0.995)) && ar_pool_log_se(0.9, 1.1,
+	    0.9) == (log(1.1) - log(0.9)) / (2 * gsl_cdf_ugaussian_Pinv(0.95)),
+	    "the 95%% and 99%% z are gsl's, to the bit");
 	OK(ar_pool_log_se(NAN, NAN, 0.95) == 0.02 &&
 	    ar_pool_log_se(1, 1, 0.95) == 0.02, "no interval: 0.02");
 	OK(ar_pool_log_se(0.9, 1.1, 0.99) < se, "a 99%% interval is wider "
