@@ -188,9 +188,13 @@ r3${tab}yes${tab}yes${tab}keep${tab}h3${tab}1${tab}1.2${tab}i-vec${tab}2026-11-2
 r4${tab}yes${tab}yes${tab}discard${tab}h4${tab}1${tab}0.9${tab}${tab}2026-11-20T11:20:00Z${tab}2026-11-20T11:30:00Z
 EOF2
 	run --separate-stderr -0 ar-digest -l "$T/e.tsv" -i "$T/ideas"
-	[[ "$output" == *"| i-vec | 2 | 2.00 |"* ]]
+	[[ "$output" == *"| i-vec | vector loads | 2 | 2.00 |"* ]]
+	[[ "$output" == *"On average 2.00 results landed between an idea and its run (ideas measured: 1)."* ]]
 	run --separate-stderr -0 ar-digest -f json -l "$T/e.tsv" -i "$T/ideas"
-	[ "$(echo "$output" | jq -c '.staleness')" = '[{"idea":"i-vec","unseen_results":2,"hours_from_idea_to_run":2}]' ]
+	[ "$(echo "$output" | jq -c '.staleness')" = '[{"idea":"i-vec","title":"vector loads","unseen_results":2,"hours_from_idea_to_run":2}]' ]
+	# The devices: busy 40 minutes of the 2 h 10 min from the first
+	# start to the last finish.
+	[ "$(echo "$output" | jq -c '.devices')" = '{"span_hours":2.1667,"busy_hours":0.6667,"idle_share":0.692}' ]
 	# Without the ideas, no staleness: creation times come from there.
 	run --separate-stderr -0 ar-digest -l "$T/e.tsv"
 	[[ "$output" != *"Staleness"* ]]

@@ -27,7 +27,7 @@
 #define NK 64            /* distinct k with a best-at-k */
 #define TXT 128          /* labels, reasons, ideas: truncated */
 #define LB_MAX 50        /* rows of the leaderboard and like tables */
-#define NSECT 16
+#define NSECT 24
 
 enum { V_KEEP, V_DISCARD, V_EQUIV, V_INCONC, V_CRASH, V_TIMEOUT, V_INVALID,
 	V_OTHER, V_N };
@@ -119,6 +119,10 @@ struct stale_in {
 	size_t nist, capist;
 	struct ideatime *itime;
 	size_t nitime, capitime;
+	/* Every taken result's [started, finished], A/A too: when the
+	 * measurement devices were busy. */
+	double (*busy)[2];
+	size_t nbusy, capbusy;
 };
 
 /* A category or a source of ideas, counted. */
@@ -172,6 +176,7 @@ struct digest {
 	long long now_s;     /* AR_NOW, or the clock */
 	struct logsum G;
 	struct sect S[NSECT];
+	char stale_note[128];
 	size_t nsect;
 };
 

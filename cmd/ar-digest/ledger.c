@@ -361,6 +361,18 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 		}
 		{
 			double fd = rfc3339_s(fld(&t, c_finished));
+			double sd = rfc3339_s(fld(&t, c_started));
+
+			if (!isnan(fd) && !isnan(sd) && fd >= sd) {
+				if (sl->nbusy == sl->capbusy) {
+					sl->capbusy = sl->capbusy ?
+					    2 * sl->capbusy : 1024;
+					sl->busy = ar_xrealloc(sl->busy,
+					    sl->capbusy * sizeof *sl->busy);
+				}
+				sl->busy[sl->nbusy][0] = sd;
+				sl->busy[sl->nbusy++][1] = fd;
+			}
 
 			if (!isnan(fd)) {
 				if (sl->nfin == sl->capfin) {

@@ -61,6 +61,7 @@ free_digest(struct digest *dg)
 	free(dg->st.fin);
 	free(dg->st.ist);
 	free(dg->st.itime);
+	free(dg->st.busy);
 	if (dg->GL.on) {
 		ar_manifest_free(&dg->GL.m);
 		ar_campaign_free(&dg->GL.c);

@@ -130,6 +130,62 @@ cmp_item_id(const void *a, const void *b)
 }
 
 static int
+cmp_span(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* How busy the measurement devices were: the union of the results'
+ * [started, finished] against the time from the first start to the last
+ * finish. One figure for the campaign's measurements as a whole: idle
+ * is when none ran. */
+static void
+devices(struct digest *dg)
+{
+	struct stale_in *sl = &dg->st;
+	double lo, hi, busy = 0, span;
+	size_t i;
+	char a[32], b[32], c[32];
+	struct sect *s;
+
+	if (!sl->nbusy)
+		return;
+	ar_sort(sl->busy, sl->nbusy, sizeof *sl->busy, cmp_span);
+	lo = sl->busy[0][0];
+	hi = sl->busy[0][1];
+	span = hi;
+	for (i = 1; i < sl->nbusy; i++) {
+		if (sl->busy[i][0] > hi) {
+			busy += hi - lo;
+			lo = sl->busy[i][0];
+		}
+		if (sl->busy[i][1] > hi)
+			hi = sl->busy[i][1];
+		if (hi > span)
+			span = hi;
+	}
+	busy += hi - lo;
+	span -= sl->busy[0][0];
+	s = sect(dg, "devices", "Measurement devices", "ss", "item", "value",
+	    NULL);
+	s->kv = 1;
+	s->rowtype = "nnn";
+	snprintf(a, sizeof a, "%.4f", span / 3600);
+	snprintf(b, sizeof b, "%.4f", busy / 3600);
+	c[0] = 0;
+	if (span > 0)
+		snprintf(c, sizeof c, "%.3f", 1 - busy / span);
+	row(s, "span_hours", a);
+	row(s, "busy_hours", b);
+	row(s, "idle_share", c);
+	s->note = "idle_share: of the time from the first measurement's start "
+	    "to the last one's finish, the share in which none ran (to the "
+	    "second).";
+}
+
+static int
 cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -408,6 +464,7 @@ build(struct digest *dg, const char *curves)
 		    D->inval[i].why, D->inval[i].id);
 	s->more = D->tinval - D->ninval;
 
+	devices(dg);
 	s = sect(dg, "noise_floor", "Noise floor (A/A)", "ss", "item", "value",
 	    NULL);
 	s->kv = 1;

@@ -363,12 +363,27 @@ staleness(struct digest *dg)
 	}
 	ar_sort(st, n, sizeof *st, cmp_stale);
 	s = sect(dg, "staleness", "Staleness (results an idea's author could "
-	    "not see)", "sin", "idea", "unseen_results",
+	    "not see)", "ssin", "idea", "title", "unseen_results",
 	    "hours_from_idea_to_run", NULL);
+	{
+		double sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += (double)st[i].n;
+		/* The campaign's figure: what an idea missed, on average. */
+		if (n) {
+			snprintf(dg->stale_note, sizeof dg->stale_note, "On "
+			    "average %.2f results landed between an idea and "
+			    "its run (ideas measured: %zu).", sum / (double)n, n);
+			s->note = dg->stale_note;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (s->nrow < 20) {
+			const char *t = idea_title(dg, st[i].idea);
+
 			snprintf(a[1], sizeof a[1], "%.2f", st[i].age / 3600);
-			row(s, st[i].idea, fi(a[0], st[i].n), a[1]);
+			row(s, st[i].idea, t ? t : "", fi(a[0], st[i].n), a[1]);
 		} else {
 			s->more++;
 		}
