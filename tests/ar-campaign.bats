@@ -219,7 +219,8 @@ mkcamp() {
 
 # The globs, and each path with whether a method may add it: the same
 # answers from ar-bench (a method directory with that file added),
-# ar-agent (an agent that adds it) and ar-campaign mutable.
+# ar-agent (an agent that adds it: kept in the method, or left out of it)
+# and ar-campaign mutable.
 GLOBS='["run.sh", "src/*.c", "kernels/", "lib", "*.h"]'
 TABLE='src/a.c yes
 src/sub/x.c no
@@ -267,6 +268,9 @@ notes2.txt no
 		[ "$camp_says" = "$want" ]
 		[ "$bench_says" = "$want" ]
 		[ "$agent_says" = "$want" ]
-		[ "$rc" -eq 0 ] || grep -q "$path: added, outside the mutable files" agent.err
+		# ar-agent leaves a new file outside the globs out of the
+		# method (a build output, say); alone, it is no change.
+		[ "$rc" -eq 0 ] || { grep -q "1 new file outside the mutable files left out" agent.err &&
+		    grep -q "the agent changed nothing; idea failed" agent.err; }
 	done <<< "$TABLE"
 }
