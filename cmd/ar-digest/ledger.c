@@ -69,11 +69,15 @@ static struct method *
 method_get(struct results *D, const char *hash, const char *wl,
     const char *label)
 {
-	char key[512];
-	size_t i;
+	char key[256 + 1 + TXT];
+	size_t i, hl = strnlen(hash, 255), wn = strnlen(wl, TXT - 1);
 
-	/* No allocation per row: the key is copied when it is new. */
-	snprintf(key, sizeof key, "%.255s\t%s", hash, wl);
+	/* No allocation nor formatting per row: the key is copied into the
+	 * table only when it is new. */
+	memcpy(key, hash, hl);
+	key[hl] = '\t';
+	memcpy(key + hl + 1, wl, wn);
+	key[hl + 1 + wn] = 0;
 	if (2 * (D->mn + 1) > D->mcap) {
 		/* Grow at half full: lookups stay short. */
 		struct method *old = D->m;
