@@ -64,7 +64,8 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 echo "bench-ledger: N=$N, $ncpu cores (${cpu:-unknown cpu}), scratch $tmp" >&2
 
 mkdir "$tmp/problem"
-printf 'metric = tok_s\ndirection = higher\n' > "$tmp/problem/manifest"
+# ar-init seals only a problem.json that ar-bench accepts.
+cp "$top/tests/fixtures/problem/problem.json" "$tmp/problem/"
 C=$tmp/camp
 ar-init -p "$tmp/problem" "$C" > /dev/null || die "ar-init failed"
 

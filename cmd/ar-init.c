@@ -20,6 +20,7 @@
 #include "err.h"
 #include "id.h"
 #include "io.h"
+#include "manifest.h"
 #include "proc.h"
 #include "seal.h"
 #include "spool.h"
@@ -191,12 +192,38 @@ cleanup(void)
 		remove_tree(tmpdir_to_clean);
 }
 
+/* Reads problem.json with the checker ar-bench uses, so that a problem
+ * ar-bench would refuse is refused here, with the same message, before
+ * anything is sealed. Returns the problem's scales as campaign.conf
+ * writes them ("1 2 4"). */
+static char *
+check_manifest(const char *problem)
+{
+	struct ar_manifest m;
+	struct ar_buf b = {0};
+	struct stat st;
+	char err[1024], *p = ar_path(problem, "problem.json");
+	size_t i;
+
+	if (stat(p, &st) < 0 && errno == ENOENT)
+		ar_die(AR_EX_NOINPUT, "%s: missing; a problem is described by "
+		    "its problem.json (ar-problem(5))", p);
+	free(p);
+	if (ar_manifest_read(&m, problem, err, sizeof err) < 0)
+		ar_die(AR_EX_DATA, "%s", err);
+	for (i = 0; i < m.nscale; i++)
+		ar_buf_printf(&b, "%s%ld", i ? " " : "", m.scale[i]);
+	ar_manifest_free(&m);
+	return b.p;
+}
+
 static int
 create(const char *problem, const char *dir, const char *keydir,
     const char *name)
 {
 	char id[AR_IDLEN], hex[AR_SK_BYTES * 2 + 1], now[32], err[1024];
 	char *parent, *target, *tmp, *p, *keypath, *conf, *pname, *pcopy;
+	char *scales;
 	unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES];
 	struct stat st;
 	DIR *d;
@@ -205,6 +232,7 @@ create(const char *problem, const char *dir, const char *keydir,
 		ar_die(AR_EX_NOINPUT, "%s:", problem);
 	if (!S_ISDIR(st.st_mode))
 		ar_die(AR_EX_NOINPUT, "%s: not a directory", problem);
+	scales = check_manifest(problem);
 	if (lstat(dir, &st) == 0) {
 		int empty = 0;
 
@@ -318,12 +346,12 @@ create(const char *problem, const char *dir, const char *keydir,
 	    "created = %s\n"
 	    "build = %s\n"
 	    "key = %s\n"
-	    "scales = 1 2 4 8\n"
+	    "scales = %s\n"
 	    "budget.experiments = 0\n"
 	    "budget.gpu_hours = 0\n"
 	    "budget.wall_hours = 0\n"
 	    "policy = ours\n",
-	    id, pname, now, ar_build_id(), keypath);
+	    id, pname, now, ar_build_id(), keypath, scales);
 	p = ar_path(tmp, "campaign.conf");
 	if (ar_write_atomic(p, conf, strlen(conf), 0644) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", p);
@@ -370,6 +398,7 @@ create(const char *problem, const char *dir, const char *keydir,
 	free(target);
 	free(tmp);
 	free(pname);
+	free(scales);
 	return AR_EX_OK;
 }
 

@@ -787,3 +787,50 @@ ar_verdict(const struct ar_design *d, const struct ar_pairs *p, size_t n_end,
 	}
 	return v;
 }
+
+double
+ar_pool_log_se(double lo, double hi, double conf)
+{
+	double c = conf > 0.5 && conf < 1 ? conf : 0.95, z;
+
+	if (!(hi > lo && lo > 0 && isfinite(hi)))
+		return 0.02;
+	/* The two confidences results carry, without the inverse CDF:
+	 * ar-digest reads a million rows. */
+	if (c == 0.95)
+		z = 0x1.f5c0331eeff82p+0; /* gsl's, to the bit */
+	else if (c == 0.99)
+		z = 0x1.49b4c64d6915fp+1;
+	else
+		z = gsl_cdf_ugaussian_Pinv(1 - (1 - c) / 2);
+	return (log(hi) - log(lo)) / (2 * z);
+}
+
+void
+ar_pool_add(struct ar_pool *p, double y, double lo, double hi, double conf)
+{
+	double se, w;
+
+	if (!(y > 0) || !isfinite(y))
+		return;
+	se = ar_pool_log_se(lo, hi, conf);
+	w = 1 / (se * se);
+	p->lsum += w * log(y);
+	p->wsum += w;
+	p->n++;
+}
+
+int
+ar_pool_est(const struct ar_pool *p, double *est, double *lo, double *hi)
+{
+	double mean, se;
+
+	if (!p->n || !(p->wsum > 0))
+		return 0;
+	mean = p->lsum / p->wsum;
+	se = 1 / sqrt(p->wsum);
+	*est = exp(mean);
+	*lo = exp(mean - 1.959964 * se);
+	*hi = exp(mean + 1.959964 * se);
+	return 1;
+}

@@ -121,4 +121,23 @@ int ar_verdict_look(size_t n, const struct ar_verdict_opts *o);
 size_t ar_verdict_looks(const struct ar_verdict_opts *o);
 const char *ar_verdict_name(int v);
 
+/* Repeated measurements of one method at one scale, pooled in log space
+ * by inverse variance: a re-measurement narrows the estimate instead of
+ * replacing it, and the largest of several is not believed at its word.
+ * ar-sched next and ar-digest both read the ledger this way. */
+struct ar_pool {
+	double lsum, wsum;   /* sum of w log(ratio), sum of w */
+	size_t n;            /* the ratios pooled */
+};
+/* A ratio's standard error in log space, from its interval [lo, hi] at
+ * confidence conf (two-sided; 0.95 when conf is not within 0.5..1); 0.02
+ * without an interval. */
+double ar_pool_log_se(double lo, double hi, double conf);
+/* Adds ratio y (> 0) with its interval; a y of 0 or less is not pooled. */
+void ar_pool_add(struct ar_pool *p, double y, double lo, double hi,
+	double conf);
+/* The pooled estimate and its 95% interval; 0 when nothing is pooled. */
+int ar_pool_est(const struct ar_pool *p, double *est, double *lo,
+	double *hi);
+
 #endif

@@ -233,6 +233,8 @@ declared() {
 	[[ "$stderr" =~ ^ar-bench:\ .*/machine/$HOST.cpu.k1.json:\ not\ a\ machine\ profile:\ .+$ ]]
 }
 
+# ar-init reads problem.json with ar-bench's checker: such a problem is
+# refused before it is sealed, with ar-bench's message.
 @test "ar-bench: bytes, flops and dtype in problem.json are checked" {
 	for bad in '.workloads[0].bytes = -1' '.workloads[0].bytes = "many"' \
 	    '.workloads[0].flops = 0' '.workloads[0].dtype = "fp4" | .workloads[0].flops = 1' \
@@ -240,10 +242,10 @@ declared() {
 		rm -rf prob c3
 		cp -R "$TOY" prob
 		jq "$bad" "$TOY/problem.json" > prob/problem.json
-		mkcamp -p prob c3
-		run --separate-stderr -65 ar-bench -C c3 --no-sandbox --aa -p 2 -P 2
+		run --separate-stderr -65 ar-init -p prob c3
 		echo "$bad: $stderr"
-		[[ "$stderr" =~ ^ar-bench:\ problem.json:\ workloads\[0\]\.(bytes|flops|dtype):\ .+$ ]]
+		[[ "$stderr" =~ ^ar-init:\ problem.json:\ workloads\[0\]\.(bytes|flops|dtype):\ .+$ ]]
+		[ ! -e c3 ]
 	done
 }
 

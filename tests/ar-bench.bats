@@ -25,7 +25,8 @@ setup_file() {
 setup() {
 	ar_bench_setup
 	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
-       ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]"
+       ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]
+       ar-bench --check [-qv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-t run-timeout] [--no-sandbox] [--device auto|cuda|cpu]"
 }
 
 teardown() {
@@ -1284,9 +1285,23 @@ TMPDIR=$k/method/tmp" ]
 
 # ---- bad manifests ----
 
-# bad JQ MESSAGE: a campaign sealed with a broken problem.json; ar-bench
-# must exit 65 with MESSAGE.
+# bad JQ MESSAGE: a problem.json made broken by JQ. ar-init reads it
+# with ar-bench's checker (lib/manifest), so it refuses to seal it, with
+# ar-bench's message, and no campaign ever holds it.
 bad() {
+	variant "$1"
+	rm -rf camp
+	run --separate-stderr ar-init -p prob camp
+	echo "# $1: exit $status: $stderr"
+	[ "$status" -eq 65 ]
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-init: $2" ]
+	[ ! -e camp ]
+}
+
+# bad_bench JQ MESSAGE: what the manifest allows but ar-bench refuses when
+# it measures; ar-bench must exit 65 with MESSAGE.
+bad_bench() {
 	variant "$1"
 	rm -rf camp
 	mkcamp -p prob
@@ -1318,20 +1333,18 @@ bad() {
 	bad '.scales = [1.5]' "problem.json: scales: must hold whole numbers from 1 to 4096"
 }
 
-@test "ar-bench: problem.json that is not JSON exits 65" {
+@test "ar-bench: problem.json that is not JSON exits 65 (refused at ar-init)" {
 	variant .
 	printf '{"name": "toy",\n "kind": "exec",,\n}\n' > prob/problem.json
-	mkcamp -p prob
-	run --separate-stderr -65 ar-bench -C camp --aa
+	run --separate-stderr -65 ar-init -p prob camp
 	[ "$output" = "" ]
-	[[ "$stderr" == "ar-bench: problem.json: invalid JSON "* ]]
+	[[ "$stderr" == "ar-init: problem.json: invalid JSON "* ]]
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	rm -rf camp prob
 	variant .
 	printf '{"name": "a", "name": "b"}' > prob/problem.json
-	mkcamp -p prob
-	run --separate-stderr -65 ar-bench -C camp --aa
-	[[ "$stderr" == "ar-bench: problem.json: invalid JSON "*"duplicate object key"* ]]
+	run --separate-stderr -65 ar-init -p prob camp
+	[[ "$stderr" == "ar-init: problem.json: invalid JSON "*"duplicate object key"* ]]
 	no_scratch
 }
 
@@ -1339,9 +1352,8 @@ bad() {
 @test "ar-bench: a JSON syntax error in problem.json names its line" {
 	variant .
 	printf '{"name": "toy",\n "kind": "exec",,\n}\n' > prob/problem.json
-	mkcamp -p prob
-	run --separate-stderr -65 ar-bench -C camp --aa
-	[[ "$stderr" == "ar-bench: problem.json: "*"line 2"* ]]
+	run --separate-stderr -65 ar-init -p prob camp
+	[[ "$stderr" == "ar-init: problem.json: "*"line 2"* ]]
 }
 
 # The top level is named as the file, not as an empty field.
@@ -1367,7 +1379,7 @@ bad() {
 	done
 	bad '.workloads[0].env.N = 20000' "problem.json: workloads[0].env.N: must be a string, not a number"
 	bad '.baseline = "../x"' "problem.json: baseline: must be a directory inside the problem"
-	bad '.baseline = "nope"' "problem.json: baseline: nope: not a directory of the problem"
+	bad_bench '.baseline = "nope"' "problem.json: baseline: nope: not a directory of the problem"
 	bad '.mutable = [""]' "problem.json: mutable: must hold non-empty strings (globs of paths a method may change)"
 	bad 'del(.stages.score)' "problem.json: stages.score: missing"
 	bad '.stages.run.timeout_s = 0' "problem.json: stages.run.timeout_s: must be greater than 0"
@@ -1379,13 +1391,12 @@ bad() {
 	no_scratch
 }
 
-@test "ar-bench: a sealed problem without problem.json exits 65, naming the file" {
+@test "ar-bench: a problem without problem.json is refused at ar-init (66), naming the file" {
 	variant .
 	rm prob/problem.json
-	mkcamp -p prob
-	run --separate-stderr -65 ar-bench -C camp --aa
+	run --separate-stderr -66 ar-init -p prob camp
 	[ "$output" = "" ]
-	[ "$stderr" = "ar-bench: $CAMP/problem/problem.json: No such file or directory" ]
+	[ "$stderr" = "ar-init: prob/problem.json: missing; a problem is described by its problem.json (ar-problem(5))" ]
 }
 
 @test "ar-bench: limits in problem.json are the defaults that flags override" {

@@ -56,7 +56,7 @@ edit() {
 @test "ar-digest -b: sections cut with (N more left out), within the budget" {
 	run -0 ar-digest -b 300 -l "$FIX/export.tsv"
 	diff -u "$FIX/out-b300.md" <(printf '%s\n' "$output")
-	[[ "$output" == *"## Leaderboard"$'\n\n'"(4 more left out)"* ]]
+	[[ "$output" == *"## Leaderboard"$'\n\n'*$'\n\n'"(4 more left out)"* ]]
 	run -0 ar-digest -b 100000 -l "$FIX/export.tsv"
 	[[ "$output" != *"more left out"* ]]
 	# Rows fit the budget; only headings and cut lines may pass it.
@@ -188,9 +188,13 @@ r3${tab}yes${tab}yes${tab}keep${tab}h3${tab}1${tab}1.2${tab}i-vec${tab}2026-11-2
 r4${tab}yes${tab}yes${tab}discard${tab}h4${tab}1${tab}0.9${tab}${tab}2026-11-20T11:20:00Z${tab}2026-11-20T11:30:00Z
 EOF2
 	run --separate-stderr -0 ar-digest -l "$T/e.tsv" -i "$T/ideas"
-	[[ "$output" == *"| i-vec | 2 | 2.00 |"* ]]
+	[[ "$output" == *"| i-vec | vector loads | 2 | 2.00 |"* ]]
+	[[ "$output" == *"On average 2.00 results landed between an idea and its run (ideas measured: 1)."* ]]
 	run --separate-stderr -0 ar-digest -f json -l "$T/e.tsv" -i "$T/ideas"
-	[ "$(echo "$output" | jq -c '.staleness')" = '[{"idea":"i-vec","unseen_results":2,"hours_from_idea_to_run":2}]' ]
+	[ "$(echo "$output" | jq -c '.staleness')" = '[{"idea":"i-vec","title":"vector loads","unseen_results":2,"hours_from_idea_to_run":2}]' ]
+	# The devices: busy 40 minutes of the 2 h 10 min from the first
+	# start to the last finish.
+	[ "$(echo "$output" | jq -c '.devices')" = '{"span_hours":2.1667,"busy_hours":0.6667,"idle_share":0.692}' ]
 	# Without the ideas, no staleness: creation times come from there.
 	run --separate-stderr -0 ar-digest -l "$T/e.tsv"
 	[[ "$output" != *"Staleness"* ]]
@@ -323,4 +327,62 @@ EOF2
 	awk -F'\t' -v OFS='\t' 'NR == 1 { print $0, "roofline.method.frac"; next } { print $0, "much" }' "$FIX/export.tsv" > bad.tsv
 	run -0 ar-digest -l bad.tsv
 	[[ "$output" != *"## Roofline"* ]]
+}
+
+# pooled: results of repeated measurements, a stopped session, two
+# workloads, ideas by id (issue 17).
+pooled() {
+	tab=$(printf '\t')
+	{
+		printf 'id\tsigned\tverified\tverdict\tmethod.hash\tmethod.commit\tshape.k\tratio.median\tratio.ci_lo\tratio.ci_hi\tworkload\tidea\twhy\n'
+		printf 'r1\tyes\tyes\tkeep\th1\tc1aaaaaaaa\t1\t2.00\t1.90\t2.10\tbig\ti-1\t\n'
+		printf 'r2\tyes\tyes\tkeep\th1\tc1aaaaaaaa\t1\t2.11\t2.00\t2.20\tbig\ti-1\t\n'
+		printf 'r3\tyes\tyes\tkeep\th1\tc1aaaaaaaa\t1\t1.75\t1.65\t1.85\tbig\ti-1\t\n'
+		printf 'r4\tyes\tyes\tkeep\th1\tc1aaaaaaaa\t1\t1.98\t1.88\t2.08\tbig\ti-1\t\n'
+		printf 'r5\tyes\tyes\tinconclusive\th2\tc2bbbbbbbb\t2\t1.30\t\t\tbig\ti-2\tstopped by --stop-at 1.2 after 8 pairs: ratio 1.3000, its 95%% interval 1.2100 to 1.4000 clearly above it; the minimum effect of 2%% is undecided\n'
+		printf 'r6\tyes\tyes\tkeep\th1\tc1aaaaaaaa\t1\t1.50\t1.40\t1.60\tsmall\ti-1\t\n'
+	} > "$T/p.tsv"
+	mkdir -p "$T/ideas"
+	ar-queue init "$T/ideas"
+	printf '%s\n' '{"id": "i-1", "title": "four rows at a time"}' \
+	    '{"id": "i-2", "title": "prefetch"}' '{"id": "i-3", "title": "avx-512"}' > "$T/i.jsonl"
+	ar-queue put -f jsonl "$T/ideas" "$T/i.jsonl" > /dev/null
+	ar-queue claim -H me -n 3 "$T/ideas" > /dev/null
+	ar-queue done -H me "$T/ideas" i-1 i-2
+	ar-queue fail -H me -r "agent: no time left (600 s)" "$T/ideas" i-3
+}
+
+@test "ar-digest: the best so far pools a method's results at a k, not the largest of them" {
+	pooled
+	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
+	# 2.00, 2.11, 1.75, 1.98 at k=1: pooled 1.973, not 2.11.
+	[ "$(jq -c '.best[] | select(.scope == "overall" and .workload == "big") | [.k, .ratio, .ci_lo, .ci_hi, .results, .id]' <<< "$output")" = '[1,1.973,1.923,2.024,4,"r4"]' ]
+	[ "$(jq -c '.leaderboard[] | select(.workload == "big" and .label == "c1aaaaa") | [.ratio, .k, .pooled, .verdict, .results]' <<< "$output")" = '[1.973,1,4,"keep",4]' ]
+	run -0 ar-digest -l "$T/p.tsv"
+	[[ "$output" != *"2.110"* ]]
+}
+
+@test "ar-digest: a result stopped by --stop-at has the interval its why gives" {
+	pooled
+	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
+	[ "$(jq -c '.near_misses[0] | [.label, .k, .ratio, .ci_lo, .ci_hi, .id]' <<< "$output")" = '["c2bbbbb",2,1.3,1.21,1.4,"r5"]' ]
+}
+
+@test "ar-digest: workloads are never pooled or ranked together; each row names its own" {
+	pooled
+	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
+	[ "$(jq -r '.summary.workload' <<< "$output")" = mixed ]
+	[ "$(jq -c '[.best[] | select(.scope == "overall") | [.workload, .ratio, .results]]' <<< "$output")" = '[["big",1.973,4],["small",1.5,1]]' ]
+	[ "$(jq -c '[.leaderboard[] | [.workload, .label]]' <<< "$output")" = '[["big","c1aaaaa"],["small","c1aaaaa"],["big","c2bbbbb"]]' ]
+}
+
+@test "ar-digest -i: results name their idea by its title; each idea shows its state, a failed one why" {
+	pooled
+	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv" -i "$T/ideas"
+	[ "$(jq -r '.best[0].idea' <<< "$output")" = "four rows at a time" ]
+	[ "$(jq -r '.near_misses[0].idea' <<< "$output")" = "prefetch" ]
+	[ "$(jq -c '[.ideas[] | [.idea, .state, .why]]' <<< "$output")" = '[["four rows at a time","done",""],["prefetch","done",""],["avx-512","failed","agent: no time left (600 s)"]]' ]
+	# Without -i, the idea's id.
+	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
+	[ "$(jq -r '.best[0].idea' <<< "$output")" = "i-1" ]
 }

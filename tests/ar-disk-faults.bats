@@ -12,6 +12,7 @@ setup() {
 	mnt="$BATS_TEST_TMPDIR/mnt"
 	mkdir -p "$mnt" "$BATS_TEST_TMPDIR/prob"
 	printf 'echo run\n' > "$BATS_TEST_TMPDIR/prob/run.sh"
+	cp "$FIXTURES/problem/problem.json" "$BATS_TEST_TMPDIR/prob/"
 	mount -t tmpfs -o size=256k tmpfs "$mnt" 2>/dev/null ||
 		skip "cannot mount a tmpfs here (needs root): full-disk cases not run"
 }

@@ -168,7 +168,7 @@ f 644 campaign.conf"
 	[ "$output" = "camp" ]
 }
 
-@test "ar-init writes campaign.conf: id, problem, created, build, key, defaults" {
+@test "ar-init writes campaign.conf: id, problem, created, build, key, the problem's scales, defaults" {
 	before=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	run -0 ar-init -p "$P" camp
 	id=$output
@@ -433,6 +433,7 @@ $(printf 'changed\tscore.sh\tcontent')" ]
 
 @test "ar-init -c: file names with tab, newline, backslash are escaped" {
 	mkdir odd
+	cp "$P/problem.json" odd/
 	printf a > "odd/tab	name"
 	printf b > "odd/nl
 name"
@@ -441,6 +442,7 @@ name"
 	run --separate-stderr -0 ar-init -c camp
 	[ "$output" = "$HDR" ]
 	chmod 0644 camp/problem/*
+	chmod 0444 camp/problem/problem.json
 	run --separate-stderr -1 ar-init -c camp
 	[ "$output" = "$HDR
 $(printf 'changed\tback\\\\slash\tmode 0444 -> 0644')
@@ -614,15 +616,45 @@ $(printf 'changed\ttab\\tname\tmode 0444 -> 0644')" ]
 	[ "$output" = "problem.json" ]
 }
 
-@test "ar-init seals an empty problem: SEAL with no entries checks clean" {
+@test "ar-init refuses a problem without problem.json (66), making nothing" {
 	mkdir empty
-	run -0 ar-init -p empty camp
-	# Only problem/ itself, as ".".
-	run -0 grep -v -e '^autoreduce-seal' -e '^campaign' -e '^problem' \
-	    -e '^build' -e '^created' -e '^sig' camp/SEAL
-	[ "$output" = "$(printf 'dir\t0555\t-\t-\t.')" ]
-	run --separate-stderr -0 ar-init -c camp
-	[ "$output" = "$HDR" ]
+	run --separate-stderr -66 ar-init -p empty camp
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-init: empty/problem.json: missing; a problem is described by its problem.json (ar-problem(5))" ]
+	run -0 ls -A
+	[ "$output" = "empty" ]
+}
+
+# ar-init reads problem.json with ar-bench's checker: what ar-bench would
+# refuse is refused before anything is sealed, with ar-bench's message
+# (the same lines as tests/ar-bench.bats's bad manifests).
+@test "ar-init refuses a problem.json ar-bench would refuse (65), with its message" {
+	cp -R "$P" prob
+	for c in '.notes = "x"|problem.json: notes: unknown key' \
+	    '.stages.run.timeout = 5|problem.json: stages.run.timeout: unknown key' \
+	    '.scales = [1, 0]|problem.json: scales: must hold whole numbers from 1 to 4096' \
+	    'del(.workloads)|problem.json: workloads: missing' \
+	    '.kind = "python"|problem.json: kind: must be "exec" (the kind ar-bench runs through stages), not "python"'; do
+		jq "${c%%|*}" "$P/problem.json" > prob/problem.json
+		run --separate-stderr -65 ar-init -p prob camp
+		[ "$output" = "" ]
+		[ "$stderr" = "ar-init: ${c#*|}" ]
+	done
+	printf '{"name": "a", "name": "b"}' > prob/problem.json
+	run --separate-stderr -65 ar-init -p prob camp
+	[[ "$stderr" == "ar-init: problem.json: invalid JSON "*"duplicate object key"* ]]
+	run -0 ls -A
+	[ "$output" = "prob" ]
+}
+
+@test "ar-init takes the campaign's scales from the problem's" {
+	cp -R "$P" prob
+	jq '.scales = [1, 2, 4]' "$P/problem.json" > prob/problem.json
+	run -0 ar-init -p prob camp
+	[ "$(conf camp scales)" = "1 2 4" ]
+	jq '.scales = [3]' "$P/problem.json" > prob/problem.json
+	run -0 ar-init -p prob camp3
+	[ "$(conf camp3 scales)" = "3" ]
 }
 
 # "." names the directory itself: the hidden sibling goes in its parent.

@@ -19,7 +19,7 @@ setup_file() {
 
 setup() {
 	ar_loop_setup
-	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
+	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
 }
 
 teardown() {
@@ -52,7 +52,7 @@ busy() {
 	[[ $stderr == *"ar-loop: step 1: plan: "* ]]
 	[[ $stderr == *"ar-loop: step 1: agents: 2 at work"* ]]
 	[[ $stderr == *"budget spent: experiments 6 of 6"* ]] || { echo "$stderr" | tail -30; false; }
-	[[ $stderr == *"judge.mk: added, outside the mutable files"* ]] ||
+	[[ $stderr == *"outside the mutable files left out"* ]] ||
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
 	ar-ledger verify -C camp
@@ -190,6 +190,48 @@ busy() {
 	poll gone "sleep $slow"
 }
 
+@test "ar-loop: Claude Code (a stand-in claude) as planner and agent: planned, self-checked, measured; the digest names the idea" {
+	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
+	export HOME=$T/home
+	mkdir -p "$HOME"
+	AR_PLANNER=$TOP/examples/agent/claude-planner AR_AGENT=$TOP/examples/agent/claude-agent \
+	    run --separate-stderr -0 ar-loop "${L[@]}" -a 1 --experiments 3 "${B[@]}"
+	[[ $stderr == *"step 1: agents: 1 done, 0 failed"* ]] || { echo "$stderr" | tail -30; false; }
+	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r '[.record.title, .state] | join(" ")')" = "unroll by four done" ]
+	# The node's A/A, then the method; an empty idea list is an answer,
+	# asked once a step, never retried.
+	[ "$(ar-ledger export -C camp -f jsonl | jq -s 'map(select(.aa | not)) | length')" -ge 1 ]
+	[[ $stderr == *"ar-plan: the planner proposed no ideas; nothing stored"* ]]
+	[[ $stderr != *"no ideas after"* ]]
+	ar-ledger verify -C camp
+	# The method's results carry the idea's title in the digest.
+	grep -q '| unroll by four |' camp/loop/digest.md
+	grep -q '^| unroll by four | done |' camp/loop/digest.md
+}
+
+@test "ar-loop: agents work while the benchmark measures (timestamps of the agent and the result)" {
+	jq -cn '{title: "overlap", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
+	# The agent finishes only once a measurement has: a loop that ran
+	# its agents before measuring would never see one, and fail it.
+	AR_PLANNER= AR_AGENT=$FIX/overlap run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 120 --once "${B[@]}"
+	[[ $stderr == *"step 1: agents: 1 done, 0 failed"* ]] || { echo "$stderr"; false; }
+	log=$(ls camp/log/agent-*.log)
+	started=$(sed -n 's/^agent started //p' "$log")
+	finished=$(sed -n 's/^agent finished //p' "$log")
+	# The node's A/A finished within the agent's session (to the second).
+	aa=$(ar-ledger export -C camp -f jsonl | jq -r 'select(.aa) | .finished[0:19]')
+	[ -n "$aa" ]
+	[[ ! "$aa" < "${started:0:19}" ]]
+	[[ ! "$aa" > "${finished:0:19}" ]]
+}
+
+@test "ar-loop -t: an agent that hangs is stopped at the limit; its idea failed, saying so" {
+	jq -cn '{title: "hang", hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
+	AR_PLANNER= AR_AGENT="SLOW=100000 $FIX/slow" run --separate-stderr -0 ar-loop "${L[@]}" -a 1 -t 1 --once "${B[@]}"
+	[[ $stderr == *"step 1: agents: 0 done, 1 failed"* ]]
+	[ "$(ar-queue ls -f jsonl camp/ideas | jq -r '[.state, .why] | join(" ")')" = "failed the agent ran past 1 s" ]
+}
+
 @test "ar-loop: command line" {
 	run -0 ar-loop -h
 	[ "$output" = "$USAGE" ]
@@ -197,6 +239,8 @@ busy() {
 	[ "$output" = "ar-loop $VERSION" ]
 	run -64 ar-loop -x
 	run -64 ar-loop -C camp -a many
+	run -64 ar-loop -C camp -t 0
+	run -64 ar-loop -C camp -t soon
 	run -64 ar-loop -C camp --wall-hours soon
 	run -64 ar-loop -C camp --cpus --gpus 2
 	run -64 ar-loop -C camp --backend k8s

@@ -69,7 +69,7 @@ ideas() { ar-queue ls -f jsonl camp/ideas | jq -c .record; }
 	[ "$(printf '%s' "$body" | jq -r .model)" = claude-test ]
 	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q '^## Planner'
 	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'Problem: int8-matvec'
-	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'propose 2 new ideas'
+	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'propose up to 2 new ideas'
 	# The key is never on a command line (ps would show it).
 	! grep -q 'sk-test' "$TOP/scripts/ar-plan"
 }
@@ -159,7 +159,13 @@ EOF
 	grep -q 'Research before you propose' prompt
 	grep -q 'best so far 1.2x at k = 2' prompt
 	grep -q 'Mutable files (what a worker may edit): matvec.c, Makefile' prompt
-	grep -q 'propose 5 new ideas' prompt
+	grep -q 'propose up to 5 new ideas' prompt
+	grep -q 'If nothing is worth proposing now, answer {"ideas": \[\]}' prompt
+	# The baseline's mutable files, where they are and what they hold.
+	grep -q "^The baseline is in $CAMP/problem/baseline (read-only)" prompt
+	grep -qx '## matvec.c' prompt
+	grep -qx '## Makefile' prompt
+	grep -qF "$(head -n 1 "$TOP/problems/int8-matvec/baseline/matvec.c")" prompt
 	[ "$(ideas | jq -r .title)" = "prefetch the next rows" ]
 	[ "$(ideas | jq -r .priority)" = 7 ]
 	[ "$(ideas | jq -r .variant)" = fast ]
@@ -170,6 +176,39 @@ EOF
 	[[ $stderr == *"proposed already"* ]]
 	grep -q '^- \[new\] prefetch the next rows (memory)' prompt
 	[ "$(ideas | wc -l)" = 1 ]
+}
+
+@test "ar-plan: the prompt shows each idea's state, and a failed one's reason" {
+	printf '%s\n' '{"title": "unroll by four", "hypothesis": "h", "sources": ["s"], "category": "unroll", "priority": 9}' \
+	    '{"title": "use AVX-512", "hypothesis": "h", "sources": ["s"]}' > in.jsonl
+	ar-queue put -f jsonl camp/ideas in.jsonl > /dev/null
+	id=$(ar-queue claim -H me camp/ideas | jq -r .record.id)
+	ar-queue fail -H me -r "agent: exited 2: matvec.c: does not build" camp/ideas "$id"
+	cat > planner <<'EOF'
+#!/bin/sh
+cat > "$PROMPT"
+echo '{"ideas": []}'
+EOF
+	chmod +x planner
+	PROMPT=$T/prompt AR_PLANNER=$T/planner run --separate-stderr -0 ar-plan -C camp
+	grep -qx -- '- \[new\] use AVX-512' prompt
+	grep -qx -- '- \[failed\] unroll by four (unroll): failed: agent: exited 2: matvec.c: does not build' prompt
+	grep -q '^States: new (waiting for an agent)' prompt
+}
+
+@test "ar-plan: Claude Code through examples/agent/claude-planner (a stand-in claude): an idea, then none" {
+	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
+	AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -0 ar-plan -C camp -r 1
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(ideas | jq -r .title)" = "unroll by four" ]
+	[ "$(ideas | jq -r .planner)" = command ]
+	# Asked again, it sees its idea proposed and answers with none.
+	AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -0 ar-plan -C camp -r 1
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-plan: the planner proposed no ideas; nothing stored" ]
+	# Without claude: exit 69, said.
+	AR_CLAUDE=/nonexistent/claude AR_PLANNER=$TOP/examples/agent/claude-planner run --separate-stderr -69 ar-plan -C camp -r 1
+	[[ $stderr == *"claude-planner: /nonexistent/claude: not found"* ]]
 }
 
 @test "ar-plan: 6 planners at once with the same reply store each title once; a dead planner's lock is broken" {
@@ -220,8 +259,12 @@ EOF
 	AR_PLANNER="echo '{\"ideas\": [{\"hypothesis\": \"x\", \"sources\": [\"s\"]}]}'" \
 	    run --separate-stderr -65 ar-plan -C camp -r 1
 	[[ $stderr == *"ar-plan: planner reply: ideas[0]: no title"* ]]
-	AR_PLANNER="echo '{\"ideas\": []}'" run --separate-stderr -65 ar-plan -C camp -r 1
-	[[ $stderr == *"ar-plan: planner reply: ideas: empty"* ]]
+	# Nothing worth proposing is an answer, not a malformed reply: asked
+	# once, exit 0, nothing stored.
+	AR_PLANNER="echo x >> asked; echo '{\"ideas\": []}'" run --separate-stderr -0 ar-plan -C camp -r 3
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-plan: the planner proposed no ideas; nothing stored" ]
+	[ "$(wc -l < asked)" -eq 1 ]
 	AR_PLANNER="echo '[1, 2]'" run --separate-stderr -65 ar-plan -C camp -r 1
 	[[ $stderr == *"ar-plan: planner reply: not a JSON object"* ]]
 	AR_PLANNER="sleep 10" run --separate-stderr -69 ar-plan -C camp -r 1 -t 1

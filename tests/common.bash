@@ -319,11 +319,12 @@ make_records() {
 # ---- ar-ledger ----
 
 # ar_ledger_setup: the campaign C (its ledger L, its id CAMP_ID) of a
-# problem with a manifest only, its key inside it.
+# problem with a problem.json only (ar-init seals no problem ar-bench
+# would refuse), its key inside it.
 ar_ledger_setup() {
 	ar_setup ar-ledger
 	mkdir -p "$T/prob"
-	printf 'metric = tok_s\n' > "$T/prob/manifest"
+	cp "$FIXTURES/problem/problem.json" "$T/prob/"
 	C=$T/camp
 	ar-init -p "$T/prob" "$C" > /dev/null
 	L=$C/ledger

@@ -44,6 +44,7 @@ struct opts {
 	double T, e, rt;     /* -T, -e, -t; -1: not given */
 	long pmin, pmax, warm, k, spmin, spmax; /* -1: not given; k 1 */
 	int append, quiet, verbose;
+	int check;           /* --check: an agent's self-check, unsigned */
 };
 
 struct sample {
@@ -112,6 +113,7 @@ struct bench {
 	struct ar_runner score;  /* the judge's score stage, inputs read-only */
 	struct ar_sandbox base_sb;
 	int sandbox, keep, progress, aa;
+	int check;               /* --check: no secret key, nothing signed */
 	double stop_at;          /* --stop-at's ratio, else 0 */
 	const char *bwrap;
 	int cpu[1024];

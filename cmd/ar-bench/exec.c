@@ -133,6 +133,30 @@ append(struct bench *b, json_t *res)
 	return rc;
 }
 
+/* --check: pass when the method built and its run held the gates, the
+ * guardrails and the work counter (any verdict of a measurement); fail,
+ * with ar-bench's why, when it did not. */
+static int
+check_report(struct bench *b, json_t *res)
+{
+	const char *v = json_string_value(json_object_get(res, "verdict"));
+	const char *why = json_string_value(json_object_get(res, "why"));
+	int bad = !v || strcmp(v, "invalid") == 0 || strcmp(v, "crash") == 0 ||
+	    strcmp(v, "timeout") == 0;
+
+	if (bad)
+		printf("fail: %s: %s\n", v ? v : "no verdict", why && *why ?
+		    why : "no reason given");
+	else
+		printf("pass: built and ran on workload %s (one pair, dev "
+		    "seeds): the gates, the guardrails and the work hold; "
+		    "nothing was signed or stored\n", b->w->name);
+	ar_fshut(stdout, "<stdout>");
+	json_decref(res);
+	bench_free(b);
+	return bad ? AR_EX_NO : AR_EX_OK;
+}
+
 int
 exec_main(struct bench *b, const struct opts *o)
 {
@@ -228,6 +252,8 @@ exec_main(struct bench *b, const struct opts *o)
 	cleanup(b);
 	free(b->session);
 	b->session = NULL;
+	if (b->check)
+		return check_report(b, res);
 	ar_json_sign(res, b->sk);
 	s = ar_json_canon(res);
 	rc = o->append ? append(b, res) : 0;

@@ -22,7 +22,8 @@ static const char usage[] =
 	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
 	"[--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
 	"--roofline [--aa] [-q] [-C campaign] [-k cpus] "
-	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]";
+	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]\n"
+	"--check [-qv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-t run-timeout] [--no-sandbox] [--device auto|cuda|cpu]";
 
 /* -G 0,1,2,3: the GPUs a bundle may use, given to the stages as
  * CUDA_VISIBLE_DEVICES. */
@@ -89,6 +90,7 @@ main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'D' },
 		{ "stop-at", required_argument, NULL, 'Z' },
 		{ "sched-pairs", required_argument, NULL, 'Y' },
+		{ "check", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = {
@@ -115,6 +117,7 @@ main(int argc, char **argv)
 		switch (c) {
 		case 'a': o.append = 1; exec_only = exec_only ? exec_only : 'a'; break;
 		case 'A': b.aa = 1; break;
+		case 'c': o.check = 1; break;
 		case 'C': o.dir = optarg; break;
 		case 'e': o.e = ar_opt_double("-e", optarg, 0, 0.99); exec_only = exec_only ? exec_only : 'e'; break;
 		case 'G': b.gpus = optarg; break;
@@ -164,6 +167,32 @@ main(int argc, char **argv)
 		if (!b.gpus && strcmp(o.device, "cuda") == 0)
 			ar_die(AR_EX_USAGE, "--device cuda: give the GPUs with -G");
 		return roofline_main(&b, &o);
+	}
+	if (o.check) {
+		/* The self-check an agent runs in its worktree: one pair on
+		 * the dev seeds, nothing signed, stored or counted. Only the
+		 * options that say what to build and where go with it. */
+		if (b.aa || o.append || roofline || o.idea || o.experiment ||
+		    b.stop_at > 0 || o.spmin > 0 || strcmp(o.seeds, "dev") ||
+		    o.pmin > 0 || o.pmax > 0 || o.warm >= 0 || o.T > 0 ||
+		    o.e >= 0 || b.keep)
+			ar_die(AR_EX_USAGE, "--check takes only -C, -m, -w, -k, "
+			    "-G, -t, -q, -v, --device and --no-sandbox");
+		if (!o.spec)
+			o.spec = ".";
+		if (!o.wname)
+			o.wname = getenv("AR_WORKLOAD") && *getenv("AR_WORKLOAD") ?
+			    getenv("AR_WORKLOAD") : NULL;
+		o.pmin = o.pmax = 1;
+		o.warm = 0;
+		b.check = 1;
+		/* Inside ar-agent's sandbox, which holds the agent and so the
+		 * method already, a sandbox of its own cannot be made (no
+		 * /proc can be mounted there): the stages run in the agent's.
+		 * Only --check, which signs and stores nothing, reads it. */
+		if (getenv("AR_AGENT_SANDBOX") &&
+		    strcmp(getenv("AR_AGENT_SANDBOX"), "1") == 0)
+			nosandbox = 1;
 	}
 	if (!o.spec && !b.aa)
 		ar_die(AR_EX_USAGE, "no method: give -m commit-or-directory, "

@@ -181,6 +181,13 @@ open_campaign(struct bench *b, const char *dir)
 	char err[1024], *keypath;
 
 	ar_campaign_open(&b->camp, ar_campaign_default(dir));
+	if (b->check) {
+		/* No secret key (an agent's sandbox hides it): the seal is
+		 * checked against bench.pub, and nothing is signed. */
+		memset(b->sk, 0, sizeof b->sk);
+		check_seal(b);
+		return NULL;
+	}
 	if (!(kp = ar_conf_get(&b->camp.conf, "key")))
 		ar_die(AR_EX_DATA, "%s/campaign.conf: no key", b->camp.dir);
 	keypath = kp[0] == '/' ? ar_xstrdup(kp) : ar_path(b->camp.dir, kp);
@@ -346,7 +353,7 @@ base_sandbox(struct bench *b, const char *keypath)
 		b->base_sb.mask[b->base_sb.nmask++] = b->camp_real;
 	if (realpath(b->session, b->session_real))
 		b->base_sb.mask[b->base_sb.nmask++] = b->session_real;
-	if (realpath(keypath, b->key_real)) {
+	if (keypath && realpath(keypath, b->key_real)) {
 		if ((slash = strrchr(b->key_real, '/')) && slash != b->key_real)
 			*slash = 0;
 		b->base_sb.mask[b->base_sb.nmask++] = b->key_real;
@@ -450,6 +457,39 @@ overlay(struct bench *b, const char *from, const struct ar_tree *base,
 	b->invalid_tree = o.invalid;
 }
 
+/* The files of dir that ar-agent would commit, copied into the session:
+ * the mutable ones and those the baseline has. Returns the copy's path. */
+static const char *
+check_copy(struct bench *b, const char *dir, const struct ar_tree *base)
+{
+	char *to = ar_path(b->session, "method-check"), err[600];
+	struct ar_tree t;
+	size_t i;
+
+	if (ar_mkdirs(to, 0755) < 0)
+		ar_die(ar_errno_exit(errno), "%s:", to);
+	if (ar_tree_list(dir, &t, err, sizeof err) < 0)
+		ar_die(AR_EX_NOINPUT, "method: %s", err);
+	for (i = 0; i < t.n; i++) {
+		const struct ar_entry *e = &t.e[i];
+		char *d, *slash;
+
+		if (S_ISDIR(e->mode) || (!ar_method_mutable(b->m.mutable,
+		    b->m.nmutable, e->path) && !ar_tree_find(base, e->path)))
+			continue;
+		d = ar_path(to, e->path);
+		if ((slash = strrchr(d, '/')))
+			*slash = 0;
+		if (ar_mkdirs(d, 0755) < 0)
+			ar_die(ar_errno_exit(errno), "%s:", d);
+		free(d);
+		if (ar_tree_copy_entry(dir, to, e, err, sizeof err) < 0)
+			ar_die(ar_errno_exit(errno), "%s", err);
+	}
+	ar_tree_free(&t);
+	return to;
+}
+
 /* The baseline and the method in their roles' directories; returns the
  * result's "method": a directory or a commit of methods/, and its hash. */
 json_t *
@@ -477,6 +517,12 @@ materialize(struct bench *b, const char *spec)
 		struct ar_tree t;
 		char real[PATH_MAX];
 
+		/* --check, in an agent's worktree: new files outside the
+		 * mutable globs are build outputs, left out as ar-agent
+		 * leaves them out of the method; a changed sealed file is
+		 * still one. */
+		if (b->check)
+			spec = check_copy(b, spec, &base);
 		overlay(b, spec, &base, m->src);
 		if (ar_tree_list(spec, &t, err, sizeof err) < 0)
 			ar_die(AR_EX_NOINPUT, "method: %s", err);

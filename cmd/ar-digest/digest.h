@@ -19,6 +19,7 @@
 #include "id.h"
 #include "imports.h"
 #include "manifest.h"
+#include "stats.h"
 
 /* Fixed sizes keep the single pass free of per-row allocation; what
  * does not fit is counted and reported as left out. */
@@ -26,7 +27,7 @@
 #define NK 64            /* distinct k with a best-at-k */
 #define TXT 128          /* labels, reasons, ideas: truncated */
 #define LB_MAX 50        /* rows of the leaderboard and like tables */
-#define NSECT 16
+#define NSECT 24
 
 enum { V_KEEP, V_DISCARD, V_EQUIV, V_INCONC, V_CRASH, V_TIMEOUT, V_INVALID,
 	V_OTHER, V_N };
@@ -34,19 +35,34 @@ extern const char *const vname[V_N];
 
 struct item {            /* one remembered result */
 	double r, lo, hi;
+	double conf;         /* the interval's confidence (ratio.conf) */
 	double rf, rfb;      /* share of the roofline: method, baseline */
 	char bound[8];       /* "memory" or "compute"; "" when unknown */
 	long k;
 	int v;
 	char id[AR_ID_MAX + 1], label[TXT], why[TXT];
+	char idea[AR_ID_MAX + 1], wl[TXT];
 };
 
+/* Every scored result of a method at one k, pooled by inverse variance
+ * (ar_pool, as ar-sched next reads the ledger): the best so far is the
+ * pooled estimate, not the luckiest of several measurements. */
+struct kpool {
+	long k;
+	struct ar_pool p;
+	size_t n, nkeep, nuse; /* results; keeps; keep/equivalent/inconclusive */
+	double est, lo, hi;  /* set by build() */
+	struct item last;    /* the latest result (by id): its verdict, id */
+};
+
+/* A method on one workload. */
 struct method {
-	char *hash, *label;
+	char *hash, *label, *wl;
 	size_t n, nv[V_N];
 	long kmin, kmax;
 	int has_best;
-	struct item best;    /* best ratio of keep/equivalent/inconclusive */
+	struct kpool *kp, *bp; /* per k; bp the best pool with a use */
+	size_t nkp;
 };
 
 struct point {           /* one staircase point, only for --svg/--html */
@@ -61,9 +77,7 @@ struct results {
 	size_t rows, taken, unsigned_, unverified, aa, nv[V_N];
 	struct method *m;    /* open addressing, a power of two */
 	size_t mcap, mn;
-	struct item bestk[NK], best;
-	size_t nbestk, kleft;
-	int has_best;
+	int has_best, mixed_wl;
 	struct item near[KEEP], crash[KEEP], inval[KEEP];
 	size_t nnear, ncrash, ninval, tnear, tcrash, tinval;
 	double *rsd;
@@ -105,6 +119,10 @@ struct stale_in {
 	size_t nist, capist;
 	struct ideatime *itime;
 	size_t nitime, capitime;
+	/* Every taken result's [started, finished], A/A too: when the
+	 * measurement devices were busy. */
+	double (*busy)[2];
+	size_t nbusy, capbusy;
 };
 
 /* A category or a source of ideas, counted. */
@@ -133,7 +151,7 @@ struct sect {
 	const char *key, *title;
 	int kv;              /* two columns, item and value: an object in JSON */
 	size_t ncol;
-	const char *col[10];
+	const char *col[16];
 	const char *type;    /* per column: s string, n number, i integer */
 	char **cell;
 	size_t nrow, cap;
@@ -142,14 +160,23 @@ struct sect {
 	const char *rowtype; /* kv: the type of each row's value */
 };
 
+/* An idea of the ideas spool (-i): its title, state and why it failed,
+ * sorted by id, so that results name their idea by its title. */
+struct idearec {
+	char id[AR_ID_MAX + 1], title[TXT], state[8], why[TXT];
+};
+
 struct digest {
 	struct results D;
+	struct idearec *idea;
+	size_t nidea;
 	struct goal GL;
 	struct stale_in st;
 	struct tallies cat, src;
 	long long now_s;     /* AR_NOW, or the clock */
 	struct logsum G;
 	struct sect S[NSECT];
+	char stale_note[128];
 	size_t nsect;
 };
 
@@ -169,6 +196,8 @@ void build(struct digest *dg, const char *curves);
 
 /* spools.c */
 void build_spools(struct digest *dg, const char *ideas, const char *queue);
+void read_ideas(struct digest *dg, const char *ideas);
+const char *idea_title(const struct digest *dg, const char *id);
 
 /* imported.c */
 void read_log(struct digest *dg, const char *from, const char *path);

@@ -1,7 +1,9 @@
 /* ledger.c: one pass over the ledger export (-l): every row checked,
  * the signed and verified ones aggregated into struct results; the
  * goal and the baseline's figures of a campaign (-C). */
+#include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,11 +63,21 @@ fnv(const char *s)
 	return h;
 }
 
+/* A method on a workload: the hash and the workload, a tab between,
+ * are its key, so that workloads are never pooled or ranked together. */
 static struct method *
-method_get(struct results *D, const char *hash, const char *label)
+method_get(struct results *D, const char *hash, const char *wl,
+    const char *label)
 {
-	size_t i;
+	char key[256 + 1 + TXT];
+	size_t i, hl = strnlen(hash, 255), wn = strnlen(wl, TXT - 1);
 
+	/* No allocation nor formatting per row: the key is copied into the
+	 * table only when it is new. */
+	memcpy(key, hash, hl);
+	key[hl] = '\t';
+	memcpy(key + hl + 1, wl, wn);
+	key[hl + 1 + wn] = 0;
 	if (2 * (D->mn + 1) > D->mcap) {
 		/* Grow at half full: lookups stay short. */
 		struct method *old = D->m;
@@ -83,12 +95,13 @@ method_get(struct results *D, const char *hash, const char *label)
 		}
 		free(old);
 	}
-	for (i = fnv(hash) & (D->mcap - 1); D->m[i].hash; i = (i + 1) &
+	for (i = fnv(key) & (D->mcap - 1); D->m[i].hash; i = (i + 1) &
 	    (D->mcap - 1))
-		if (strcmp(D->m[i].hash, hash) == 0)
+		if (strcmp(D->m[i].hash, key) == 0)
 			return &D->m[i];
-	D->m[i].hash = ar_xstrdup(hash);
+	D->m[i].hash = ar_xstrdup(key);
 	D->m[i].label = ar_xstrdup(label);
+	D->m[i].wl = ar_xstrdup(wl);
 	D->m[i].kmin = D->m[i].kmax = 0;
 	D->mn++;
 	return &D->m[i];
@@ -126,6 +139,68 @@ static int
 later(const struct item *a, const struct item *b)
 {
 	return strcmp(a->id, b->id) > 0;
+}
+
+/* A result's interval when its ratio.ci_lo and ci_hi are empty but its
+ * why gives one, as a session stopped by --stop-at does ("its 95%
+ * interval 1.2 to 1.4") and equivalent verdicts do ("CI 0.98 to 1.02").
+ * 1 when found. */
+static int
+why_interval(const char *why, double *lo, double *hi, double *conf)
+{
+	static const char *const at[] = { "% interval ", "CI " };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *p = strstr(why, at[i]);
+		double a, b, c = 95;
+
+		if (!p)
+			continue;
+		if (i == 0) {
+			const char *q = p;
+
+			while (q > why && (isdigit((unsigned char)q[-1]) ||
+			    q[-1] == '.'))
+				q--;
+			if (sscanf(q, "%lf", &c) != 1)
+				c = 95;
+		}
+		if (sscanf(p + strlen(at[i]), "%lf to %lf", &a, &b) == 2 &&
+		    a > 0 && b >= a && isfinite(b)) {
+			*lo = a;
+			*hi = b;
+			*conf = c > 50 && c < 100 ? c / 100 : 0.95;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Pools a scored result into its method's k. */
+static void
+pool_item(struct method *m, const struct item *it)
+{
+	struct kpool *kp;
+	size_t i;
+
+	for (i = 0; i < m->nkp && m->kp[i].k != it->k; i++)
+		;
+	if (i == m->nkp) {
+		m->kp = ar_xrealloc(m->kp, (m->nkp + 1) * sizeof *m->kp);
+		kp = &m->kp[m->nkp++];
+		memset(kp, 0, sizeof *kp);
+		kp->k = it->k;
+	}
+	kp = &m->kp[i];
+	ar_pool_add(&kp->p, it->r, it->lo, it->hi, it->conf);
+	kp->n++;
+	if (it->v == V_KEEP)
+		kp->nkeep++;
+	if (it->v == V_KEEP || it->v == V_EQUIV || it->v == V_INCONC)
+		kp->nuse++;
+	if (kp->n == 1 || later(it, &kp->last))
+		kp->last = *it;
 }
 
 static void
@@ -187,7 +262,7 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 	int c_id, c_signed, c_ver, c_verdict, c_why, c_wl, c_dev, c_k, c_hash;
 	int c_commit, c_dir, c_r, c_lo, c_hi, c_metric, c_aa, c_rsd, c_stage;
 	int c_sig, c_exit, c_started, c_finished, c_idea, c_base;
-	int c_rf, c_rfb, c_rb;
+	int c_rf, c_rfb, c_rb, c_conf;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -207,6 +282,7 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 	c_dir = col(&t, "method.dir", 0);
 	c_lo = col(&t, "ratio.ci_lo", 0);
 	c_hi = col(&t, "ratio.ci_hi", 0);
+	c_conf = col(&t, "ratio.conf", 0);
 	c_metric = col(&t, "metric", 0);
 	c_aa = col(&t, "aa", 0);
 	c_rsd = col(&t, "noise_floor.rsd", 0);
@@ -221,12 +297,11 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 	c_rfb = col(&t, "roofline.baseline.frac", 0);
 	c_rb = col(&t, "roofline.method.bound", 0);
 	for (;;) {
-		int st = ar_tsv_next(&t), has_r = 0;
+		int st = ar_tsv_next(&t), has_r = 0, has_ci = 0;
 		struct item it;
 		struct method *m;
 		const char *s;
 		long long k = 1;
-		size_t i;
 
 		if (st < 0)
 			ar_die(AR_EX_DATA, "%s", t.err);
@@ -251,6 +326,7 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			has_r = 1;
 			it.lo = it.hi = it.r;
 			s = fld(&t, c_lo);
+			has_ci = s[0] && fld(&t, c_hi)[0];
 			if (s[0] && (ar_parse_double(s, &it.lo) < 0 || it.lo < 0))
 				ar_die(AR_EX_DATA, "%s: line %zu: ratio.ci_lo: "
 				    "\"%s\" is not a number of 0 or more", t.name,
@@ -289,6 +365,18 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 		}
 		{
 			double fd = rfc3339_s(fld(&t, c_finished));
+			double sd = rfc3339_s(fld(&t, c_started));
+
+			if (!isnan(fd) && !isnan(sd) && fd >= sd) {
+				if (sl->nbusy == sl->capbusy) {
+					sl->capbusy = sl->capbusy ?
+					    2 * sl->capbusy : 1024;
+					sl->busy = ar_xrealloc(sl->busy,
+					    sl->capbusy * sizeof *sl->busy);
+				}
+				sl->busy[sl->nbusy][0] = sd;
+				sl->busy[sl->nbusy++][1] = fd;
+			}
 
 			if (!isnan(fd)) {
 				if (sl->nfin == sl->capfin) {
@@ -324,6 +412,8 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 		}
 		if (!D->workload[0])
 			cpy(D->workload, sizeof D->workload, fld(&t, c_wl));
+		else if (strncmp(D->workload, fld(&t, c_wl), TXT - 1) != 0)
+			D->mixed_wl = 1;
 		if (!D->device[0])
 			cpy(D->device, sizeof D->device, fld(&t, c_dev));
 		s = fld(&t, c_started);
@@ -348,6 +438,13 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			continue;
 		}
 		it.v = verdict_of(t.field[c_verdict]);
+		cpy(it.wl, sizeof it.wl, fld(&t, c_wl));
+		cpy(it.idea, sizeof it.idea, fld(&t, c_idea));
+		it.conf = 0.95;
+		s = fld(&t, c_conf);
+		if (s[0] && (ar_parse_double(s, &it.conf) < 0 ||
+		    !(it.conf > 0.5 && it.conf < 1)))
+			it.conf = 0.95;
 		D->nv[it.v]++;
 		cpy(it.id, sizeof it.id, t.field[c_id]);
 		label_of(it.label, sizeof it.label, &t, c_commit, c_dir,
@@ -362,6 +459,11 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			    fld(&t, c_exit) : "-");
 		else
 			it.why[0] = 0;
+		/* Every result has its interval: a stopped session's is in
+		 * its why (ar-bench --stop-at). The whole why is read, not
+		 * the truncated copy. */
+		if (has_r && !has_ci)
+			why_interval(fld(&t, c_why), &it.lo, &it.hi, &it.conf);
 		/* The roofline share, where the workload declared its bytes or
 		 * flops and a machine profile existed. */
 		it.rf = it.rfb = NAN;
@@ -371,32 +473,19 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 		    !(it.rfb >= 0))
 			it.rfb = NAN;
 		cpy(it.bound, sizeof it.bound, fld(&t, c_rb));
-		m = method_get(D, t.field[c_hash], it.label);
+		m = method_get(D, t.field[c_hash], it.wl, it.label);
 		m->n++;
 		m->nv[it.v]++;
 		if (!m->kmin || it.k < m->kmin)
 			m->kmin = it.k;
 		if (it.k > m->kmax)
 			m->kmax = it.k;
-		if (has_r && (it.v == V_KEEP || it.v == V_EQUIV ||
-		    it.v == V_INCONC) && (!m->has_best || better(&it, &m->best))) {
-			m->best = it;
-			m->has_best = 1;
-		}
-		if (has_r && it.v == V_KEEP) {
-			if (!D->has_best || better(&it, &D->best)) {
-				D->best = it;
-				D->has_best = 1;
-			}
-			for (i = 0; i < D->nbestk && D->bestk[i].k != it.k; i++)
-				;
-			if (i == D->nbestk && i == NK)
-				D->kleft++;
-			else if (i == D->nbestk)
-				D->bestk[D->nbestk++] = it;
-			else if (better(&it, &D->bestk[i]))
-				D->bestk[i] = it;
-		}
+		/* Scored results, whatever their verdict, are pooled: a
+		 * discard at the same k pulls the estimate down as it
+		 * should. */
+		if (has_r && it.v != V_CRASH && it.v != V_TIMEOUT &&
+		    it.v != V_INVALID && it.v != V_OTHER)
+			pool_item(m, &it);
 		if (has_r && it.v == V_INCONC) {
 			D->tnear++;
 			keep_top(D->near, &D->nnear, &it, better);

@@ -43,8 +43,11 @@ free_digest(struct digest *dg)
 	for (i = 0; i < D->mcap; i++) {
 		free(D->m[i].hash);
 		free(D->m[i].label);
+		free(D->m[i].wl);
+		free(D->m[i].kp);
 	}
 	free(D->m);
+	free(dg->idea);
 	free(D->rsd);
 	free(D->pt);
 	ar_buf_free(&D->ids);
@@ -58,6 +61,7 @@ free_digest(struct digest *dg)
 	free(dg->st.fin);
 	free(dg->st.ist);
 	free(dg->st.itime);
+	free(dg->st.busy);
 	if (dg->GL.on) {
 		ar_manifest_free(&dg->GL.m);
 		ar_campaign_free(&dg->GL.c);
@@ -129,6 +133,9 @@ main(int argc, char **argv)
 	D->want_points = svgp || htmlp;
 	if (campaign)
 		read_goal(dg, campaign);
+	/* The ideas' titles first: results name their ideas by them. */
+	if (ideas)
+		read_ideas(dg, ideas);
 	if (logp) {
 		read_log(dg, from, logp);
 		build_log(dg);

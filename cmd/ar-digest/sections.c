@@ -75,9 +75,45 @@ cmp_method(const void *a, const void *b)
 	const struct method *x = *(struct method *const *)a;
 	const struct method *y = *(struct method *const *)b;
 
-	if (x->best.r != y->best.r)
-		return x->best.r > y->best.r ? -1 : 1;
+	if (x->bp->est != y->bp->est)
+		return x->bp->est > y->bp->est ? -1 : 1;
 	return strcmp(x->hash, y->hash);
+}
+
+/* A pool of a method, for the best so far. */
+struct mk {
+	const struct method *m;
+	const struct kpool *p;
+};
+
+/* Higher pooled estimate first; the smaller latest id breaks ties. */
+static int
+mk_better(const struct mk *a, const struct mk *b)
+{
+	if (a->p->est != b->p->est)
+		return a->p->est > b->p->est;
+	return strcmp(a->p->last.id, b->p->last.id) < 0;
+}
+
+/* By workload, then k. */
+static int
+cmp_mk(const void *a, const void *b)
+{
+	const struct mk *x = a, *y = b;
+	int c = strcmp(x->m->wl, y->m->wl);
+
+	if (c)
+		return c;
+	return (x->p->k > y->p->k) - (x->p->k < y->p->k);
+}
+
+/* The idea's title, else its id, else empty. */
+static const char *
+title(const struct digest *dg, const struct item *it)
+{
+	const char *t = idea_title(dg, it->idea);
+
+	return t ? t : it->idea;
 }
 
 static int
@@ -94,11 +130,59 @@ cmp_item_id(const void *a, const void *b)
 }
 
 static int
-cmp_item_k(const void *a, const void *b)
+cmp_span(const void *a, const void *b)
 {
-	const struct item *x = a, *y = b;
+	const double *x = a, *y = b;
 
-	return (x->k > y->k) - (x->k < y->k);
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* How busy the measurement devices were: the union of the results'
+ * [started, finished] against the time from the first start to the last
+ * finish. One figure for the campaign's measurements as a whole: idle
+ * is when none ran. */
+static void
+devices(struct digest *dg)
+{
+	struct stale_in *sl = &dg->st;
+	double lo, hi, busy = 0, span;
+	size_t i;
+	char a[32], b[32], c[32];
+	struct sect *s;
+
+	if (!sl->nbusy)
+		return;
+	ar_sort(sl->busy, sl->nbusy, sizeof *sl->busy, cmp_span);
+	lo = sl->busy[0][0];
+	hi = sl->busy[0][1];
+	span = hi;
+	for (i = 1; i < sl->nbusy; i++) {
+		if (sl->busy[i][0] > hi) {
+			busy += hi - lo;
+			lo = sl->busy[i][0];
+		}
+		if (sl->busy[i][1] > hi)
+			hi = sl->busy[i][1];
+		if (hi > span)
+			span = hi;
+	}
+	busy += hi - lo;
+	span -= sl->busy[0][0];
+	s = sect(dg, "devices", "Measurement devices", "ss", "item", "value",
+	    NULL);
+	s->kv = 1;
+	s->rowtype = "nnn";
+	snprintf(a, sizeof a, "%.4f", span / 3600);
+	snprintf(b, sizeof b, "%.4f", busy / 3600);
+	c[0] = 0;
+	if (span > 0)
+		snprintf(c, sizeof c, "%.3f", 1 - busy / span);
+	row(s, "span_hours", a);
+	row(s, "busy_hours", b);
+	row(s, "idle_share", c);
+	s->note = "idle_share: of the time from the first measurement's start "
+	    "to the last one's finish, the share in which none ran (to the "
+	    "second).";
 }
 
 static int
@@ -165,11 +249,36 @@ build(struct digest *dg, const char *curves)
 	struct sect *s;
 	struct method **ms = ar_xcalloc(D->mn + 1, sizeof *ms);
 	size_t i, n = 0, nl = 0, keepers = 0, promising = 0, nearup = 0;
-	char a[32], b[32], c[32], d[32];
+	char a[32], b[32], c[32], d[32], e[32];
 
 	for (i = 0; i < D->mcap; i++)
 		if (D->m[i].hash)
 			ms[n++] = &D->m[i];
+	/* Each method's pools, and its best: the highest pooled estimate
+	 * among the ks with a keep, equivalent or inconclusive result. */
+	for (i = 0; i < n; i++) {
+		struct method *m = ms[i];
+		size_t j;
+
+		for (j = 0; j < m->nkp; j++) {
+			struct kpool *kp = &m->kp[j];
+
+			/* One result is its own estimate, with its own
+			 * interval; several are pooled. */
+			if (kp->n == 1) {
+				kp->est = kp->last.r;
+				kp->lo = kp->last.lo;
+				kp->hi = kp->last.hi;
+			} else if (!ar_pool_est(&kp->p, &kp->est, &kp->lo,
+			    &kp->hi))
+				kp->est = kp->lo = kp->hi = NAN;
+			if (kp->nuse && isfinite(kp->est) && (!m->bp ||
+			    kp->est > m->bp->est || (kp->est == m->bp->est &&
+			    kp->k < m->bp->k)))
+				m->bp = kp;
+		}
+		m->has_best = m->bp != NULL;
+	}
 	if (GL->on) {
 		char bm[64] = "", bn[32], mt[200];
 
@@ -203,7 +312,7 @@ build(struct digest *dg, const char *curves)
 		row(s, vname[i], fi(a, D->nv[i]));
 	s->rowtype = "iiiiiiiiiiiiiisssss";
 	row(s, "metric", D->mixed_metric ? "mixed" : D->metric);
-	row(s, "workload", D->workload);
+	row(s, "workload", D->mixed_wl ? "mixed" : D->workload);
 	row(s, "device", D->device);
 	row(s, "first_started", D->first);
 	row(s, "last_started", D->last);
@@ -211,52 +320,97 @@ build(struct digest *dg, const char *curves)
 		s->note = "Flagged rows (unsigned or not verified) are counted, "
 		    "never used.";
 
-	s = sect(dg, "best", "Best so far (keep)", "sinnnss", "scope", "k",
-	    "ratio", "ci_lo", "ci_hi", "label", "id", NULL);
-	if (D->has_best)
-		row(s, "overall", (snprintf(d, sizeof d, "%ld", D->best.k), d),
-		    f3(a, D->best.r), f3(b, D->best.lo), f3(c, D->best.hi),
-		    D->best.label, D->best.id);
-	ar_sort(D->bestk, D->nbestk, sizeof *D->bestk, cmp_item_k);
-	for (i = 0; i < D->nbestk; i++) {
-		struct item *it = &D->bestk[i];
+	/* The best so far: of the pools holding a keep, the highest pooled
+	 * estimate, overall and at each k, per workload. */
+	{
+		struct mk *bk = NULL;
+		size_t nb = 0, j, q;
 
-		snprintf(d, sizeof d, "%ld", it->k);
-		row(s, "k", d, f3(a, it->r), f3(b, it->lo), f3(c, it->hi),
-		    it->label, it->id);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < ms[i]->nkp; j++) {
+				struct mk x = { ms[i], &ms[i]->kp[j] };
+
+				if (!x.p->nkeep || !isfinite(x.p->est))
+					continue;
+				for (q = 0; q < nb && (strcmp(bk[q].m->wl,
+				    x.m->wl) || bk[q].p->k != x.p->k); q++)
+					;
+				if (q == nb) {
+					bk = ar_xrealloc(bk, (nb + 1) * sizeof *bk);
+					bk[nb++] = x;
+				} else if (mk_better(&x, &bk[q]))
+					bk[q] = x;
+			}
+		ar_sort(bk, nb, sizeof *bk, cmp_mk);
+		D->has_best = nb > 0;
+		s = sect(dg, "best", "Best so far (keep)", "ssinnnisss",
+		    "scope", "workload", "k", "ratio", "ci_lo", "ci_hi",
+		    "results", "label", "idea", "id", NULL);
+		s->note = "A method's results at a k pooled by inverse "
+		    "variance, as ar-sched next reads them; id: the latest.";
+		for (j = 0; j < nb; j++) {
+			struct mk *o = &bk[j];
+
+			/* The overall best of a workload: first, once. */
+			if (j == 0 || strcmp(bk[j - 1].m->wl, o->m->wl)) {
+				struct mk *w = o;
+
+				for (q = j + 1; q < nb && strcmp(bk[q].m->wl,
+				    o->m->wl) == 0; q++)
+					if (mk_better(&bk[q], w))
+						w = &bk[q];
+				snprintf(d, sizeof d, "%ld", w->p->k);
+				row(s, "overall", w->m->wl, d, f3(a, w->p->est),
+				    f3(b, w->p->lo), f3(c, w->p->hi),
+				    fi(e, w->p->n), w->m->label,
+				    title(dg, &w->p->last), w->p->last.id);
+			}
+		}
+		for (j = 0; j < nb && j < NK; j++) {
+			struct mk *o = &bk[j];
+
+			snprintf(d, sizeof d, "%ld", o->p->k);
+			row(s, "k", o->m->wl, d, f3(a, o->p->est),
+			    f3(b, o->p->lo), f3(c, o->p->hi), fi(e, o->p->n),
+			    o->m->label, title(dg, &o->p->last), o->p->last.id);
+		}
+		s->more = nb > NK ? nb - NK : 0;
+		free(bk);
 	}
-	s->more = D->kleft;
 
 	/* Leaderboard: methods with a usable best, best ratio first. */
 	for (i = 0; i < n; i++)
 		if (ms[i]->has_best)
 			ms[nl++] = ms[i];
 	ar_sort(ms, nl, sizeof *ms, cmp_method);
-	s = sect(dg, "leaderboard", "Leaderboard", "isnnnissii", "rank",
-	    "label", "ratio", "ci_lo", "ci_hi", "k", "verdict", "id", "results",
-	    "keeps", NULL);
+	s = sect(dg, "leaderboard", "Leaderboard", "isssnnniisiis", "rank",
+	    "label", "idea", "workload", "ratio", "ci_lo", "ci_hi", "k",
+	    "pooled", "verdict", "results", "keeps", "id", NULL);
 	for (i = 0; i < nl && i < LB_MAX; i++) {
+		const struct kpool *bp = ms[i]->bp;
 		char r[32], kk[32], nn[32], nk[32];
 
-		snprintf(kk, sizeof kk, "%ld", ms[i]->best.k);
-		row(s, fi(r, i + 1), ms[i]->label, f3(a, ms[i]->best.r),
-		    f3(b, ms[i]->best.lo), f3(c, ms[i]->best.hi), kk,
-		    vname[ms[i]->best.v], ms[i]->best.id, fi(nn, ms[i]->n),
-		    fi(nk, ms[i]->nv[V_KEEP]));
+		snprintf(kk, sizeof kk, "%ld", bp->k);
+		row(s, fi(r, i + 1), ms[i]->label, title(dg, &bp->last),
+		    ms[i]->wl, f3(a, bp->est), f3(b, bp->lo), f3(c, bp->hi), kk,
+		    fi(e, bp->n), vname[bp->last.v], fi(nn, ms[i]->n),
+		    fi(nk, ms[i]->nv[V_KEEP]), bp->last.id);
 	}
+	s->note = "Each method at its best pooled k; verdict and id: the "
+	    "latest there.";
 	s->more = nl > LB_MAX ? nl - LB_MAX : 0;
 
 	/* How close the leaders came to what the machine can do: a method at
 	 * 90% of the memory roof gains nothing from compute tricks. Only
 	 * where results carry roofline fields (ar-bench(1), Roofline). */
-	for (i = 0; i < nl && i < LB_MAX && isnan(ms[i]->best.rf); i++)
+	for (i = 0; i < nl && i < LB_MAX && isnan(ms[i]->bp->last.rf); i++)
 		;
 	if (i < nl && i < LB_MAX) {
 		s = sect(dg, "roofline", "Roofline (share of the machine's "
 		    "measured limit)", "sisnns", "label", "k", "bound", "frac",
 		    "baseline_frac", "id", NULL);
 		for (i = 0; i < nl && i < LB_MAX; i++) {
-			struct item *it = &ms[i]->best;
+			const struct item *it = &ms[i]->bp->last;
 
 			if (isnan(it->rf))
 				continue;
@@ -279,34 +433,38 @@ build(struct digest *dg, const char *curves)
 	}
 
 	ar_sort(D->near, D->nnear, sizeof *D->near, cmp_item_better);
-	s = sect(dg, "near_misses", "Near-misses (inconclusive)", "sinnns",
-	    "label", "k", "ratio", "ci_lo", "ci_hi", "id", NULL);
+	s = sect(dg, "near_misses", "Near-misses (inconclusive)", "sssinnns",
+	    "label", "idea", "workload", "k", "ratio", "ci_lo", "ci_hi", "id",
+	    NULL);
 	for (i = 0; i < D->nnear; i++) {
 		snprintf(d, sizeof d, "%ld", D->near[i].k);
-		row(s, D->near[i].label, d, f3(a, D->near[i].r), f3(b,
-		    D->near[i].lo), f3(c, D->near[i].hi), D->near[i].id);
+		row(s, D->near[i].label, title(dg, &D->near[i]), D->near[i].wl,
+		    d, f3(a, D->near[i].r), f3(b, D->near[i].lo), f3(c,
+		    D->near[i].hi), D->near[i].id);
 	}
 	s->more = D->tnear - D->nnear;
 
 	ar_sort(D->crash, D->ncrash, sizeof *D->crash, cmp_item_id);
-	s = sect(dg, "crashes", "Crashes and timeouts", "sisss", "label", "k",
-	    "verdict", "why", "id", NULL);
+	s = sect(dg, "crashes", "Crashes and timeouts", "ssisss", "label",
+	    "idea", "k", "verdict", "why", "id", NULL);
 	for (i = 0; i < D->ncrash; i++) {
 		snprintf(d, sizeof d, "%ld", D->crash[i].k);
-		row(s, D->crash[i].label, d, vname[D->crash[i].v], D->crash[i].why,
-		    D->crash[i].id);
+		row(s, D->crash[i].label, title(dg, &D->crash[i]), d,
+		    vname[D->crash[i].v], D->crash[i].why, D->crash[i].id);
 	}
 	s->more = D->tcrash - D->ncrash;
 	if (D->tcrash > D->ncrash)
 		s->note = "The latest by id.";
 
 	ar_sort(D->inval, D->ninval, sizeof *D->inval, cmp_item_id);
-	s = sect(dg, "invalid", "Invalid results", "sss", "label", "why", "id",
-	    NULL);
+	s = sect(dg, "invalid", "Invalid results", "ssss", "label", "idea",
+	    "why", "id", NULL);
 	for (i = 0; i < D->ninval; i++)
-		row(s, D->inval[i].label, D->inval[i].why, D->inval[i].id);
+		row(s, D->inval[i].label, title(dg, &D->inval[i]),
+		    D->inval[i].why, D->inval[i].id);
 	s->more = D->tinval - D->ninval;
 
+	devices(dg);
 	s = sect(dg, "noise_floor", "Noise floor (A/A)", "ss", "item", "value",
 	    NULL);
 	s->kv = 1;
@@ -321,8 +479,8 @@ build(struct digest *dg, const char *curves)
 
 	/* Promising methods seen only at small k: the scale probe tells
 	 * most; inconclusive ones need more pairs, not more ideas. */
-	s = sect(dg, "next", "Next measurements", "snss", "label", "ratio",
-	    "measured_k", "suggest", NULL);
+	s = sect(dg, "next", "Next measurements", "sssnss", "label", "idea",
+	    "workload", "ratio", "measured_k", "suggest", NULL);
 	for (i = 0; i < nl; i++) {
 		struct method *m = ms[i];
 		char kr[64], sg[64];
@@ -330,9 +488,9 @@ build(struct digest *dg, const char *curves)
 		snprintf(kr, sizeof kr, "%ld..%ld", m->kmin, m->kmax);
 		if (m->nv[V_INCONC] && !m->nv[V_KEEP]) {
 			snprintf(sg, sizeof sg, "more pairs");
-			if (m->best.r > 1)
+			if (m->bp->est > 1)
 				nearup++;
-		} else if (m->best.r > 1 && m->kmax <= 2) {
+		} else if (m->bp->est > 1 && m->kmax <= 2) {
 			snprintf(sg, sizeof sg, "scale probe at k=%s4,8",
 			    m->kmax < 2 ? "2," : "");
 			promising++;
@@ -340,7 +498,8 @@ build(struct digest *dg, const char *curves)
 			continue;
 		}
 		if (s->nrow < LB_MAX)
-			row(s, m->label, f3(a, m->best.r), kr, sg);
+			row(s, m->label, title(dg, &m->bp->last), m->wl,
+			    f3(a, m->bp->est), kr, sg);
 		else
 			s->more++;
 	}

@@ -173,6 +173,90 @@ read_spool(struct digest *dg, const char *dir, const char *label, int ideas,
 }
 
 static int
+cmp_idea(const void *a, const void *b)
+{
+	return strcmp(((const struct idearec *)a)->id,
+	    ((const struct idearec *)b)->id);
+}
+
+/* The ideas of the spool, each with its title, state and, when it
+ * failed, the reason (why/), so that results and the planner name ideas
+ * by their titles and failures say why. Unreadable records are left to
+ * read_spool, which counts and names them. */
+void
+read_ideas(struct digest *dg, const char *dir)
+{
+	size_t i, j, cap = 0;
+
+	if (ar_spool_check(dir) < 0)
+		ar_die(AR_EX_NOINPUT, "%s: not a spool", dir);
+	for (i = 0; i < 4; i++) {
+		char **names;
+		size_t n;
+
+		if (ar_spool_list(dir, spsub[i], &names, &n) < 0)
+			ar_die(AR_EX_IO, "%s/%s:", dir, spsub[i]);
+		for (j = 0; j < n; j++) {
+			struct ar_lease l;
+			struct ar_buf b = {0};
+			struct idearec *r;
+			char err[256], *p;
+			json_t *o;
+			const char *t;
+
+			if (ar_spool_parse(names[j], &l) < 0)
+				continue;
+			p = ar_spool_path(dir, spsub[i], names[j]);
+			o = ar_readfile(p, &b, AR_LINE_MAX + 1) < 0 ? NULL :
+			    ar_json_parse(b.p, b.len, err, sizeof err);
+			ar_buf_free(&b);
+			free(p);
+			if (dg->nidea == cap) {
+				cap = cap ? 2 * cap : 64;
+				dg->idea = ar_xrealloc(dg->idea, cap *
+				    sizeof *dg->idea);
+			}
+			r = &dg->idea[dg->nidea++];
+			memset(r, 0, sizeof *r);
+			cpy(r->id, sizeof r->id, l.id);
+			cpy(r->state, sizeof r->state, spsub[i]);
+			t = json_string_value(json_object_get(o, "title"));
+			cpy(r->title, sizeof r->title, t ? t : "");
+			json_decref(o);
+			if (i == 3) {
+				char *w, *nl;
+
+				p = ar_spool_path(dir, "why", names[j]);
+				if (ar_readfile(p, &b, 4096) == 0 && b.len) {
+					w = b.p;
+					/* One line: the reason's first. */
+					if ((nl = strchr(w, '\n')))
+						*nl = 0;
+					cpy(r->why, sizeof r->why, w);
+				}
+				ar_buf_free(&b);
+				free(p);
+			}
+		}
+		ar_spool_free_list(names, n);
+	}
+	ar_sort(dg->idea, dg->nidea, sizeof *dg->idea, cmp_idea);
+}
+
+/* An idea's title by its id; NULL when unknown or untitled. */
+const char *
+idea_title(const struct digest *dg, const char *id)
+{
+	struct idearec key, *r;
+
+	if (!id[0] || !dg->nidea)
+		return NULL;
+	cpy(key.id, sizeof key.id, id);
+	r = bsearch(&key, dg->idea, dg->nidea, sizeof *dg->idea, cmp_idea);
+	return r && r->title[0] ? r->title : NULL;
+}
+
+static int
 cmp_cat(const void *a, const void *b)
 {
 	const struct tally *x = a, *y = b;
@@ -279,12 +363,27 @@ staleness(struct digest *dg)
 	}
 	ar_sort(st, n, sizeof *st, cmp_stale);
 	s = sect(dg, "staleness", "Staleness (results an idea's author could "
-	    "not see)", "sin", "idea", "unseen_results",
+	    "not see)", "ssin", "idea", "title", "unseen_results",
 	    "hours_from_idea_to_run", NULL);
+	{
+		double sum = 0;
+
+		for (i = 0; i < n; i++)
+			sum += (double)st[i].n;
+		/* The campaign's figure: what an idea missed, on average. */
+		if (n) {
+			snprintf(dg->stale_note, sizeof dg->stale_note, "On "
+			    "average %.2f results landed between an idea and "
+			    "its run (ideas measured: %zu).", sum / (double)n, n);
+			s->note = dg->stale_note;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (s->nrow < 20) {
+			const char *t = idea_title(dg, st[i].idea);
+
 			snprintf(a[1], sizeof a[1], "%.2f", st[i].age / 3600);
-			row(s, st[i].idea, fi(a[0], st[i].n), a[1]);
+			row(s, st[i].idea, t ? t : "", fi(a[0], st[i].n), a[1]);
 		} else {
 			s->more++;
 		}
@@ -310,6 +409,15 @@ build_spools(struct digest *dg, const char *ideas, const char *queue)
 		read_spool(dg, queue, "queue", 0, s);
 	if (!ideas)
 		return;
+	/* Every idea with its fate; a failed one says why. The latest
+	 * LB_MAX by id. */
+	s = sect(dg, "ideas", "Ideas", "ssss", "idea", "state", "why", "id",
+	    NULL);
+	for (i = dg->nidea > LB_MAX ? dg->nidea - LB_MAX : 0; i < dg->nidea;
+	    i++)
+		row(s, dg->idea[i].title, dg->idea[i].state, dg->idea[i].why,
+		    dg->idea[i].id);
+	s->more = dg->nidea > LB_MAX ? dg->nidea - LB_MAX : 0;
 	ar_sort(cat->a, cat->n, sizeof *cat->a, cmp_cat);
 	s = sect(dg, "categories", "Under-explored categories", "siiii",
 	    "category", "ideas", "open", "done", "failed", NULL);

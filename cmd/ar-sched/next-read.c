@@ -212,16 +212,12 @@ struct lrow {
 
 /* A result's standard error in log space, from its interval at its own
  * confidence (a look's, e.g. 0.99); without an interval, 2% as the
- * policy takes it. */
+ * policy takes it. The rule is lib/stats' (ar_pool), which ar-digest
+ * pools by too. */
 static double
 log_se(const struct lrow *r)
 {
-	double c = r->conf > 0.5 && r->conf < 1 ? r->conf : 0.95;
-	double z = gsl_cdf_ugaussian_Pinv(1 - (1 - c) / 2);
-
-	if (r->hi > r->lo && r->lo > 0)
-		return (log(r->hi) - log(r->lo)) / (2 * z);
-	return 0.02;
+	return ar_pool_log_se(r->lo, r->hi, r->conf);
 }
 
 static void

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 
 #include "buf.h"
-
 #include "stats.h"
 #include "unit.h"
 
@@ -260,7 +260,40 @@ verdict(void)
 	    "verdict names");
 }
 
+/* Pooling: the winner's curse of taking the largest of four. */
+static void
+pool(void)
+{
+	struct ar_pool p = {0};
+	double e = 0, lo = 0, hi = 0, se = ar_pool_log_se(0.9, 1.1, 0.95);
+	int r;
+
+	OK(fabs(se - (log(1.1) - log(0.9)) / (2 * 1.959964)) < 1e-6,
+	    "log se from a 95%% interval");
+	OK(se == (log(1.1) - log(0.9)) / (2 * gsl_cdf_ugaussian_Pinv(0.975)) &&
+	    ar_pool_log_se(0.9, 1.1, 0.99) == (log(1.1) - log(0.9)) /
+	    (2 * gsl_cdf_ugaussian_Pinv(0.995)) && ar_pool_log_se(0.9, 1.1,
+	    0.9) == (log(1.1) - log(0.9)) / (2 * gsl_cdf_ugaussian_Pinv(0.95)),
+	    "the 95%% and 99%% z are gsl's, to the bit");
+	OK(ar_pool_log_se(NAN, NAN, 0.95) == 0.02 &&
+	    ar_pool_log_se(1, 1, 0.95) == 0.02, "no interval: 0.02");
+	OK(ar_pool_log_se(0.9, 1.1, 0.99) < se, "a 99%% interval is wider "
+	    "for the same se");
+	OK(!ar_pool_est(&p, &e, &lo, &hi), "nothing pooled: no estimate");
+	ar_pool_add(&p, 2.00, 1.9, 2.1, 0.95);
+	ar_pool_add(&p, 2.11, 2.0, 2.2, 0.95);
+	ar_pool_add(&p, 1.75, 1.65, 1.85, 0.95);
+	ar_pool_add(&p, 1.98, 1.88, 2.08, 0.95);
+	ar_pool_add(&p, 0, 0, 0, 0.95);
+	OK(p.n == 4, "a ratio of 0 is not pooled");
+	r = ar_pool_est(&p, &e, &lo, &hi);
+	OK(r && e > 1.9 && e < 2.0 && lo < e && hi > e && hi - lo < 0.15,
+	    "four ratios pool to %.4f (%.4f..%.4f), "
+	    "not the largest, 2.11", e, lo, hi);
+}
+
 const struct unit_test unit_stats[] = {
+	TEST(pool),
 	TEST(robust),
 	TEST(interval),
 	TEST(boundaries),
