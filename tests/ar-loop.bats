@@ -93,6 +93,23 @@ busy() {
 	[[ $stderr == *"nothing changed in step "*": nothing left to do"* ]]
 }
 
+# Results land loose, one file each (ar-bench -a); a thousand of them
+# make every export slow until they are in a segment.
+@test "ar-loop: a step puts a thousand loose results into a segment" {
+	ar-sign-test -C camp -g 1008 -s 5 > many.jsonl
+	split -l 16 many.jsonl part.
+	for f in part.*; do
+		ar-ledger append -C camp "$f" 2> /dev/null
+	done
+	[ "$(find camp/ledger/results -name '*.json' | wc -l)" -eq 1008 ]
+	n=$(rows)
+	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 "${B[@]}"
+	[[ $stderr != *"compact"* ]]
+	[ "$(find camp/ledger/results -name '*.json' | wc -l)" -lt 16 ]
+	[ "$(find camp/ledger/seg -name '*.tsv' | wc -l)" -ge 1 ]
+	[ "$(rows)" -ge "$n" ]
+}
+
 @test "ar-loop: steps whose every experiment fails stop the loop after 3 (exit 1), not for ever" {
 	# ar-bench refuses an argument on every run: nothing lands.
 	run --separate-stderr -1 ar-loop "${L[@]}" -a 1 --experiments 6 -- --frob "${BNOSB[@]}"

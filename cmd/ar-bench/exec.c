@@ -252,8 +252,14 @@ exec_main(struct bench *b, const struct opts *o)
 	cleanup(b);
 	free(b->session);
 	b->session = NULL;
-	if (b->check)
+	if (b->check) {
+		free(keypath);
+		free(dev.x);
+		free(dev.order);
+		free(hold.x);
+		free(hold.order);
 		return check_report(b, res);
+	}
 	ar_json_sign(res, b->sk);
 	s = ar_json_canon(res);
 	rc = o->append ? append(b, res) : 0;

@@ -1,0 +1,89 @@
+#!/bin/sh
+# bench-loop.sh [-n rows]: issue 17's figure for a loop step's own
+# bookkeeping on a grown campaign, run by hand (not by CI). Makes a
+# campaign of the tests' problem with ROWS signed results (default
+# 100,000; ar-sign-test signs them, ar-ledger append stores them in
+# segments of 100,000 rows at most) and an A/A of this host, so that
+# nothing is left to measure, then times `ar-loop --once` (no planner,
+# no agents, the cpu inventory): what it does is its bookkeeping alone:
+# the budget, ar-sched next, the curves and the digest. Three steps: the
+# first on a ledger never exported (every row checked, segments sealed),
+# the next two after it. Targets: <= 2 s at 100,000 rows, <= 10 s at
+# 1,000,000. TMPDIR says where the campaign goes; KEEP=1 keeps it. Exit
+# status: 0 the target met, 1 missed, 2 a step failed.
+set -eu
+rows=100000
+while getopts n: c; do
+	case $c in
+	n) rows=$OPTARG ;;
+	*) echo "usage: sh bench/bench-loop.sh [-n rows]" >&2; exit 64 ;;
+	esac
+done
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/lib.sh"
+bin=${AR_BIN:-$top/build/bin}
+tbin=$top/build/tests
+PATH=$bin:$top/scripts:$PATH
+export PATH
+for p in "$bin/ar-ledger" "$bin/ar-init" "$tbin/ar-sign-test" "$top/scripts/ar-loop"; do
+	[ -x "$p" ] || { echo "bench-loop: $p: not built (run make)" >&2; exit 2; }
+done
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-loop.XXXXXX")
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+die() {
+	echo "bench-loop: $*" >&2
+	exit 2
+}
+now() {
+	date +%s.%N
+}
+since() {
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
+}
+machine "$bin/ar-ledger"
+C=$work/camp
+ar-init -p "$top/tests/fixtures/problem" "$C" > /dev/null || die "ar-init failed"
+t0=$(now)
+ncpu=$(nproc)
+per=$(( (rows + ncpu - 1) / ncpu ))
+j=0 left=$rows
+while [ "$left" -gt 0 ]; do
+	j=$((j + 1))
+	k=$(( left < per ? left : per ))
+	"$tbin/ar-sign-test" -C "$C" -g "$k" -s "$j" > "$work/gen.$j" &
+	left=$((left - k))
+done
+wait
+for g in "$work"/gen.*; do
+	split -l 100000 -d -a 4 "$g" "$g.part."
+	rm -f "$g"
+	for f in "$g".part.*; do
+		ar-ledger append -C "$C" "$f" 2> /dev/null || die "append $f failed"
+		rm -f "$f"
+	done
+done
+host=$(ar-campaign host)
+printf '{"experiment":"aa-here","aa":true,"method":{"dir":"baseline","hash":"%064d"},"workload":"decode-512","shape":{"k":1,"node":"%s"},"verdict":"equivalent","noise_floor":{"rsd":0.01},"started":"2026-11-26T09:00:00Z","finished":"2026-11-26T09:10:00Z"}\n' 0 "$host" |
+    "$tbin/ar-sign-test" -C "$C" > "$work/aa.jsonl"
+ar-ledger append -C "$C" "$work/aa.jsonl" 2> /dev/null || die "append of the A/A failed"
+echo "# $rows results, signed and appended in $(since "$t0") s: $(ls "$C/ledger/seg" | grep -c tsv) segments"
+
+status=0
+for i in 1 2 3; do
+	t0=$(now)
+	AR_PLANNER= AR_AGENT= ar-loop -C "$C" --cpus -w decode-512 --once \
+	    --experiments $((rows + 1000)) > "$work/out" 2> "$work/err" ||
+	    { cat "$work/err" >&2; die "ar-loop --once failed"; }
+	s=$(since "$t0")
+	queued=$(grep -c 'experiments\? queued' "$work/err" || :)
+	case $i in 1) what="first step (ledger never exported)" ;; *) what="step $i" ;; esac
+	t=2
+	[ "$rows" -le 100000 ] || t=10
+	awk -v w="$what" -v s="$s" -v t="$t" 'BEGIN {
+		ok = s <= t
+		printf "%-52s %8.3f s (target <= %d: %s)\n", w, s, t, ok ? "met" : "MISSED"
+		exit !ok }' || { [ "$i" -eq 1 ] || status=1; }
+done
+grep -h 'sched:' "$work/err" | tail -n 1
+exit $status
