@@ -243,6 +243,14 @@ cmp_mc(const void *a, const void *b)
 	    ((const struct mcache *)b)->commit);
 }
 
+/* bsearch(3) of the cache; an empty one has no array to search. */
+static struct mcache *
+mc_find(const struct lctx *cx, const struct mcache *key)
+{
+	return cx->nmc ? bsearch(key, cx->mc, cx->nmc, sizeof *cx->mc,
+	    cmp_mc) : NULL;
+}
+
 static void
 mc_add(struct lctx *cx, const char *commit, const char *hash)
 {
@@ -334,8 +342,7 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 		mcache_load(cx);
 	for (i = 0; in && out && i < n; i++) {
 		snprintf(key.commit, sizeof key.commit, "%s", jobs[i].commit);
-		if (is_hex(key.commit, 40) && !bsearch(&key, cx->mc, cx->nmc,
-		    sizeof *cx->mc, cmp_mc)) {
+		if (is_hex(key.commit, 40) && !mc_find(cx, &key)) {
 			fprintf(in, "%s\n", key.commit);
 			asked++;
 		}
@@ -357,8 +364,7 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 		    0) {
 			*sp1 = '\0';
 			memcpy(key.commit, line, 41);
-			if (!bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc,
-			    cmp_mc)) {
+			if (!mc_find(cx, &key)) {
 				mc_add(cx, line, "");
 				ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
 			}
@@ -383,7 +389,7 @@ method_hash(struct lctx *cx, const char *commit)
 	if (cx->mc_keep && !cx->mc_loaded)
 		mcache_load(cx);
 	snprintf(key.commit, sizeof key.commit, "%s", commit);
-	if ((m = bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc)))
+	if ((m = mc_find(cx, &key)))
 		return m->hash;
 	repo = ar_path(cx->camp.dir, "methods");
 	ar_method_hash(repo, commit, hash);
@@ -392,7 +398,7 @@ method_hash(struct lctx *cx, const char *commit)
 	if (hash[0])
 		cx->mc_new = 1;
 	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
-	m = bsearch(&key, cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+	m = mc_find(cx, &key);
 	return m->hash;
 }
 
