@@ -458,8 +458,9 @@ overlay(struct bench *b, const char *from, const struct ar_tree *base,
 }
 
 /* The files of dir that ar-agent would commit, copied into the session:
- * the mutable ones and those the baseline has. Returns the copy's path. */
-static const char *
+ * the mutable ones and those the baseline has. Returns the copy's path,
+ * malloc'd. */
+static char *
 check_copy(struct bench *b, const char *dir, const struct ar_tree *base)
 {
 	char *to = ar_path(b->session, "method-check"), err[600];
@@ -515,14 +516,14 @@ materialize(struct bench *b, const char *spec)
 		mj = json_pack("{s:s, s:s}", "dir", b->m.baseline, "hash", hash);
 	} else if (stat(spec, &st) == 0 && S_ISDIR(st.st_mode)) {
 		struct ar_tree t;
-		char real[PATH_MAX];
+		char real[PATH_MAX], *copy = NULL;
 
 		/* --check, in an agent's worktree: new files outside the
 		 * mutable globs are build outputs, left out as ar-agent
 		 * leaves them out of the method; a changed sealed file is
 		 * still one. */
 		if (b->check)
-			spec = check_copy(b, spec, &base);
+			spec = copy = check_copy(b, spec, &base);
 		overlay(b, spec, &base, m->src);
 		if (ar_tree_list(spec, &t, err, sizeof err) < 0)
 			ar_die(AR_EX_NOINPUT, "method: %s", err);
@@ -530,6 +531,7 @@ materialize(struct bench *b, const char *spec)
 		ar_tree_free(&t);
 		mj = json_pack("{s:s, s:s}", "dir", realpath(spec, real) ?
 		    real : spec, "hash", hash);
+		free(copy);
 	} else {
 		/* A commit of methods/: its blobs as stored, one by one, so
 		 * no .gitattributes filter can change what is measured. */
