@@ -537,7 +537,7 @@ gp_post(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 		if (chol_solve(a, n, alpha) < 0)
 			return -1;
 		for (j = 0; j < AR_POL_NK; j++) {
-			double col[AR_POL_NK], v = kk[j][j];
+			double col[AR_POL_NK] = { 0 }, v = kk[j][j];
 
 			lm[j] = prior[j];
 			for (q = 0; q < n; q++) {

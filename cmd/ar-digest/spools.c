@@ -251,6 +251,7 @@ idea_title(const struct digest *dg, const char *id)
 
 	if (!id[0] || !dg->nidea)
 		return NULL;
+	memset(&key, 0, sizeof key);
 	cpy(key.id, sizeof key.id, id);
 	r = bsearch(&key, dg->idea, dg->nidea, sizeof *dg->idea, cmp_idea);
 	return r && r->title[0] ? r->title : NULL;
