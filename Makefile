@@ -86,14 +86,16 @@ $(foreach p,$(BIN),$(eval $(call program,$(p))))
 # $(O)/fuzz/crash-*. Not part of make check.
 # Targets of dev/ link its CPU side (dev/cuda-none.c for the kernels);
 # the landscape target includes cmd/ar-sched/simulate.c and links the
-# rest of ar-sched but its main.
-FUZZ = assign canon change files imports inventory landscape ledger lines manifest profile ranks seal
+# rest of ar-sched but its main; the summary target likewise includes
+# cmd/ar-sched/summary.c.
+FUZZ = assign canon change files imports inventory landscape ledger lines manifest profile ranks seal summary
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
 FUZZLIBOBJ = $(LIBSRC:lib/%.c=$(O)/fuzz/lib/%.o)
 FUZZDEVOBJ = $(patsubst %.c,$(O)/fuzz/%.o,$(DEVSRC) dev/cuda-none.c)
 FUZZSCHEDOBJ = $(patsubst %.c,$(O)/fuzz/%.o,$(filter-out cmd/ar-sched/main.c cmd/ar-sched/simulate.c,$(wildcard cmd/ar-sched/*.c)))
+FUZZSUMOBJ = $(patsubst %.c,$(O)/fuzz/%.o,$(filter-out cmd/ar-sched/main.c cmd/ar-sched/summary.c,$(wildcard cmd/ar-sched/*.c)))
 
 $(O)/fuzz/lib/%.o: lib/%.c $(HDR)
 	@mkdir -p $(@D)
@@ -108,6 +110,7 @@ $(O)/fuzz/cmd/%.o: cmd/%.c
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -iquote lib -iquote dev -c -o $@ $<
 
 $(O)/fuzz/landscape: $(FUZZSCHEDOBJ) cmd/ar-sched/simulate.c
+$(O)/fuzz/summary: $(FUZZSUMOBJ) cmd/ar-sched/summary.c
 $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZDEVOBJ) $(FUZZLIBOBJ)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -iquote lib -iquote dev -iquote cmd/ar-sched -o $@ $< $(filter $(O)/fuzz/cmd/%.o,$^) $(FUZZDEVOBJ) $(FUZZLIBOBJ) $(LDFLAGS) $(LDLIBS)
 

@@ -81,6 +81,7 @@ struct dlist {
 	size_t below, above;
 };
 #define DLIST_KEEP 8192
+#define DLIST_MAX (1 << 20)   /* the most a summary's list may hold */
 
 struct wbase {
 	char *workload;

@@ -151,11 +151,16 @@ put_dlist(struct ar_buf *b, const struct dlist *l)
 	const char *e = getenv("AR_SCHED_KEEP");
 
 	/* Tests make the window small enough to leave. */
-	if (e && atol(e) >= 2)
+	if (e && atol(e) >= 2 && atol(e) <= DLIST_MAX)
 		most = (size_t)atol(e);
-	if (l->n > most && mid >= l->below && mid - l->below < l->n) {
+	if (l->n > most) {
+		/* Around the median; a list whose median is already out of
+		 * it (read again before it is used) around its middle. */
+		size_t at = mid >= l->below && mid - l->below < l->n ?
+		    mid - l->below : l->n / 2;
+
 		keep = most;
-		first = mid - l->below > keep / 2 ? mid - l->below - keep / 2 : 0;
+		first = at > keep / 2 ? at - keep / 2 : 0;
 		if (first + keep > l->n)
 			first = l->n - keep;
 	}
@@ -306,7 +311,7 @@ static void
 get_dlist(struct rd *r, struct dlist *l)
 {
 	uint64_t below = get_u64(r), above = get_u64(r);
-	uint64_t runs = get_u64(r), i, c, j;
+	uint64_t runs = get_u64(r), i, c, j, total = 0;
 
 	if (below > ((uint64_t)1 << 40) || above > ((uint64_t)1 << 40))
 		r->bad = 1;
@@ -316,10 +321,13 @@ get_dlist(struct rd *r, struct dlist *l)
 		double v = get_f64(r);
 
 		c = get_u64(r);
-		if (c == 0 || c > ((uint64_t)1 << 40)) {
+		/* A summary holds at most DLIST_MAX values of a list: a run
+		 * count beyond is a damaged file, not memory to take. */
+		if (c == 0 || c > DLIST_MAX - total || !isfinite(v)) {
 			r->bad = 1;
 			break;
 		}
+		total += c;
 		for (j = 0; j < c; j++)
 			dlist_add(l, v);
 	}

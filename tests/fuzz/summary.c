@@ -1,0 +1,73 @@
+/* summary.c: run/sched-summary, the cache ar-sched next keeps (ar-sched(1),
+ * The summary), read by cmd/ar-sched/summary.c's static load(), which
+ * this target includes. The input is the file's body: the target puts
+ * the magic line before it and the checksum after it, so that the
+ * reader goes past both and parses every field. Whatever the bytes, the
+ * reader must take the file or say why not, never read outside it, and
+ * leave nothing half-loaded: a file it refuses leaves no entries. */
+#include <sanitizer/lsan_interface.h>
+
+#include "fuzz.h"
+
+#include "../../cmd/ar-sched/summary.c"
+
+/* main.c's, which is not linked: the other subcommands name it. */
+const char sched_usage[] = "usage: ar-sched " USAGE_SIMULATE;
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
+{
+	static char dir[64];
+	struct ar_buf b = {0};
+	struct ar_ledger led;
+	struct summ *sm;
+	struct agg a;
+	char h[SUMLEN + 1];
+	const char *why;
+	size_t i;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof dir, "/tmp/fuzz-summary.%ld", (long)getpid());
+		mkdir(dir, 0700);
+		ar_setprog("ar-sched");
+	}
+	ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
+	ar_buf_add(&b, (const char *)d, n);
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
+	sm = ar_xcalloc(1, sizeof *sm);
+	sm->path = ar_path(dir, NAME);
+	if (ar_write_atomic(sm->path, b.p, b.len, 0600) < 0)
+		abort();
+	ar_buf_free(&b);
+	sm->cp.id = ar_xstrdup("fuzz-campaign");
+	memset(&led, 0, sizeof led);
+	agg_init(&a, "tok_s");
+	sm->metric = "tok_s";
+	why = load(sm, &a, &led);
+	if (why) {
+		CHECK(sm->nq == 0 && sm->nseg == 0 && a.nkey == 0);
+	} else {
+		int ki;
+
+		for (i = 0; i < sm->nq; i++)
+			CHECK(sm->q[i].name != NULL);
+		/* Medians are read off sorted lists. */
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			for (i = 1; i < a.secs[ki].n; i++)
+				CHECK(!(a.secs[ki].v[i] < a.secs[ki].v[i - 1]));
+	}
+	agg_free(&a);
+	for (i = 0; i < sm->nq; i++)
+		q_free(&sm->q[i]);
+	free(sm->q);
+	free(sm->qslot);
+	free(sm->order);
+	free(sm->seg);
+	ar_buf_free(&sm->ledger);
+	ar_buf_free(&sm->file);
+	free(sm->cp.id);
+	free(sm->path);
+	free(sm);
+	return 0;
+}
