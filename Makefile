@@ -5,6 +5,40 @@ include config.mk
 # Build outputs go to $(O); check-asan uses its own.
 O = build
 
+# Before anything is built, scripts/deps makes sure what the goals need
+# is here (as root on Debian it installs what is missing, saying so; else
+# it names it and the command, and nothing is built). Once per make: not
+# in sub-makes, not in a dry run (make -n), not for goals that need
+# nothing (clean, gpu-check on a machine that has no packages to give).
+deps_all = build
+deps_bench = build
+deps_install = build
+deps_gpu-build = build
+deps_demo = demo
+deps_tour = demo
+deps_check = check
+deps_check-asan = check
+deps_check-stress = check
+deps_check-valgrind = check valgrind
+deps_lint = lint
+deps_lint-man = man
+deps_fuzz = fuzz
+deps_fuzz-build = fuzz
+deps_clean = -
+deps_uninstall = -
+deps_gpu-check = -
+deps_goals = $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(or $(deps_$(g)),build)))
+ifeq ($(AR_DEPS_DONE)$(findstring n,$(firstword -$(MAKEFLAGS))),)
+ifneq ($(filter-out -,$(deps_goals)),)
+deps_status := $(shell NVCC='$(NVCC)' scripts/deps $(filter-out -,$(deps_goals)) >&2; echo $$?)
+ifneq ($(deps_status),0)
+$(error scripts/deps: what make $(or $(MAKECMDGOALS),all) needs is missing (above); nothing was built)
+endif
+export AR_DEPS_SAID = 1
+endif
+endif
+export AR_DEPS_DONE = 1
+
 BIN = ar-campaign ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run
 SCRIPTS = ar-loop ar-plan ar-agent
 MAN1 = $(BIN:=.1) $(SCRIPTS:=.1)
@@ -159,7 +193,7 @@ else
 cuda:
 	@if [ -z "$(KERNELS)" ]; then \
 		echo "cuda: no kernels/*.cu in this tree; nothing to build"; \
-	else \
+	elif [ -z "$(AR_DEPS_SAID)" ]; then \
 		echo "cuda: $(NVCC) not found; skipping the CUDA kernels (the cuda device says: built without CUDA)"; \
 	fi
 endif
