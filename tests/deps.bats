@@ -60,21 +60,24 @@ teardown() {
 	chmod +x bin/fake-apt
 	run --separate-stderr env AR_DEPS_FILE=list.tsv AR_DEPS_UID=0 AR_DEPS_APT=fake-apt "$TOP/scripts/deps" check
 	[ "$status" -eq 0 ]
-	# stdout is make's: apt's chatter goes to stderr.
+	# stdout is make's.
 	[ -z "$output" ]
 	grep -qx 'deps: installing with apt-get, for make check:' <<< "$stderr"
 	grep -qx '  there: needed to test' <<< "$stderr"
-	grep -qx 'apt says something' <<< "$stderr"
+	# apt's chatter is not shown when it succeeds.
+	! grep -q 'apt says something' <<< "$stderr"
 	same "$(cat apt.log)" "update -qq
 install -y -qq --no-install-recommends there"
 }
 
 @test "deps: apt-get fails, or installs nothing: exit 69, saying so" {
-	printf '#!/bin/sh\n[ "$1" = update ]\n' > bin/fake-apt
+	printf '#!/bin/sh\n[ "$1" = update ] || { echo "E: Unable to locate package there"; exit 100; }\n' > bin/fake-apt
 	chmod +x bin/fake-apt
 	run --separate-stderr env AR_DEPS_FILE=list.tsv AR_DEPS_UID=0 AR_DEPS_APT=fake-apt "$TOP/scripts/deps" check
 	[ "$status" -eq 69 ]
 	grep -qx 'deps: apt-get install there failed' <<< "$stderr"
+	# When it fails, what apt said is shown.
+	grep -qx 'E: Unable to locate package there' <<< "$stderr"
 	printf '#!/bin/sh\nexit 0\n' > bin/fake-apt
 	run --separate-stderr env AR_DEPS_FILE=list.tsv AR_DEPS_UID=0 AR_DEPS_APT=fake-apt "$TOP/scripts/deps" check
 	[ "$status" -eq 69 ]
