@@ -4,10 +4,12 @@
 # are asked of ar-campaign(1), which calls the lib/ module that owns each.
 # shellcheck shell=bash
 
-# die CODE MESSAGE: "prog: MESSAGE" on stderr, exit CODE.
+# die CODE MESSAGE: "prog: MESSAGE" on stderr, exit CODE; the message is
+# kept in died, for an exit trap to pass on.
 die() {
 	code=$1
 	shift
+	died=$*
 	echo "$prog: $*" >&2
 	exit "$code"
 }

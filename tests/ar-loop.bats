@@ -19,7 +19,7 @@ setup_file() {
 
 setup() {
 	ar_loop_setup
-	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [-- ar-bench-args ...]"
+	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [--notify command] [-- ar-bench-args ...]"
 }
 
 teardown() {
@@ -108,6 +108,69 @@ busy() {
 	[ "$(find camp/ledger/results -name '*.json' | wc -l)" -lt 16 ]
 	[ "$(find camp/ledger/seg -name '*.tsv' | wc -l)" -ge 1 ]
 	[ "$(rows)" -ge "$n" ]
+}
+
+# The hook: each event's JSON appended to notes.jsonl, its AR_EVENT
+# and AR_CAMPAIGN to events.
+@test "ar-loop --notify: each new keep once, with its row; the end once per reason; past keeps not news" {
+	hook='cat >> notes.jsonl; echo >> notes.jsonl; echo "$AR_EVENT $AR_CAMPAIGN" >> events'
+	ar-sign-test -C camp -g 7 -s 1 > old.jsonl
+	ar-ledger append -C camp old.jsonl 2> /dev/null
+	[ "$(jq -s 'map(select(.verdict == "keep")) | length' old.jsonl)" -eq 1 ]
+	# The first time, the keep already there is noted, not announced.
+	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 --notify "$hook" "${B[@]}"
+	[ ! -e events ]
+	grep -q "^keep $(jq -r 'select(.verdict == "keep") | .id' old.jsonl)	ok\$" camp/loop/notified
+	# Two new keeps: each announced once, with its row and the campaign.
+	ar-sign-test -C camp -g 14 -s 2 > new.jsonl
+	ar-ledger append -C camp new.jsonl 2> /dev/null
+	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 --notify "$hook" "${B[@]}"
+	same "$(cat events)" "keep $T/camp
+keep $T/camp"
+	same "$(jq -rs 'map(.id) | sort | join(" ")' notes.jsonl)" \
+	    "$(jq -rs 'map(select(.verdict == "keep") | .id) | sort | join(" ")' new.jsonl)"
+	same "$(jq -rs 'map(.event + " " + .verdict + " " + (.campaign == "'"$(ar-campaign get -C camp campaign)"'" | tostring)) | unique | join(",")' notes.jsonl)" \
+	    "keep keep true"
+	# Not again.
+	AR_PLANNER= AR_AGENT= AR_NOTIFY="$hook" run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 "${B[@]}"
+	[ "$(wc -l < events)" -eq 2 ]
+	# The end: once, however often cron starts the spent loop again.
+	: > notes.jsonl
+	for _ in 1 2; do
+		run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 1 --notify "$hook" "${B[@]}"
+		[[ $stderr == *"budget spent: experiments "* ]]
+	done
+	same "$(tail -n 1 events)" "end $T/camp"
+	[ "$(grep -c '^end ' events)" -eq 1 ]
+	n=$(rows)
+	same "$(jq -c 'del(.gpu_hours)' notes.jsonl | grep .)" \
+	    "{\"event\":\"end\",\"campaign\":\"$(ar-campaign get -C camp campaign)\",\"why\":\"budget spent: experiments $n of 1\",\"experiments\":$n,\"digest\":\"$T/camp/loop/digest.md\"}"
+}
+
+@test "ar-loop --notify: a failing hook is said and tried again, three times in all; a loop that stops on an error says why" {
+	ar-sign-test -C camp -g 7 -s 1 > old.jsonl
+	ar-ledger append -C camp old.jsonl 2> /dev/null
+	# No notified file yet: mark the keep as news by an empty one.
+	mkdir -p camp/loop
+	: > camp/loop/notified
+	for t in 1 2 3 4; do
+		AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 --notify 'echo "no route to host" >&2; exit 3' "${B[@]}"
+		if [ "$t" -le 3 ]; then
+			[[ $stderr == *"ar-loop: notify: keep "*": the hook exited 3 (try $t of 3): no route to host"* ]]
+		else
+			[[ $stderr != *"notify"* ]]
+		fi
+	done
+	# A hook that hangs is cut at AR_NOTIFY_TIMEOUT; the loop goes on.
+	: > camp/loop/notified
+	AR_NOTIFY_TIMEOUT=1 AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 --notify 'exec sleep 600' "${B[@]}"
+	[[ $stderr == *"the hook exited 124 (try 1 of 3)"* ]]
+	# The ledger cannot be exported: the loop stops, and the hook hears why.
+	echo '{"broken": ' > camp/ledger/results/zz.json
+	AR_PLANNER= AR_AGENT= run --separate-stderr ar-loop "${L[@]}" --once --experiments 100000 --notify 'cat > stop.json' "${B[@]}"
+	[ "$status" -eq 70 ]
+	same "$(jq -r .event stop.json)" stop
+	[[ "$(jq -r .why stop.json)" == "exit status 70: step "*": ar-ledger export: "* ]]
 }
 
 @test "ar-loop: steps whose every experiment fails stop the loop after 3 (exit 1), not for ever" {
