@@ -76,6 +76,13 @@ book() {
 	run -64 --separate-stderr ar-sched frob
 	[ "$stderr" = "ar-sched: frob: no such command (gpus, pack, next, cluster, simulate, landscape)" ]
 	run -64 ar-sched gpus -x
+	# A subcommand's bad option names the program, with that
+	# subcommand's usage.
+	for sub in gpus pack next cluster simulate landscape; do
+		run -64 --separate-stderr ar-sched "$sub" --frob
+		same "${stderr_lines[0]}" "ar-sched: unrecognized option '--frob'"
+		[[ "${stderr_lines[1]}" == "usage: ar-sched $sub "* ]]
+	done
 	run -64 ar-sched gpus extra --gpus 2
 	run -64 --separate-stderr ar-sched gpus --gpus 0
 	[ "$stderr" = "ar-sched: --gpus 0: a GPU count from 1 to 64" ]

@@ -344,11 +344,11 @@ cmd_cluster(int argc, char **argv)
 			break;
 		case O_CHECK: s.check = 1; break;
 		case O_NORES: s.noreserve = 1; break;
-		default: ar_usage(sched_usage);
+		default: ar_usage(USAGE_CLUSTER);
 		}
 	}
 	if (optind != argc)
-		ar_usage(sched_usage);
+		ar_usage(USAGE_CLUSTER);
 	if (s.nres < 0)
 		s.nres = 4;
 	s.gpn = (int)gpn;

@@ -138,9 +138,9 @@ cmd_gpus(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "g:", lo, NULL)) != -1)
 		if (!src_opt(&s, c, optarg))
-			ar_usage(sched_usage);
+			ar_usage(USAGE_GPUS);
 	if (optind != argc)
-		ar_usage(sched_usage);
+		ar_usage(USAGE_GPUS);
 	ar_inv_init(&inv);
 	load_inv(&inv, &s);
 	ar_inv_write(&inv, stdout);
@@ -298,10 +298,10 @@ cmd_pack(int argc, char **argv)
 		if (c == 'C')
 			camp = optarg;
 		else if (!src_opt(&s, c, optarg))
-			ar_usage(sched_usage);
+			ar_usage(USAGE_PACK);
 	}
 	if (optind == argc)
-		ar_usage(sched_usage);
+		ar_usage(USAGE_PACK);
 	for (i = optind; i < argc; i++) {
 		long long k;
 

@@ -47,11 +47,15 @@ main(int argc, char **argv)
 	const char *sub;
 
 	ar_setprog(argv[0]);
+	/* A subcommand's argv[0] is what getopt names in its messages: the
+	 * program, not the subcommand ("ar-sched: unrecognized option"). */
 	if (argc >= 2 && strcmp(argv[1], "simulate") == 0) {
+		argv[1] = (char *)ar_prog();
 		own_help(argc - 1, argv + 1, USAGE_SIMULATE);
 		return cmd_simulate(argc - 1, argv + 1);
 	}
 	if (argc >= 2 && strcmp(argv[1], "landscape") == 0) {
+		argv[1] = (char *)ar_prog();
 		own_help(argc - 1, argv + 1, USAGE_LANDSCAPE);
 		return cmd_landscape(argc - 1, argv + 1);
 	}
@@ -59,6 +63,7 @@ main(int argc, char **argv)
 	if (argc < 2)
 		ar_usage(sched_usage);
 	sub = argv[1];
+	argv[1] = (char *)ar_prog();
 	/* getopt starts again at the subcommand's own arguments. */
 	optind = 1;
 	if (strcmp(sub, "gpus") == 0)

@@ -403,11 +403,11 @@ cmd_next(int argc, char **argv)
 			break;
 		default:
 			if (!src_opt(&s, c, optarg))
-				ar_usage(sched_usage);
+				ar_usage(USAGE_NEXT);
 		}
 	}
 	if (optind != argc)
-		ar_usage(sched_usage);
+		ar_usage(USAGE_NEXT);
 	if (ledger && subm && strcmp(ledger, "-") == 0 && strcmp(subm, "-") == 0)
 		ar_die(AR_EX_USAGE, "-l - and -m -: standard input is one of them "
 		    "only");
