@@ -222,6 +222,9 @@ declared() {
 	printf '%s\n' "$output" > r.json
 	[ "$(j 'has("roofline")')" = false ]
 	[ "$(printf '%s\n' "$stderr" | grep -c '^ar-bench: no machine profile for ')" = 1 ]
+	# -q, as the loop runs it on every experiment: not said.
+	run --separate-stderr -0 ar-bench -C c2 --no-sandbox --aa -p 2 -P 2 -W 0 -q
+	[ "$stderr" = "" ]
 	run --separate-stderr -0 ar-bench --roofline -C c2 -q -P 3 -W 1
 	f=c2/machine/$HOST.cpu.k1.json
 	jq -c '.roofline.mem_gb_s = 1e9' "$f" > t && mv t "$f"

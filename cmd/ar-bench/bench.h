@@ -114,6 +114,7 @@ struct bench {
 	struct ar_sandbox base_sb;
 	int sandbox, keep, progress, aa;
 	int check;               /* --check: no secret key, nothing signed */
+	int quiet;               /* -q: no progress, no note of a missing profile */
 	double stop_at;          /* --stop-at's ratio, else 0 */
 	const char *bwrap;
 	int cpu[1024];

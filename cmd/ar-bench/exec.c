@@ -169,6 +169,7 @@ exec_main(struct bench *b, const struct opts *o)
 	size_t i;
 
 	b->k = o->k;
+	b->quiet = o->quiet;
 	b->progress = !o->quiet && (o->verbose || (isatty(2) &&
 	    !getenv("NO_COLOR")));
 	ar_time_now(started, sizeof started);

@@ -329,8 +329,9 @@ load_profile(struct bench *b)
 		break;
 	}
 	ar_buf_free(&buf);
-	/* A self-check reports no roofline: no need to say why. */
-	if (!b->profile && !b->check)
+	/* A self-check reports no roofline: no need to say why; nor does a
+	 * quiet run, which the loop makes on every experiment. */
+	if (!b->profile && !b->check && !b->quiet)
 		ar_warn("no machine profile for %s %s k=%ld in %s/machine "
 		    "(ar-bench --roofline makes one); no roofline fields", host,
 		    b->device, k, b->camp.dir);
