@@ -4,18 +4,37 @@
 # are asked of ar-campaign(1), which calls the lib/ module that owns each.
 # shellcheck shell=bash
 
+# The toolkit's programs where PATH lacks them (cron's PATH has no
+# /usr/local/bin): beside the script (an installation's bin/), else in
+# the source tree's build/bin. After PATH, so that PATH's choice stands.
+for ar_d in "$ar_here" "$ar_here/../build/bin"; do
+	[ ! -x "$ar_d/ar-campaign" ] || PATH=$PATH:$ar_d
+done
+
+# logtime: the UTC time and a space before a line on stderr when no one
+# watches it (cron's log, a file): AR_LOG_TIME=1 always, 0 never, else
+# when stderr is not a terminal.
+logtime() {
+	case ${AR_LOG_TIME:-} in
+	0) return 0 ;;
+	1) ;;
+	*) [ ! -t 2 ] || return 0 ;;
+	esac
+	date -u '+%Y-%m-%dT%H:%M:%SZ '
+}
+
 # die CODE MESSAGE: "prog: MESSAGE" on stderr, exit CODE; the message is
 # kept in died, for an exit trap to pass on.
 die() {
 	code=$1
 	shift
 	died=$*
-	echo "$prog: $*" >&2
+	echo "$(logtime)$prog: $*" >&2
 	exit "$code"
 }
 
 # say MESSAGE: a line of progress or a warning on stderr.
-say() { echo "$prog: $*" >&2; }
+say() { echo "$(logtime)$prog: $*" >&2; }
 
 # num OPTION VALUE: VALUE must be a whole number (exit 64 otherwise).
 num() { case $2 in '' | *[!0-9]*) die 64 "$1: expected a whole number, not '$2'" ;; esac; }

@@ -173,6 +173,26 @@ keep $T/camp"
 	[[ "$(jq -r .why stop.json)" == "exit status 70: step "*": ar-ledger export: "* ]]
 }
 
+@test "ar-loop from cron: called by its path with cron's PATH, it finds its programs; its lines carry the time" {
+	# An installation's bin/: the scripts beside the programs.
+	mkdir inst
+	cp "$TOP/scripts/ar-loop" "$TOP/scripts/ar-plan" "$TOP/scripts/ar-agent" "$TOP/scripts/common.sh" inst/
+	for p in ar-campaign ar-init ar-queue ar-ledger ar-bench ar-curve ar-digest ar-sched ar-run; do
+		ln -s "$(command -v "$p")" "inst/$p"
+	done
+	run --separate-stderr env -i HOME="$HOME" PATH=/usr/bin:/bin "$T/inst/ar-loop" "${L[@]}" --once "${B[@]}"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	[[ $stderr == *"ar-loop: step 1: "* ]]
+	# stderr is not a terminal: every line of the loop's own starts
+	# with the UTC time.
+	grep 'ar-loop: ' <<< "$stderr" > loop.log
+	[ -s loop.log ]
+	! grep -Ev '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z ar-loop: ' loop.log
+	# AR_LOG_TIME=0: none.
+	run --separate-stderr env -i HOME="$HOME" PATH=/usr/bin:/bin AR_LOG_TIME=0 "$T/inst/ar-loop" -C nocamp
+	same "$stderr" "ar-loop: nocamp: not a campaign (no campaign.conf)"
+}
+
 @test "ar-loop: steps whose every experiment fails stop the loop after 3 (exit 1), not for ever" {
 	# ar-bench refuses an argument on every run: nothing lands.
 	run --separate-stderr -1 ar-loop "${L[@]}" -a 1 --experiments 6 -- --frob "${BNOSB[@]}"

@@ -29,6 +29,9 @@ ar_setup() {
 	fi
 	VERSION=$(sed -n 's/^VERSION = //p' "$TOP/config.mk")
 	T=$BATS_TEST_TMPDIR
+	# The scripts' messages exactly, without the time they carry when
+	# stderr is not a terminal (ar-loop.bats tests that).
+	export AR_LOG_TIME=0
 }
 
 # ar_unlock: sealed problems and campaigns are read-only; bats must be
