@@ -179,6 +179,15 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(subs | wc -l)" = 1 ]
 }
 
+@test "ar-agent: an agent named by a relative path (examples/agent/agent), with variables before it and arguments after" {
+	mkdir -p my/agents
+	cp "$FIX/good" my/agents/agent
+	id=$(idea "relative")
+	AR_AGENT='X=1 my/agents/agent --flag "two words"' run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once
+	[ "$(state "$id")" = done ] || { echo "$stderr"; false; }
+	[ "$(subs | wc -l)" = 1 ]
+}
+
 @test "ar-agent: the self-check (ar-bench --check) in the agent's worktree: pass, fail with why, nothing stored" {
 	id=$(idea "checked")
 	AR_AGENT=$FIX/selfcheck run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once -w tiny
