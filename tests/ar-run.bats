@@ -87,6 +87,12 @@ teardown() {
 	printf 'experiment\tmethod\nx\tok\n' > nok.tsv
 	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i nok.tsv
 	[ "$stderr" = "ar-run: nok.tsv: no column k" ]
+	# A pipe whose producer failed: not even a header. Said, exit 65;
+	# a header alone is no assignments.
+	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i - < /dev/null
+	[ "$stderr" = "ar-run: <stdin>: empty: no header (did the command before it fail?)" ]
+	assign 2 | head -n 1 > hdr.tsv
+	run -0 --separate-stderr ar-run local -C camp --gpus 2 --drain -i hdr.tsv
 	one ../x ok 1 > badid.tsv
 	run -65 --separate-stderr ar-run local -C camp --gpus 2 --drain -i badid.tsv
 	[[ "$stderr" == "ar-run: badid.tsv: line 2: experiment: expected"* ]]

@@ -99,9 +99,13 @@ read_rows(const char *file, size_t *np)
 		ar_die(AR_EX_NOINPUT, "%s:", file);
 	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
 		ar_die(AR_EX_NOINPUT, "%s: is a directory", name);
+	/* Nothing at all, not even the header that ar-sched next always
+	 * prints, is the command before it in a pipe failing: said, not
+	 * taken for "no assignments". */
 	if (ar_tsv_open(&t, f, name) < 0) {
 		if (feof(f) && t.lineno == 0)
-			return NULL;   /* nothing at all: no assignments */
+			ar_die(AR_EX_DATA, "%s: empty: no header (did the "
+			    "command before it fail?)", name);
 		ar_die(AR_EX_DATA, "%s", t.err);
 	}
 	ar_tsv_need(&t, "experiment");
