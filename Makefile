@@ -253,6 +253,9 @@ install: all
 	mkdir -p $(DESTDIR)$(PREFIX)/share/autoreduce
 	cp -f program.md scripts/common.sh problems/int8-matvec/ar-stream.h \
 		$(DESTDIR)$(PREFIX)/share/autoreduce/
+	# The problems and the example agents and methods the pages name.
+	rm -rf $(DESTDIR)$(PREFIX)/share/autoreduce/examples $(DESTDIR)$(PREFIX)/share/autoreduce/problems
+	cp -R examples problems $(DESTDIR)$(PREFIX)/share/autoreduce/
 	for f in $(MAN1); do cp -f man/$$f $(DESTDIR)$(MANPREFIX)/man1/; done
 	cp -f $(MAN5:%=man/%) $(DESTDIR)$(MANPREFIX)/man5/
 	cp -f $(MAN7:%=man/%) $(DESTDIR)$(MANPREFIX)/man7/
@@ -262,6 +265,7 @@ uninstall:
 	for f in $(MAN1); do rm -f $(DESTDIR)$(MANPREFIX)/man1/$$f; done
 	rm -f $(DESTDIR)$(PREFIX)/share/autoreduce/program.md $(DESTDIR)$(PREFIX)/share/autoreduce/common.sh \
 		$(DESTDIR)$(PREFIX)/share/autoreduce/ar-stream.h
+	rm -rf $(DESTDIR)$(PREFIX)/share/autoreduce/examples $(DESTDIR)$(PREFIX)/share/autoreduce/problems
 	rm -f $(MAN5:%=$(DESTDIR)$(MANPREFIX)/man5/%) $(MAN7:%=$(DESTDIR)$(MANPREFIX)/man7/%)
 
 clean:

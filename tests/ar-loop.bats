@@ -193,6 +193,27 @@ keep $T/camp"
 	same "$stderr" "ar-loop: nocamp: not a campaign (no campaign.conf)"
 }
 
+@test "make install: programs, scripts, pages, and the problems and examples the pages name; the installed loop runs from cron's PATH" {
+	# The build under test is the one whose programs are on PATH.
+	o=$(cd "$(dirname "$(command -v ar-campaign)")/.." && pwd)
+	run --separate-stderr make -C "$TOP" O="$o" DESTDIR="$T/d" PREFIX=/usr/local install
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	s=$T/d/usr/local/share/autoreduce
+	[ -x "$T/d/usr/local/bin/ar-loop" ] && [ -x "$T/d/usr/local/bin/ar-bench" ]
+	[ -f "$T/d/usr/local/share/man/man1/ar-loop.1" ]
+	[ -x "$s/examples/agent/agent" ] && [ -x "$s/examples/agent/planner" ]
+	[ -f "$s/problems/int8-matvec/problem.json" ] && [ -f "$s/problems/specdec/problem.json" ]
+	# The installed loop, by its path, with cron's PATH, the installed
+	# example planner and agent.
+	run --separate-stderr env -i HOME="$HOME" PATH=/usr/bin:/bin AR_LOG_TIME=0 \
+	    AR_PLANNER="$s/examples/agent/planner" AR_AGENT="$s/examples/agent/agent" \
+	    "$T/d/usr/local/bin/ar-loop" "${L[@]}" --once "${B[@]}"
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	[[ $stderr == *"ar-loop: step 1: agents: "* ]]
+	run -0 make -C "$TOP" O="$o" DESTDIR="$T/d" PREFIX=/usr/local uninstall
+	[ ! -e "$s/examples" ] && [ ! -e "$T/d/usr/local/bin/ar-loop" ]
+}
+
 @test "ar-loop: steps whose every experiment fails stop the loop after 3 (exit 1), not for ever" {
 	# ar-bench refuses an argument on every run: nothing lands.
 	run --separate-stderr -1 ar-loop "${L[@]}" -a 1 --experiments 6 -- --frob "${BNOSB[@]}"
