@@ -28,7 +28,7 @@ setup() {
 	ar_setup ar-agent
 	export AR_TOP=$TOP
 	FIX=$BATS_TEST_DIRNAME/fixtures/agent
-	USAGE="usage: ar-agent [--once] [--no-sandbox] [-C campaign] [-H holder] [-l lease] [-q pending] [-t seconds] [-w workload]"
+	USAGE="usage: ar-agent [--once] [--no-sandbox] [-C campaign] [-H holder] [-l lease] [-q pending] [-Q seconds] [-t seconds] [-w workload]"
 	unset AR_AGENT AR_CAMPAIGN AR_HOLDER AR_PROGRAM AR_BWRAP AR_AGENT_BIND
 	if [ -n "$SANDBOX" ]; then
 		NOSB=()
@@ -356,6 +356,32 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(state "$id")" = new ]
 	AR_BWRAP=/nonexistent/bwrap AR_AGENT=$FIX/good run -0 ar-agent --no-sandbox -C camp --once
 	[ "$(state "$id")" = done ]
+}
+
+@test "ar-agent: backpressure in time: -Q, the seconds of measurement ahead (pending times loop/secs-per-experiment)" {
+	id=$(idea later)
+	for i in 1 2 3; do
+		printf '{"experiment":"e%s","method":"x","k":1}\n' "$i"
+	done | ar-queue put -f jsonl camp/queue > /dev/null
+	# No figure from the loop yet: only -q holds it back.
+	AR_AGENT=$FIX/good run -0 ar-agent "${NOSB[@]}" -C camp --once -Q 10
+	[ "$(state "$id")" = done ]
+	# 3 pending of 100 s each: 300 s ahead.
+	id=$(idea "later still")
+	mkdir -p camp/loop
+	echo 100 > camp/loop/secs-per-experiment
+	AR_AGENT=$FIX/good run --separate-stderr -75 ar-agent "${NOSB[@]}" -C camp --once -Q 299
+	[[ $stderr == *"3 experiments pending, about 300 s of measurement ahead (more than 299 s): not claiming an idea now"* ]]
+	[ "$(state "$id")" = new ]
+	AR_AGENT=$FIX/good run -0 ar-agent "${NOSB[@]}" -C camp --once -Q 300
+	[ "$(state "$id")" = done ]
+	# A figure that is not a number is no figure.
+	id=$(idea "third")
+	echo 'nan' > camp/loop/secs-per-experiment
+	AR_AGENT=$FIX/good run -0 ar-agent "${NOSB[@]}" -C camp --once -Q 1
+	[ "$(state "$id")" = done ]
+	run -64 --separate-stderr ar-agent -C camp -Q x
+	[[ $stderr == *"-Q: expected a whole number, not 'x'"* ]]
 }
 
 @test "ar-agent: backpressure: more than -q experiments pending: --once exits 75 and claims nothing" {

@@ -19,7 +19,7 @@ setup_file() {
 
 setup() {
 	ar_loop_setup
-	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [--notify command] [-- ar-bench-args ...]"
+	USAGE="usage: ar-loop [--once] [--no-sandbox] [-C campaign] [-a agents] [-i ideas] [-l lease] [-q pending] [-Q seconds] [-s seconds] [-t seconds] [-w workload] [-g topology | --gpus n | --cpus] [--backend local|slurm] [--experiments n] [--gpu-hours h] [--wall-hours h] [--steps n] [--notify command] [-- ar-bench-args ...]"
 }
 
 teardown() {
@@ -56,6 +56,8 @@ busy() {
 	    [ "$(ar-queue ls -s new camp/ideas | tail -n +2 | wc -l)" -gt 0 ]
 	[ "$(rows)" -eq 6 ]
 	ar-ledger verify -C camp
+	# What one experiment takes the devices (two CPUs), for -Q.
+	grep -Eqx '[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?' camp/loop/secs-per-experiment
 	# Methods were measured, not only the node's A/A (ar_loop_setup);
 	# their curves are what loop/curves.jsonl holds.
 	ar-ledger export -C camp -f jsonl > rows.jsonl
@@ -344,6 +346,20 @@ keep $T/camp"
 	[ -n "$aa" ]
 	[[ ! "$aa" < "${started:0:19}" ]]
 	[[ ! "$aa" > "${finished:0:19}" ]]
+}
+
+@test "ar-loop: what an agent submits is measured while the other agents of its step still work" {
+	for t in first second; do
+		jq -cn --arg t "$t" '{title: $t, hypothesis: "h", sources: ["s"]}' | ar-queue put -f jsonl camp/ideas > /dev/null
+	done
+	# first submits after the step's first round (the A/A) is measured;
+	# second waits for first's measurement. A loop that waited for all
+	# its agents before measuring again would never give it one.
+	AR_PLANNER= AR_AGENT=$FIX/relay run --separate-stderr -0 ar-loop "${L[@]}" -a 2 -t 300 --once "${B[@]}"
+	[[ $stderr == *"step 1: agents: 2 done, 0 failed"* ]] || { echo "$stderr"; false; }
+	# One step, and in it a result of a method (not only the A/A).
+	grep -qx 'step 1' camp/loop/state
+	[ "$(ar-ledger export -C camp -f jsonl | jq -s 'map(select(.aa | not)) | length')" -ge 1 ]
 }
 
 @test "ar-loop -t: an agent that hangs is stopped at the limit; its idea failed, saying so" {
