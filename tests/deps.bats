@@ -129,8 +129,9 @@ install -y -qq --no-install-recommends there"
 	[ "$status" -ne 0 ]
 	[ ! -e "$T/b" ]
 	grep -q 'deps: make build needs what is not installed: gone;' <<< "$stderr"
-	# A dry run and make clean check nothing.
-	run env AR_DEPS_FILE="$T/l3.tsv" AR_DEPS_UID=1000 make -C "$TOP" O="$T/b" clean
+	# A dry run, and goals that need nothing (uninstall, clean), check
+	# nothing. (Not clean itself here: it removes the tree's build.)
+	run env AR_DEPS_FILE="$T/l3.tsv" AR_DEPS_UID=1000 make -C "$TOP" O="$T/b" DESTDIR="$T/d" uninstall
 	[ "$status" -eq 0 ]
 	run env AR_DEPS_FILE="$T/l3.tsv" AR_DEPS_UID=1000 make -n -C "$TOP" O="$T/b" check
 	[ "$status" -eq 0 ]
@@ -141,11 +142,12 @@ install -y -qq --no-install-recommends there"
 	[ "$(id -u)" -eq 0 ] || skip "needs root to become another user"
 	command -v runuser >/dev/null || skip "runuser (util-linux) is needed"
 	# bats's scratch directory is private: the other user gets its own.
+	# The tree may be private too (/root/...): the script is copied.
 	pub=$(mktemp -d /tmp/deps-test.XXXXXX)
-	cp list.tsv "$pub/"
-	chmod 755 "$pub"
+	cp list.tsv "$TOP/scripts/deps" "$pub/"
+	chmod 755 "$pub" "$pub/deps"
 	chmod 644 "$pub/list.tsv"
-	run --separate-stderr runuser -u nobody -- env -C / PATH=/usr/bin:/bin AR_DEPS_FILE="$pub/list.tsv" "$TOP/scripts/deps" demo
+	run --separate-stderr runuser -u nobody -- env -C / PATH=/usr/bin:/bin AR_DEPS_FILE="$pub/list.tsv" "$pub/deps" demo
 	rm -rf "$pub"
 	[ "$status" -eq 69 ]
 	# here-cmd is not on that user's PATH: both are missing there.
