@@ -174,3 +174,23 @@ EOC
 	echo "# bad outputs of the broken kernel: $bad"
 	[ "$bad" -gt 0 ]
 }
+
+# The seeds' case study in the whole loop: the scripted planner's
+# specdec ideas, the scripted agent applying examples/specdec's
+# policies, ar-sched and ar-run measuring them, the digest naming them.
+@test "specdec: a campaign through ar-loop: planned, implemented, measured, digested" {
+	mkcamp -p "$SP"
+	echo 'sched.noise_max = 10' >> camp/campaign.conf
+	AR_PLANNER=$TOP/examples/agent/planner AR_AGENT=$TOP/examples/agent/agent \
+	    AR_EXAMPLE_IDEAS=$TOP/examples/agent/ideas-specdec.jsonl \
+	    run --separate-stderr ar-loop -C camp --cpus -w tiny -a 2 -l 30 "${NOSB[@]}" \
+	    --experiments 3 -- -p 3 -P 3 -W 0 -T 20 -q "${NOSB[@]}"
+	[ "$status" -eq 0 ] || { echo "$stderr" | tail -30; false; }
+	[[ $stderr == *"budget spent: experiments 3 of 3"* ]]
+	ar-ledger verify -C camp
+	# Methods of the prepared ideas were measured, not only the A/A.
+	ar-ledger export -C camp -V -f jsonl > rows.jsonl
+	[ "$(jq -s 'map(select(.aa | not)) | length' rows.jsonl)" -ge 1 ]
+	[ "$(jq -rs 'map(.problem) | unique | join(",")' rows.jsonl)" = "$(jq -r .name "$SP/problem.json")" ]
+	grep -q 'draft four tokens for every request\|draft length from each request' camp/loop/digest.md
+}
