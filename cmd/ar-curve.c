@@ -28,21 +28,29 @@ static const char usage[] =
 /* The rows are summarized as they stream, never kept: per group
  * (method, workload, device) and per k only what the curve needs, the
  * latest scored result and the latest result of any kind. Names and ids
- * live in one arena, addressed by 32-bit offsets; a point is 40 bytes.
+ * live in one arena, addressed by 32-bit offsets; a point is 32 bytes.
  * Groups are found by hash; the output sorts them once at the end. */
 
-/* A point as the rows stream: one k of a group. */
+/* A point as the rows stream: one k of a group. Its record in the
+ * arena holds, as varints, the rows at this k, the latest scored row's
+ * n and verdict (an index into R.verdict); then that row's id, NUL; then,
+ * with PT_LSEP, the latest row's id, NUL: a later row without a score. */
 struct pt {
 	double y, lo, hi;    /* the latest scored result's */
 	uint32_t k;          /* k, and PT_ flags above it */
-	uint32_t results;    /* rows at this k */
-	uint32_t rec;        /* arena: the latest scored row, 0 if none:
-	                      * its id, NUL, n and verdict as varints */
-	uint32_t last;       /* arena: the latest row's id (== rec when the
-	                      * latest row is the scored one) */
+	uint32_t rec;        /* arena: the record */
 };
 #define PT_K 0x1ffffu        /* k <= 65536 */
 #define PT_FEAS (1u << 30)   /* the latest row was feasible */
+#define PT_HASY (1u << 29)   /* a row had a score */
+#define PT_LSEP (1u << 28)   /* the latest row is not the scored one */
+
+/* A record, read. */
+struct recv {
+	unsigned long long results, n, v;
+	const char *yid, *lid;
+	size_t size;
+};
 
 struct grp {
 	uint32_t key;        /* arena: method TAB workload TAB device, NUL,
@@ -83,6 +91,7 @@ static struct {
 	size_t slabn;
 	char **slabs;
 	size_t nslabs;
+	struct ar_buf rb;    /* a record being made */
 } R;
 
 /* The options; with R above, the only file-level state. */
@@ -170,29 +179,21 @@ verdict_ix(const char *v)
 	return (uint32_t)R.nverdict++;
 }
 
-static size_t
-rec_size(uint32_t o)
-{
-	const unsigned char *b = (const unsigned char *)R.a + o;
-	unsigned long long x;
-
-	b += strlen((const char *)b) + 1;
-	b = varint_get(b, &x);
-	b = varint_get(b, &x);
-	return (size_t)(b - ((const unsigned char *)R.a + o));
-}
-
 static void
-rec_read(uint32_t o, long *n, const char **verdict)
+rec_get(uint32_t o, uint32_t flags, struct recv *r)
 {
-	const unsigned char *b = (const unsigned char *)R.a + o;
-	unsigned long long x;
+	const unsigned char *s = (const unsigned char *)R.a + o, *b;
 
-	b += strlen((const char *)b) + 1;
-	b = varint_get(b, &x);
-	*n = (long)x;
-	varint_get(b, &x);
-	*verdict = R.verdict[x];
+	b = varint_get(s, &r->results);
+	b = varint_get(b, &r->n);
+	b = varint_get(b, &r->v);
+	r->yid = r->lid = (const char *)b;
+	b += strlen(r->yid) + 1;
+	if (flags & PT_LSEP) {
+		r->lid = (const char *)b;
+		b += strlen(r->lid) + 1;
+	}
+	r->size = (size_t)(b - s);
 }
 
 /* Room for n points where n - 1 are: blocks of 4 from slabs, reused
@@ -325,50 +326,50 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 	int is_first = !g->np || k < (g->p[0].k & PT_K) || (k ==
 	    (g->p[0].k & PT_K) && strcmp(id, R.a + g->first) < 0);
 	struct pt *p = point_of(g, k);
-	int newlast = !p->last || strcmp(id, R.a + p->last) >= 0;
-	size_t idlen = strlen(id);
+	struct recv r = { 0, 0, 0, "", "", 0 };
+	unsigned char vb[30];
+	size_t vl, yl;
+	int newlast, newy, hasy = (p->k & PT_HASY) != 0, lsep;
+	const char *yid, *lid;
 
-	if (p->results < UINT32_MAX)
-		p->results++;
-	if (has_y && (!p->rec || strcmp(id, R.a + p->rec) >= 0)) {
-		unsigned char b[20];
-		size_t tl = varint_put(b, (unsigned long long)n);
-
-		tl += varint_put(b + tl, verdict_ix(verdict));
-		/* In place when it fits and nothing else points at it:
-		 * the ids of a ledger have one length. */
-		if (p->rec && (p->last != p->rec || newlast) &&
-		    g->first != p->rec && rec_size(p->rec) >= idlen + 1 + tl) {
-			memcpy(R.a + p->rec, id, idlen + 1);
-			memcpy(R.a + p->rec + idlen + 1, b, tl);
-		} else {
-			uint32_t o = arena_room(idlen + 1 + tl);
-
-			memcpy(R.a + o, id, idlen + 1);
-			memcpy(R.a + o + idlen + 1, b, tl);
-			p->rec = o;
-		}
+	if (p->rec)
+		rec_get(p->rec, p->k, &r);
+	newlast = !p->rec || strcmp(id, r.lid) >= 0;
+	newy = has_y && (!hasy || strcmp(id, r.yid) >= 0);
+	/* A newer scored row is also the latest: the two part only by a
+	 * later row without a score, or an older scored one. */
+	lsep = newy && newlast ? 0 : newy || newlast ? 1 :
+	    (p->k & PT_LSEP) != 0;
+	yid = newy ? id : r.yid;
+	lid = newlast ? id : r.lid;
+	vl = varint_put(vb, r.results + 1);
+	vl += varint_put(vb + vl, newy ? (unsigned long long)n : r.n);
+	vl += varint_put(vb + vl, newy ? verdict_ix(verdict) : r.v);
+	/* Made aside: the old ids may lie where the new record goes. */
+	ar_buf_clear(&R.rb);
+	ar_buf_add(&R.rb, vb, vl);
+	yl = strlen(yid) + 1;
+	ar_buf_add(&R.rb, yid, yl);
+	if (lsep)
+		ar_buf_add(&R.rb, lid, strlen(lid) + 1);
+	/* In place when it fits and the group's first id is not in it:
+	 * the ids of a ledger have one length. */
+	if (!p->rec || R.rb.len > r.size || (g->first >= p->rec &&
+	    g->first < p->rec + r.size))
+		p->rec = arena_room(R.rb.len);
+	memcpy(R.a + p->rec, R.rb.p, R.rb.len);
+	p->k = k | (hasy || newy ? PT_HASY : 0) | (lsep ? PT_LSEP : 0) |
+	    ((newlast ? feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
+	if (newy) {
 		p->y = y;
 		p->lo = lo;
 		p->hi = hi;
-		if (newlast)
-			p->last = p->rec;
-	} else if (newlast) {
-		/* A row without a score, the latest: its own id. */
-		if (p->last && p->last != p->rec && p->last != g->first &&
-		    strlen(R.a + p->last) >= idlen)
-			memcpy(R.a + p->last, id, idlen + 1);
-		else
-			p->last = arena_str(id);
 	}
-	if (newlast)
-		p->k = (p->k & PT_K) | (feasible ? PT_FEAS : 0);
 	if (is_first) {
-		/* The row's id where it is kept already; else its own copy,
-		 * never written over: a new first is rare (a smaller k, or
-		 * an older id at the least k). */
+		/* The row's id where it is kept already: a new first is
+		 * rare (a smaller k, or an older id at the least k). */
 		if (newlast)
-			g->first = p->last;
+			g->first = (uint32_t)(p->rec + vl + (lsep ? yl : 0));
 		else
 			g->first = arena_str(id);
 		/* The label is the group's alone: written over in place. */
@@ -556,19 +557,22 @@ build(const struct grp *g, struct view *v)
 	for (i = 0; i < g->np; i++) {
 		const struct pt *q = &g->p[i];
 		struct ar_point *p = &v->p[v->np];
+		struct recv r;
 
 		/* One point per k: the latest result with a score;
 		 * feasible as the latest result at that k says. */
-		if (!q->rec)
+		if (!(q->k & PT_HASY))
 			continue;
 		p->k = (double)(q->k & PT_K);
 		p->y = q->y;
 		p->lo = q->lo;
 		p->hi = q->hi;
 		p->feasible = (q->k & PT_FEAS) != 0;
-		v->results[v->np] = (long)q->results;
-		rec_read(q->rec, &v->n[v->np], &v->verdict[v->np]);
-		v->id[v->np] = R.a + q->rec;
+		rec_get(q->rec, q->k, &r);
+		v->results[v->np] = (long)r.results;
+		v->n[v->np] = (long)r.n;
+		v->verdict[v->np] = R.verdict[r.v];
+		v->id[v->np] = r.yid;
 		v->np++;
 	}
 	ar_curve_fit(v->p, v->np, &v->fit);
@@ -658,8 +662,10 @@ g6(char *b, double v)
 	}
 	if (!(a >= 1e-15 && a < 1e15))
 		goto slow;
-	e = (int)floor(log10(a));
-	/* log10 may miss by one next to a power of ten: m says. */
+	/* The binary exponent tells the decimal one, or misses it by one:
+	 * m says which. */
+	frexp(a, &e);
+	e = (int)floor((e - 1) * 0.30102999566398120);
 	for (tries = 0; tries < 3; tries++) {
 		s = 5 - e;
 		m = s >= 0 ? a * p10[s] : a / p10[-s];
@@ -727,13 +733,37 @@ slow:
 
 /* Six significant digits: more than any score's interval can tell
  * apart, and the shortest exact form costs a strtod per digit count. */
+/* Appends to a line: ar_buf_add's work, inlined where it fits. */
+static void
+bput(struct ar_buf *b, const char *s, size_t n)
+{
+	if (b->len + n < b->cap) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	} else {
+		ar_buf_add(b, s, n);
+	}
+}
+
+static void
+bs(struct ar_buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void
+bc(struct ar_buf *b, char c)
+{
+	bput(b, &c, 1);
+}
+
 static void
 num(struct ar_buf *b, double v)
 {
 	char t[32];
 
 	if (isfinite(v))
-		ar_buf_adds(b, g6(t, v));
+		bs(b, g6(t, v));
 }
 
 /* "%ld", by hand: printf costs more than the rest of a line. */
@@ -766,12 +796,12 @@ put_esc(struct ar_buf *b, const char *s)
 		    *p == '\r' ? "\\r" : *p == '\\' ? "\\\\" : NULL;
 
 		if (e) {
-			ar_buf_add(b, s, (size_t)(p - s));
-			ar_buf_add(b, e, 2);
+			bput(b, s, (size_t)(p - s));
+			bput(b, e, 2);
 			s = p + 1;
 		}
 	}
-	ar_buf_add(b, s, (size_t)(p - s));
+	bput(b, s, (size_t)(p - s));
 }
 
 static const char *
@@ -803,54 +833,54 @@ tsv_group(const struct view *g, struct ar_buf *b)
 			ar_curve_predict(&g->fit, k, &y, &lo, &hi);
 		}
 		ar_buf_clear(b);
-		ar_buf_adds(b, g->method);
-		ar_buf_addc(b, '\t');
+		bs(b, g->method);
+		bc(b, '\t');
 		put_esc(b, g->label);
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		put_esc(b, g->workload);
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		put_esc(b, g->device);
-		ar_buf_addc(b, '\t');
-		ar_buf_adds(b, O.metric ? O.metric : "ratio");
-		ar_buf_addc(b, '\t');
-		ar_buf_adds(b, g6(t, k));
-		ar_buf_adds(b, meas ? "\tmeasured\t" : "\tpredicted\t");
+		bc(b, '\t');
+		bs(b, O.metric ? O.metric : "ratio");
+		bc(b, '\t');
+		bs(b, g6(t, k));
+		bs(b, meas ? "\tmeasured\t" : "\tpredicted\t");
 		num(b, y);
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		num(b, lo);
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		num(b, hi);
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		if (meas)
-			ar_buf_adds(b, ld(t, g->n[i]));
-		ar_buf_addc(b, '\t');
+			bs(b, ld(t, g->n[i]));
+		bc(b, '\t');
 		if (meas)
-			ar_buf_adds(b, g->p[i].feasible ? "yes" : "no");
-		ar_buf_addc(b, '\t');
+			bs(b, g->p[i].feasible ? "yes" : "no");
+		bc(b, '\t');
 		if (meas)
 			num(b, efficiency(g, i));
-		ar_buf_addc(b, '\t');
-		ar_buf_adds(b, model_name(g->fit.model));
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
+		bs(b, model_name(g->fit.model));
+		bc(b, '\t');
 		if (g->fit.model) {
 			num(b, g->fit.sigma);
-			ar_buf_addc(b, '\t');
+			bc(b, '\t');
 			num(b, g->fit.sigma_se);
-			ar_buf_addc(b, '\t');
+			bc(b, '\t');
 			num(b, g->fit.kappa);
-			ar_buf_addc(b, '\t');
+			bc(b, '\t');
 			num(b, g->fit.kappa_se);
 		} else {
-			ar_buf_adds(b, "\t\t\t");
+			bs(b, "\t\t\t");
 		}
-		ar_buf_addc(b, '\t');
+		bc(b, '\t');
 		if (g->has_best) {
-			ar_buf_adds(b, ld(t, g->knee));
-			ar_buf_addc(b, '\t');
-			ar_buf_adds(b, ld(t, g->best_k));
+			bs(b, ld(t, g->knee));
+			bc(b, '\t');
+			bs(b, ld(t, g->best_k));
 		} else
-			ar_buf_addc(b, '\t');
-		ar_buf_addc(b, '\n');
+			bc(b, '\t');
+		bc(b, '\n');
 		fwrite(b->p, 1, b->len, stdout);
 	}
 }
@@ -1143,6 +1173,8 @@ main(int argc, char **argv)
 		    left.unverified ? " (export with ar-ledger export -V, or "
 		    "-U)" : "", left.aa, left.noscore, left.noscore == 1 ?
 		    "" : "s");
+	/* The index has done its work: its memory goes to the sort. */
+	ar_hmap_free(&R.gix);
 	ord = ar_xcalloc(R.ng + 1, sizeof *ord);
 	for (i = 0; i < R.ng; i++) {
 		const unsigned char *k = (const unsigned char *)R.a +
@@ -1198,7 +1230,7 @@ main(int argc, char **argv)
 	for (i = 0; i < R.nverdict; i++)
 		free(R.verdict[i]);
 	free(R.verdict);
-	ar_hmap_free(&R.gix);
 	ar_hmap_free(&R.vix);
+	ar_buf_free(&R.rb);
 	return AR_EX_OK;
 }
