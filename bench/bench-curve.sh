@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-curve.sh [-g groups] [-k dir]: ar-curve's speed over a synthetic
+# bench-curve.sh [-g groups] [-f formats] [-k dir]: ar-curve's speed over a synthetic
 # verified ledger export (run by hand, not by CI). Each group is one
 # method at k = 1, 2, 4, 8 drawn from an Amdahl curve with 2% noise and
 # 95% intervals, 30% of the k = 8 points failing a guardrail; so every
@@ -8,17 +8,20 @@
 # machine, then per output the seconds (best of 3), the groups a second
 # and the peak resident memory in KiB (/usr/bin/time -f %M, one run).
 # Issue 21's figures: -g 100000 and -g 1000000; -g 10000 besides shows
-# the growth. -k keeps the export in dir (for comparing outputs).
+# the growth. -f names the outputs timed ("tsv jsonl" by default); -k
+# keeps the export in dir (for comparing outputs).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 groups=100000
+formats="tsv jsonl"
 keep=
-while getopts g:k: c; do
+while getopts f:g:k: c; do
 	case $c in
+	f) formats=$OPTARG ;;
 	g) groups=$OPTARG ;;
 	k) keep=$OPTARG ;;
-	*) echo "usage: sh bench/bench-curve.sh [-g groups] [-k dir]" >&2; exit 64 ;;
+	*) echo "usage: sh bench/bench-curve.sh [-g groups] [-f formats] [-k dir]" >&2; exit 64 ;;
 	esac
 done
 bin=${AR_BIN:-$top/build/bin}
@@ -31,7 +34,9 @@ else
 	trap 'rm -rf "$work"' EXIT
 fi
 # Each row is written after a random sort key, then sorted and cut: the
-# export's order is not the groups'.
+# export's order is not the groups'. A kept export of as many groups is
+# used again.
+[ -s "$work/export.tsv" ] && [ "$(($(wc -l < "$work/export.tsv") - 1))" -eq $((4 * groups)) ] ||
 awk -v g="$groups" 'BEGIN {
 	srand(1); OFS = "\t"
 	print "id", "signed", "verified", "method.hash", "method.commit",
@@ -52,7 +57,7 @@ awk -v g="$groups" 'BEGIN {
 echo "# bench-curve: ar-curve over $groups groups of 4 points ($(($(wc -l < "$work/export.tsv") - 1)) rows)"
 machine "$bin/ar-curve"
 printf 'output\tseconds\tgroups_per_s\tpeak_kib\n'
-for f in tsv jsonl; do
+for f in $formats; do
 	s=$(best sh -c '"$1" -f "$2" < "$3"' sh "$bin/ar-curve" "$f" "$work/export.tsv")
 	/usr/bin/time -f %M -o "$work/time" "$bin/ar-curve" -f "$f" < "$work/export.tsv" > /dev/null 2>&1
 	printf '%s\t%s\t%s\t%s\n' "$f" "$s" "$(awk -v g="$groups" -v s="$s" 'BEGIN { printf "%.0f", g / s }')" "$(tail -n 1 "$work/time")"

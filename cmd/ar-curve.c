@@ -652,6 +652,7 @@ g6(char *b, double v)
 		1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
 		1e18, 1e19, 1e20, 1e21, 1e22 };
 	double a = fabs(v), m = 0, f;
+	uint64_t bits;
 	long d;
 	int e, s, i, end, tries;
 	char dig[8], *o = b;
@@ -662,10 +663,11 @@ g6(char *b, double v)
 	}
 	if (!(a >= 1e-15 && a < 1e15))
 		goto slow;
-	/* The binary exponent tells the decimal one, or misses it by one:
-	 * m says which. */
-	frexp(a, &e);
-	e = (int)floor((e - 1) * 0.30102999566398120);
+	/* The binary exponent tells the decimal one (78913 / 2^18 is
+	 * log10(2)), or misses it by one: m says which. */
+	memcpy(&bits, &a, sizeof bits);
+	e = (int)((bits >> 52) & 0x7ff) - 1023;
+	e = e >= 0 ? e * 78913 >> 18 : -((-e * 78913 + 262143) >> 18);
 	for (tries = 0; tries < 3; tries++) {
 		s = 5 - e;
 		m = s >= 0 ? a * p10[s] : a / p10[-s];
