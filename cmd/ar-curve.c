@@ -92,6 +92,7 @@ static struct {
 	char **slabs;
 	size_t nslabs;
 	struct ar_buf rb;    /* a record being made */
+	const char *name;    /* the input being read */
 } R;
 
 /* The options; with R above, the only file-level state. */
@@ -117,8 +118,8 @@ arena_room(size_t n)
 		R.alen = 1;  /* offset 0 is "none" */
 	}
 	if (R.alen + n > UINT32_MAX)
-		ar_die(AR_EX_DATA, "more than 4 GiB of names and ids to "
-		    "hold: split the export");
+		ar_die(AR_EX_DATA, "%s: more than 4 GiB of names and ids to "
+		    "hold: split the export", R.name);
 	if (R.alen + n > R.acap) {
 		while (R.alen + n > R.acap)
 			R.acap *= 2;
@@ -443,6 +444,7 @@ read_rows(FILE *f, const char *name, struct left *left)
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
+	R.name = name;
 	if (O.metric) {
 		snprintf(cy, sizeof cy, "metrics.%s.median", O.metric);
 		snprintf(clo, sizeof clo, "metrics.%s.ci_lo", O.metric);
