@@ -467,3 +467,14 @@ h2	cBbbbbb	w	cuda	ratio	8	predicted	2.0625	1.68221	2.44279				amdahl	0.466667	0.
 	run --separate-stderr -0 ar-curve -f jsonl "$T/shuffled.tsv"
 	[ "$output" = "$want" ]
 }
+
+@test "ar-curve: a tab inside a name never joins two groups" {
+	{
+		echo "$H"
+		printf 'a\tyes\tyes\tm\\tx\tc0\tw\tcuda\t1\tkeep\ttrue\tfalse\t1.5\t1.4\t1.6\t1\n'
+		printf 'b\tyes\tyes\tm\tc1\tx\\tw\tcuda\t1\tkeep\ttrue\tfalse\t1.2\t1.1\t1.3\t1\n'
+	} > "$T/tab.tsv"
+	run --separate-stderr -0 ar-curve -f jsonl "$T/tab.tsv"
+	[ "$(jl '[.method, .workload, .label, .points[0].id]')" = '["m","x\tw","c1","b"]
+["m\tx","w","c0","a"]' ]
+}
