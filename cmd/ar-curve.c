@@ -4,6 +4,7 @@
  * predictions at unmeasured k, the knee and the best feasible k.
  * ar-curve(1) is the contract. */
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "buf.h"
 #include "curve.h"
 #include "err.h"
+#include "hmap.h"
 #include "io.h"
 #include "json.h"
 #include "svg.h"
@@ -23,28 +25,77 @@ static const char usage[] =
 	"[-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [--text] "
 	"[--svg file] [file ...]";
 
-struct row {
-	char *key;           /* method.hash TAB workload TAB device */
-	char *method, *label, *workload, *device, *id, *verdict;
-	double k, y, lo, hi;
-	long n;
-	int feasible, has_y;
+/* The rows are summarized as they stream, never kept: per group
+ * (method, workload, device) and per k only what the curve needs, the
+ * latest scored result and the latest result of any kind. Names and ids
+ * live in one arena, addressed by 32-bit offsets; a point is 32 bytes.
+ * Groups are found by hash; the output sorts them once at the end. */
+
+/* A point as the rows stream: one k of a group. Its record in the
+ * arena holds, as varints, the rows at this k, the latest scored row's
+ * n and verdict (an index into R.verdict); then that row's id, NUL; then,
+ * with PT_LSEP, the latest row's id, NUL: a later row without a score. */
+struct pt {
+	double y, lo, hi;    /* the latest scored result's */
+	uint32_t k;          /* k, and PT_ flags above it */
+	uint32_t rec;        /* arena: the record */
+};
+#define PT_K 0x1ffffu        /* k <= 65536 */
+#define PT_FEAS (1u << 30)   /* the latest row was feasible */
+#define PT_HASY (1u << 29)   /* a row had a score */
+#define PT_LSEP (1u << 28)   /* the latest row is not the scored one */
+
+/* A record, read. */
+struct recv {
+	unsigned long long results, n, v;
+	const char *yid, *lid;
+	size_t size;
 };
 
-struct group {
-	struct row *r;       /* rows of the group, sorted by k then id */
-	size_t nr;
+struct grp {
+	uint32_t key;        /* arena: method TAB workload TAB device, NUL,
+	                      * then the method's and workload's lengths */
+	uint32_t label;      /* arena: the first row's label */
+	uint32_t first;      /* arena: the first row's id: least k, then id */
+	uint32_t np;         /* points, sorted by k */
+	struct pt *p;        /* room for max(4, 2^ceil(log2 np)) */
+};
+
+/* A group as the output needs it, built from its summary. */
+struct view {
+	const char *method, *label, *workload, *device;
 	struct ar_point *p;  /* one point per k: the latest result */
-	size_t np;
-	long *results;
-	const struct row **last;
+	size_t np, cap;
+	long *results, *n;
+	const char **verdict, **id;
 	struct ar_fit fit;
 	long knee, best_k;
 	double best;
 	int has_best;
+	char *mwd;           /* method, workload, device, NUL-separated */
+	size_t mwdcap;
 };
 
-/* The options; the only file-level state. */
+/* Everything read. */
+static struct {
+	char *a;             /* the arena; offset 0 means none */
+	size_t alen, acap;
+	struct grp *g;
+	size_t ng, gcap;
+	struct ar_hmap gix;  /* g by key */
+	char **verdict;      /* distinct verdicts, by index */
+	size_t nverdict;
+	struct ar_hmap vix;
+	struct pt *free4;    /* freed blocks of 4 points, linked */
+	char *slab;          /* blocks of 4 points are cut from slabs */
+	size_t slabn;
+	char **slabs;
+	size_t nslabs;
+	struct ar_buf rb;    /* a record being made */
+	const char *name;    /* the input being read */
+} R;
+
+/* The options; with R above, the only file-level state. */
 static struct {
 	int fmt, text, unverified, lower;
 	const char *metric, *svg;
@@ -57,10 +108,277 @@ struct left {
 	size_t unsigned_, unverified, aa, noscore;
 };
 
-static char *
-dup_field(const struct ar_tsv *t, int c)
+/* Room for n more bytes in the arena; the offset they start at. */
+static uint32_t
+arena_room(size_t n)
 {
-	return ar_xstrdup(c >= 0 ? t->field[c] : "");
+	if (!R.acap) {
+		R.acap = 1 << 16;
+		R.a = ar_xmalloc(R.acap);
+		R.alen = 1;  /* offset 0 is "none" */
+	}
+	if (R.alen + n > UINT32_MAX)
+		ar_die(AR_EX_DATA, "%s: more than 4 GiB of names and ids to "
+		    "hold: split the export", R.name);
+	if (R.alen + n > R.acap) {
+		while (R.alen + n > R.acap)
+			R.acap *= 2;
+		R.a = ar_xrealloc(R.a, R.acap);
+	}
+	R.alen += n;
+	return (uint32_t)(R.alen - n);
+}
+
+static uint32_t
+arena_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	uint32_t o = arena_room(n);
+
+	memcpy(R.a + o, s, n);
+	return o;
+}
+
+static size_t
+varint_put(unsigned char *b, unsigned long long v)
+{
+	size_t n = 0;
+
+	do {
+		b[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+static const unsigned char *
+varint_get(const unsigned char *b, unsigned long long *v)
+{
+	int sh = 0;
+
+	*v = 0;
+	do
+		*v |= (unsigned long long)(*b & 0x7f) << sh, sh += 7;
+	while (*b++ & 0x80);
+	return b;
+}
+
+/* A verdict's index among the distinct verdicts. */
+static uint32_t
+verdict_ix(const char *v)
+{
+	uint32_t h = ar_hash_str(v);
+	size_t it = 0, i;
+
+	while (ar_hmap_next(&R.vix, h, &it, &i))
+		if (strcmp(R.verdict[i], v) == 0)
+			return (uint32_t)i;
+	R.verdict = ar_xrealloc(R.verdict, (R.nverdict + 1) *
+	    sizeof *R.verdict);
+	R.verdict[R.nverdict] = ar_xstrdup(v);
+	ar_hmap_put(&R.vix, h, R.nverdict);
+	return (uint32_t)R.nverdict++;
+}
+
+static void
+rec_get(uint32_t o, uint32_t flags, struct recv *r)
+{
+	const unsigned char *s = (const unsigned char *)R.a + o, *b;
+
+	b = varint_get(s, &r->results);
+	b = varint_get(b, &r->n);
+	b = varint_get(b, &r->v);
+	r->yid = r->lid = (const char *)b;
+	b += strlen(r->yid) + 1;
+	if (flags & PT_LSEP) {
+		r->lid = (const char *)b;
+		b += strlen(r->lid) + 1;
+	}
+	r->size = (size_t)(b - s);
+}
+
+/* Room for n points where n - 1 are: blocks of 4 from slabs, reused
+ * when a group outgrows them; larger ones from malloc, doubled. */
+static struct pt *
+pts_grow(struct pt *old, uint32_t n)
+{
+	uint32_t c = n - 1;
+	struct pt *p;
+
+	if (old && (c < 4 || (c & (c - 1))))
+		return old;    /* room left */
+	if (old && c > 4)
+		return ar_xrealloc(old, 2 * (size_t)c * sizeof *old);
+	if (old) {
+		p = ar_xmalloc(8 * sizeof *p);
+		memcpy(p, old, 4 * sizeof *p);
+		*(struct pt **)(void *)old = R.free4;
+		R.free4 = old;
+		return p;
+	}
+	if (R.free4) {
+		p = R.free4;
+		R.free4 = *(struct pt **)(void *)p;
+		return p;
+	}
+	if (!R.slabn) {
+		R.slabs = ar_xrealloc(R.slabs, (R.nslabs + 1) *
+		    sizeof *R.slabs);
+		R.slab = R.slabs[R.nslabs++] = ar_xmalloc(4096 * 4 *
+		    sizeof *p);
+		R.slabn = 4096;
+	}
+	p = (struct pt *)(void *)R.slab;
+	R.slab += 4 * sizeof *p;
+	R.slabn--;
+	return p;
+}
+
+/* The lengths of the method and the workload after a key's NUL. */
+static void
+key_lens(const char *k, size_t kl, size_t *ml, size_t *wl)
+{
+	unsigned long long a, b;
+
+	varint_get(varint_get((const unsigned char *)k + kl + 1, &a), &b);
+	*ml = (size_t)a;
+	*wl = (size_t)b;
+}
+
+/* The group of a key, made when new. m, w, d: the method, workload and
+ * device. */
+static struct grp *
+group_of(const char *m, const char *w, const char *d)
+{
+	size_t ml = strlen(m), wl = strlen(w), dl = strlen(d), it = 0, i;
+	size_t kl = ml + 1 + wl + 1 + dl, ml2, wl2;
+	unsigned char tail[20];
+	size_t tl = varint_put(tail, ml);
+	uint32_t h, o;
+	char *k;
+
+	tl += varint_put(tail + tl, wl);
+	/* The names apart, so that a tab inside one cannot join two
+	 * groups. */
+	h = ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
+	while (ar_hmap_next(&R.gix, h, &it, &i)) {
+		const char *s = R.a + R.g[i].key;
+
+		if (memcmp(s, m, ml) || s[ml] != '\t' || memcmp(s + ml + 1, w,
+		    wl) || s[ml + 1 + wl] != '\t' || memcmp(s + ml + 2 + wl, d,
+		    dl) || s[kl])
+			continue;
+		key_lens(s, kl, &ml2, &wl2);
+		if (ml2 == ml && wl2 == wl)
+			return &R.g[i];
+	}
+	o = arena_room(kl + 1 + tl);
+	k = R.a + o;
+	memcpy(k, m, ml);
+	k[ml] = '\t';
+	memcpy(k + ml + 1, w, wl);
+	k[ml + 1 + wl] = '\t';
+	memcpy(k + ml + 2 + wl, d, dl);
+	k[kl] = 0;
+	memcpy(k + kl + 1, tail, tl);
+	if (R.ng == R.gcap) {
+		R.gcap = R.gcap ? 2 * R.gcap : 1024;
+		R.g = ar_xrealloc(R.g, R.gcap * sizeof *R.g);
+	}
+	memset(&R.g[R.ng], 0, sizeof *R.g);
+	R.g[R.ng].key = o;
+	ar_hmap_put(&R.gix, h, R.ng);
+	return &R.g[R.ng++];
+}
+
+/* The point of k in g, made when new, the points kept sorted by k. */
+static struct pt *
+point_of(struct grp *g, uint32_t k)
+{
+	uint32_t lo = 0, hi = g->np;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((g->p[mid].k & PT_K) < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < g->np && (g->p[lo].k & PT_K) == k)
+		return &g->p[lo];
+	g->p = pts_grow(g->p, g->np + 1);
+	memmove(&g->p[lo + 1], &g->p[lo], (g->np - lo) * sizeof *g->p);
+	memset(&g->p[lo], 0, sizeof *g->p);
+	g->p[lo].k = k;
+	g->np++;
+	return &g->p[lo];
+}
+
+/* A row of the group at k. Ties of id keep the later row as the latest
+ * and the earlier as the first, the order a stable sort of the rows by
+ * key, k and id gives. */
+static void
+add_row(const char *m, const char *w, const char *d, uint32_t k,
+    const char *id, const char *lab, size_t labn, int has_y, double y,
+    double lo, double hi, long n, const char *verdict, int feasible)
+{
+	struct grp *g = group_of(m, w, d);
+	int is_first = !g->np || k < (g->p[0].k & PT_K) || (k ==
+	    (g->p[0].k & PT_K) && strcmp(id, R.a + g->first) < 0);
+	struct pt *p = point_of(g, k);
+	struct recv r = { 0, 0, 0, "", "", 0 };
+	unsigned char vb[30];
+	size_t vl, yl;
+	int newlast, newy, hasy = (p->k & PT_HASY) != 0, lsep;
+	const char *yid, *lid;
+
+	if (p->rec)
+		rec_get(p->rec, p->k, &r);
+	newlast = !p->rec || strcmp(id, r.lid) >= 0;
+	newy = has_y && (!hasy || strcmp(id, r.yid) >= 0);
+	/* A newer scored row is also the latest: the two part only by a
+	 * later row without a score, or an older scored one. */
+	lsep = newy && newlast ? 0 : newy || newlast ? 1 :
+	    (p->k & PT_LSEP) != 0;
+	yid = newy ? id : r.yid;
+	lid = newlast ? id : r.lid;
+	vl = varint_put(vb, r.results + 1);
+	vl += varint_put(vb + vl, newy ? (unsigned long long)n : r.n);
+	vl += varint_put(vb + vl, newy ? verdict_ix(verdict) : r.v);
+	/* Made aside: the old ids may lie where the new record goes. */
+	ar_buf_clear(&R.rb);
+	ar_buf_add(&R.rb, vb, vl);
+	yl = strlen(yid) + 1;
+	ar_buf_add(&R.rb, yid, yl);
+	if (lsep)
+		ar_buf_add(&R.rb, lid, strlen(lid) + 1);
+	/* In place when it fits and the group's first id is not in it:
+	 * the ids of a ledger have one length. */
+	if (!p->rec || R.rb.len > r.size || (g->first >= p->rec &&
+	    g->first < p->rec + r.size))
+		p->rec = arena_room(R.rb.len);
+	memcpy(R.a + p->rec, R.rb.p, R.rb.len);
+	p->k = k | (hasy || newy ? PT_HASY : 0) | (lsep ? PT_LSEP : 0) |
+	    ((newlast ? feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
+	if (newy) {
+		p->y = y;
+		p->lo = lo;
+		p->hi = hi;
+	}
+	if (is_first) {
+		/* The row's id where it is kept already: a new first is
+		 * rare (a smaller k, or an older id at the least k). */
+		if (newlast)
+			g->first = (uint32_t)(p->rec + vl + (lsep ? yl : 0));
+		else
+			g->first = arena_str(id);
+		/* The label is the group's alone: written over in place. */
+		if (!g->label || strlen(R.a + g->label) < labn)
+			g->label = arena_room(labn + 1);
+		memcpy(R.a + g->label, lab, labn);
+		R.a[g->label + labn] = 0;
+	}
 }
 
 /* A column that may be missing, or (need) one that must be there. */
@@ -68,6 +386,37 @@ static int
 col(const struct ar_tsv *t, const char *name, int need)
 {
 	return need ? ar_tsv_need(t, name) : ar_tsv_col(t, name);
+}
+
+/* A plain decimal (digits, maybe a point and digits; 15 digits at most)
+ * read without strtod: the digits are an exact integer and the power of
+ * ten is exact, so their quotient is rounded once, as strtod rounds.
+ * 0 where the form is not that one: strtod decides. */
+static int
+fast_double(const char *s, double *v)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+		1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15 };
+	uint64_t d = 0;
+	int nd = 0, nf = -1;
+
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9') {
+			d = d * 10 + (uint64_t)(*s - '0');
+			if (++nd > 15)
+				return 0;
+			if (nf >= 0)
+				nf++;
+		} else if (*s == '.' && nf < 0 && nd) {
+			nf = 0;
+		} else {
+			return 0;
+		}
+	}
+	if (!nd || nf == 0)
+		return 0;
+	*v = (double)d / p10[nf < 0 ? 0 : nf];
+	return 1;
 }
 
 /* A score field: empty is missing; anything else must be a positive,
@@ -79,15 +428,14 @@ score_field(const struct ar_tsv *t, int c, const char *name, double *v)
 
 	if (!s[0])
 		return 0;
-	if (ar_parse_double(s, v) < 0 || !(*v > 0))
+	if ((!fast_double(s, v) && ar_parse_double(s, v) < 0) || !(*v > 0))
 		ar_die(AR_EX_DATA, "%s: line %zu: %s: \"%s\" is not a positive "
 		    "number", t->name, t->lineno, name, s);
 	return 1;
 }
 
 static void
-read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
-    size_t *cap, struct left *left)
+read_rows(FILE *f, const char *name, struct left *left)
 {
 	struct ar_tsv t;
 	char cy[128], clo[128], chi[128], cn[128];
@@ -96,6 +444,7 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
+	R.name = name;
 	if (O.metric) {
 		snprintf(cy, sizeof cy, "metrics.%s.median", O.metric);
 		snprintf(clo, sizeof clo, "metrics.%s.ci_lo", O.metric);
@@ -124,10 +473,12 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 	c_hi = col(&t, chi, 0);
 	c_n = col(&t, cn, 0);
 	for (;;) {
-		struct row r = {0};
-		int st = ar_tsv_next(&t);
-		const char *v;
+		int st = ar_tsv_next(&t), has_y, feasible;
+		const char *v, *method, *lab;
+		size_t labn;
+		double y = 0, lo, hi;
 		long long k;
+		long n;
 
 		if (st < 0)
 			ar_die(AR_EX_DATA, "%s", t.err);
@@ -151,115 +502,160 @@ read_rows(FILE *f, const char *name, struct row **rows, size_t *n,
 			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not "
 			    "a whole number from 1 to 65536", t.name, t.lineno,
 			    t.field[c_k]);
-		r.k = (double)k;
-		r.has_y = score_field(&t, c_y, cy, &r.y);
-		r.lo = r.hi = r.y;
-		if (r.has_y) {
+		has_y = score_field(&t, c_y, cy, &y);
+		lo = hi = y;
+		if (has_y) {
 			double x;
 
 			if (score_field(&t, c_lo, clo, &x))
-				r.lo = x;
+				lo = x;
 			if (score_field(&t, c_hi, chi, &x))
-				r.hi = x;
-			if (r.lo > r.y || r.hi < r.y)
+				hi = x;
+			if (lo > y || hi < y)
 				ar_die(AR_EX_DATA, "%s: line %zu: %s lies outside "
 				    "its interval", t.name, t.lineno, cy);
 		} else {
 			left->noscore++;
 		}
-		r.n = 0;
+		n = 0;
 		if (c_n >= 0 && t.field[c_n][0]) {
 			long long nn;
 
 			if (ar_parse_long(t.field[c_n], &nn) == 0 && nn >= 0)
-				r.n = (long)nn;
+				n = (long)nn;
 		}
 		v = t.field[c_verdict];
-		r.feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
+		feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
 		    strcmp(v, "timeout") && !(c_guard >= 0 &&
 		    strcmp(t.field[c_guard], "false") == 0);
-		r.method = dup_field(&t, c_hash);
-		if (c_commit >= 0 && t.field[c_commit][0])
-			r.label = ar_xasprintf("%.7s", t.field[c_commit]);
-		else if (c_dir >= 0 && t.field[c_dir][0]) {
-			/* The directory's last name, trailing slashes aside. */
-			char *d = ar_xstrdup(t.field[c_dir]), *b;
-			size_t len = strlen(d);
+		method = t.field[c_hash];
+		if (c_commit >= 0 && t.field[c_commit][0]) {
+			lab = t.field[c_commit];
+			labn = strnlen(lab, 7);
+		} else if (c_dir >= 0 && t.field[c_dir][0]) {
+			/* The directory's last name, trailing slashes aside;
+			 * "/" is itself. */
+			size_t e = strlen(t.field[c_dir]), b;
 
-			while (len > 1 && d[len - 1] == '/')
-				d[--len] = 0;
-			b = strrchr(d, '/');
-			r.label = ar_xstrdup(b && b[1] ? b + 1 : d);
-			free(d);
-		} else
-			r.label = ar_xasprintf("%.7s", r.method);
-		r.workload = dup_field(&t, c_wl);
-		r.device = dup_field(&t, c_dev);
-		r.id = dup_field(&t, c_id);
-		r.verdict = dup_field(&t, c_verdict);
-		r.key = ar_xasprintf("%s\t%s\t%s", r.method, r.workload,
-		    r.device);
-		if (*n == *cap) {
-			*cap = *cap ? 2 * *cap : 1024;
-			*rows = ar_xrealloc(*rows, *cap * sizeof **rows);
+			lab = t.field[c_dir];
+			while (e > 1 && lab[e - 1] == '/')
+				e--;
+			for (b = e; b > 0 && lab[b - 1] != '/'; b--)
+				;
+			if (b == e)
+				b = 0;
+			lab += b;
+			labn = e - b;
+		} else {
+			lab = method;
+			labn = strnlen(lab, 7);
 		}
-		(*rows)[(*n)++] = r;
+		add_row(method, t.field[c_wl], t.field[c_dev], (uint32_t)k,
+		    t.field[c_id], lab, labn, has_y, y, lo, hi, n, v,
+		    feasible);
 	}
 	ar_tsv_close(&t);
 }
 
-static int
-cmp_row(const void *a, const void *b)
+/* The view of a group: its points with a score, the fit, the knee. */
+static void
+build(const struct grp *g, struct view *v)
 {
-	const struct row *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
+	const char *k = R.a + g->key;
+	size_t kl = strlen(k), i, ml, wl;
 
-	if (c)
-		return c;
-	if (x->k != y->k)
-		return x->k < y->k ? -1 : 1;
-	return strcmp(x->id, y->id);
+	key_lens(k, kl, &ml, &wl);
+	if (v->mwdcap < kl + 1) {
+		v->mwdcap = kl + 1;
+		v->mwd = ar_xrealloc(v->mwd, v->mwdcap);
+	}
+	memcpy(v->mwd, k, kl + 1);
+	v->mwd[ml] = 0;
+	v->mwd[ml + 1 + wl] = 0;
+	v->method = v->mwd;
+	v->workload = v->mwd + ml + 1;
+	v->device = v->mwd + ml + 1 + wl + 1;
+	v->label = R.a + g->label;
+	if (v->cap < g->np + 1) {
+		v->cap = g->np + 1;
+		v->p = ar_xrealloc(v->p, v->cap * sizeof *v->p);
+		v->results = ar_xrealloc(v->results, v->cap *
+		    sizeof *v->results);
+		v->n = ar_xrealloc(v->n, v->cap * sizeof *v->n);
+		v->verdict = ar_xrealloc(v->verdict, v->cap *
+		    sizeof *v->verdict);
+		v->id = ar_xrealloc(v->id, v->cap * sizeof *v->id);
+	}
+	v->np = 0;
+	for (i = 0; i < g->np; i++) {
+		const struct pt *q = &g->p[i];
+		struct ar_point *p = &v->p[v->np];
+		struct recv r;
+
+		/* One point per k: the latest result with a score;
+		 * feasible as the latest result at that k says. */
+		if (!(q->k & PT_HASY))
+			continue;
+		p->k = (double)(q->k & PT_K);
+		p->y = q->y;
+		p->lo = q->lo;
+		p->hi = q->hi;
+		p->feasible = (q->k & PT_FEAS) != 0;
+		rec_get(q->rec, q->k, &r);
+		v->results[v->np] = (long)r.results;
+		v->n[v->np] = (long)r.n;
+		v->verdict[v->np] = R.verdict[r.v];
+		v->id[v->np] = r.yid;
+		v->np++;
+	}
+	ar_curve_fit(v->p, v->np, &v->fit);
+	v->has_best = ar_curve_best(v->p, v->np, !O.lower, &v->knee,
+	    &v->best_k, &v->best) == 0;
 }
 
-/* One point per k: the latest result with a score; feasible as the
- * latest result at that k says. */
 static void
-build(struct group *g)
+view_free(struct view *v)
 {
-	size_t i = 0;
+	free(v->p);
+	free(v->results);
+	free(v->n);
+	free(v->verdict);
+	free(v->id);
+	free(v->mwd);
+}
 
-	g->p = ar_xcalloc(g->nr + 1, sizeof *g->p);
-	g->results = ar_xcalloc(g->nr + 1, sizeof *g->results);
-	g->last = ar_xcalloc(g->nr + 1, sizeof *g->last);
-	while (i < g->nr) {
-		size_t j = i, s = g->nr;
+/* The output's order: by the joined key, as the rows were sorted. The
+ * key's first 8 bytes, big-endian, decide most comparisons without
+ * touching the arena. */
+struct gord {
+	uint64_t pre;
+	uint32_t g;
+};
 
-		while (j < g->nr && g->r[j].k == g->r[i].k) {
-			if (g->r[j].has_y)
-				s = j;
-			j++;
-		}
-		if (s < g->nr) {
-			struct ar_point *p = &g->p[g->np];
+static int
+cmp_gord(const void *a, const void *b)
+{
+	const struct gord *x = a, *y = b;
+	const char *p, *q;
+	size_t mp, wp, mq, wq;
+	int c;
 
-			p->k = g->r[s].k;
-			p->y = g->r[s].y;
-			p->lo = g->r[s].lo;
-			p->hi = g->r[s].hi;
-			p->feasible = g->r[j - 1].feasible;
-			g->results[g->np] = (long)(j - i);
-			g->last[g->np] = &g->r[s];
-			g->np++;
-		}
-		i = j;
-	}
-	ar_curve_fit(g->p, g->np, &g->fit);
-	g->has_best = ar_curve_best(g->p, g->np, !O.lower, &g->knee,
-	    &g->best_k, &g->best) == 0;
+	if (x->pre != y->pre)
+		return x->pre < y->pre ? -1 : 1;
+	p = R.a + R.g[x->g].key;
+	q = R.a + R.g[y->g].key;
+	if ((c = strcmp(p, q)))
+		return c;
+	/* The same joined key from names holding tabs: by the lengths. */
+	key_lens(p, strlen(p), &mp, &wp);
+	key_lens(q, strlen(q), &mq, &wq);
+	if (mp != mq)
+		return mp < mq ? -1 : 1;
+	return (wp > wq) - (wp < wq);
 }
 
 static double
-efficiency(const struct group *g, size_t i)
+efficiency(const struct view *g, size_t i)
 {
 	/* The score's scaling efficiency against the smallest k. */
 	if (!g->np || !(g->p[0].y > 0))
@@ -268,7 +664,7 @@ efficiency(const struct group *g, size_t i)
 }
 
 static int
-measured(const struct group *g, double k)
+measured(const struct view *g, double k)
 {
 	size_t i;
 
@@ -278,13 +674,169 @@ measured(const struct group *g, double k)
 	return 0;
 }
 
+/* printf's "%.6g" (and "%g"), without printf's cost where the digits are
+ * sure: the value scaled to six digits by one exact power of ten, then
+ * rounded; a value too near a rounding boundary, or out of the range of
+ * exact powers, goes to printf. */
+static const char *
+g6(char *b, double v)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+		1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+		1e18, 1e19, 1e20, 1e21, 1e22 };
+	double a = fabs(v), m = 0, f;
+	uint64_t bits;
+	long d;
+	int e, s, i, end, tries;
+	char dig[8], *o = b;
+
+	if (a == 0) {
+		strcpy(b, signbit(v) ? "-0" : "0");
+		return b;
+	}
+	if (!(a >= 1e-15 && a < 1e15))
+		goto slow;
+	/* The binary exponent tells the decimal one (78913 / 2^18 is
+	 * log10(2)), or misses it by one: m says which. */
+	memcpy(&bits, &a, sizeof bits);
+	e = (int)((bits >> 52) & 0x7ff) - 1023;
+	e = e >= 0 ? e * 78913 >> 18 : -((-e * 78913 + 262143) >> 18);
+	for (tries = 0; tries < 3; tries++) {
+		s = 5 - e;
+		m = s >= 0 ? a * p10[s] : a / p10[-s];
+		if (m < 1e5)
+			e--;
+		else if (m >= 1e6)
+			e++;
+		else
+			break;
+	}
+	if (tries == 3)
+		goto slow;
+	d = (long)m;
+	f = m - (double)d;
+	if (f > 0.5 - 1e-6 && f < 0.5 + 1e-6)
+		goto slow;
+	if (f > 0.5)
+		d++;
+	if (d == 1000000) {
+		d = 100000;
+		e++;
+	}
+	for (i = 5; i >= 0; i--, d /= 10)
+		dig[i] = (char)('0' + d % 10);
+	for (end = 6; end > 1 && dig[end - 1] == '0'; end--)
+		;
+	if (v < 0)
+		*o++ = '-';
+	if (e < -4 || e >= 6) {
+		*o++ = dig[0];
+		if (end > 1) {
+			*o++ = '.';
+			for (i = 1; i < end; i++)
+				*o++ = dig[i];
+		}
+		*o++ = 'e';
+		*o++ = e < 0 ? '-' : '+';
+		s = e < 0 ? -e : e;
+		if (s >= 100)
+			*o++ = (char)('0' + s / 100);
+		*o++ = (char)('0' + s / 10 % 10);
+		*o++ = (char)('0' + s % 10);
+	} else if (e >= 0) {
+		for (i = 0; i <= e; i++)
+			*o++ = dig[i];
+		if (end > e + 1) {
+			*o++ = '.';
+			for (i = e + 1; i < end; i++)
+				*o++ = dig[i];
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (i = 0; i < -e - 1; i++)
+			*o++ = '0';
+		for (i = 0; i < end; i++)
+			*o++ = dig[i];
+	}
+	*o = 0;
+	return b;
+slow:
+	snprintf(b, 32, "%.6g", v);
+	return b;
+}
+
 /* Six significant digits: more than any score's interval can tell
  * apart, and the shortest exact form costs a strtod per digit count. */
+/* Appends to a line: ar_buf_add's work, inlined where it fits. */
 static void
-num(FILE *f, double v)
+bput(struct ar_buf *b, const char *s, size_t n)
 {
+	if (b->len + n < b->cap) {
+		memcpy(b->p + b->len, s, n);
+		b->len += n;
+	} else {
+		ar_buf_add(b, s, n);
+	}
+}
+
+static void
+bs(struct ar_buf *b, const char *s)
+{
+	bput(b, s, strlen(s));
+}
+
+static void
+bc(struct ar_buf *b, char c)
+{
+	bput(b, &c, 1);
+}
+
+static void
+num(struct ar_buf *b, double v)
+{
+	char t[32];
+
 	if (isfinite(v))
-		fprintf(f, "%.6g", v);
+		bs(b, g6(t, v));
+}
+
+/* "%ld", by hand: printf costs more than the rest of a line. */
+static const char *
+ld(char *b, long v)
+{
+	char t[24];
+	unsigned long u = v < 0 ? 0 - (unsigned long)v : (unsigned long)v;
+	size_t n = 0, i = 0;
+
+	do
+		t[n++] = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		b[i++] = '-';
+	while (n)
+		b[i++] = t[--n];
+	b[i] = 0;
+	return b;
+}
+
+/* A field escaped as ar_tsv_put escapes it. */
+static void
+put_esc(struct ar_buf *b, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++) {
+		const char *e = *p == '\t' ? "\\t" : *p == '\n' ? "\\n" :
+		    *p == '\r' ? "\\r" : *p == '\\' ? "\\\\" : NULL;
+
+		if (e) {
+			bput(b, s, (size_t)(p - s));
+			bput(b, e, 2);
+			s = p + 1;
+		}
+	}
+	bput(b, s, (size_t)(p - s));
 }
 
 static const char *
@@ -293,11 +845,12 @@ model_name(int m)
 	return m == AR_FIT_USL ? "usl" : m == AR_FIT_AMDAHL ? "amdahl" : "none";
 }
 
+/* A group's lines, each made whole in b, then written at once. */
 static void
-tsv_group(const struct group *g)
+tsv_group(const struct view *g, struct ar_buf *b)
 {
-	const struct row *r0 = &g->r[0];
 	size_t i;
+	char t[32];
 
 	for (i = 0; i < g->np + O.nkpred; i++) {
 		double k, y, lo, hi;
@@ -314,47 +867,56 @@ tsv_group(const struct group *g)
 				continue;
 			ar_curve_predict(&g->fit, k, &y, &lo, &hi);
 		}
-		printf("%s\t", r0->method);
-		ar_tsv_put(stdout, r0->label);
-		putchar('\t');
-		ar_tsv_put(stdout, r0->workload);
-		putchar('\t');
-		ar_tsv_put(stdout, r0->device);
-		printf("\t%s\t%g\t%s\t", O.metric ? O.metric : "ratio", k,
-		    meas ? "measured" : "predicted");
-		num(stdout, y);
-		putchar('\t');
-		num(stdout, lo);
-		putchar('\t');
-		num(stdout, hi);
-		putchar('\t');
+		ar_buf_clear(b);
+		bs(b, g->method);
+		bc(b, '\t');
+		put_esc(b, g->label);
+		bc(b, '\t');
+		put_esc(b, g->workload);
+		bc(b, '\t');
+		put_esc(b, g->device);
+		bc(b, '\t');
+		bs(b, O.metric ? O.metric : "ratio");
+		bc(b, '\t');
+		bs(b, g6(t, k));
+		bs(b, meas ? "\tmeasured\t" : "\tpredicted\t");
+		num(b, y);
+		bc(b, '\t');
+		num(b, lo);
+		bc(b, '\t');
+		num(b, hi);
+		bc(b, '\t');
 		if (meas)
-			printf("%ld", g->last[i]->n);
-		putchar('\t');
+			bs(b, ld(t, g->n[i]));
+		bc(b, '\t');
 		if (meas)
-			fputs(g->p[i].feasible ? "yes" : "no", stdout);
-		putchar('\t');
+			bs(b, g->p[i].feasible ? "yes" : "no");
+		bc(b, '\t');
 		if (meas)
-			num(stdout, efficiency(g, i));
-		printf("\t%s\t", model_name(g->fit.model));
+			num(b, efficiency(g, i));
+		bc(b, '\t');
+		bs(b, model_name(g->fit.model));
+		bc(b, '\t');
 		if (g->fit.model) {
-			num(stdout, g->fit.sigma);
-			putchar('\t');
-			num(stdout, g->fit.sigma_se);
-			putchar('\t');
-			num(stdout, g->fit.kappa);
-			putchar('\t');
-			num(stdout, g->fit.kappa_se);
+			num(b, g->fit.sigma);
+			bc(b, '\t');
+			num(b, g->fit.sigma_se);
+			bc(b, '\t');
+			num(b, g->fit.kappa);
+			bc(b, '\t');
+			num(b, g->fit.kappa_se);
 		} else {
-			fputs("\t\t", stdout);
-			putchar('\t');
+			bs(b, "\t\t\t");
 		}
-		putchar('\t');
-		if (g->has_best)
-			printf("%ld\t%ld", g->knee, g->best_k);
-		else
-			putchar('\t');
-		putchar('\n');
+		bc(b, '\t');
+		if (g->has_best) {
+			bs(b, ld(t, g->knee));
+			bc(b, '\t');
+			bs(b, ld(t, g->best_k));
+		} else
+			bc(b, '\t');
+		bc(b, '\n');
+		fwrite(b->p, 1, b->len, stdout);
 	}
 }
 
@@ -365,9 +927,8 @@ jnum(double v)
 }
 
 static json_t *
-group_json(const struct group *g)
+group_json(const struct view *g)
 {
-	const struct row *r0 = &g->r[0];
 	json_t *o, *pts = json_array(), *pred = json_array(), *eff = json_array();
 	json_t *fit;
 	size_t i;
@@ -376,9 +937,9 @@ group_json(const struct group *g)
 		json_array_append_new(pts, json_pack("{s:f, s:o, s:o, s:o, s:i, "
 		    "s:i, s:b, s:s, s:s}", "k", g->p[i].k, "score",
 		    jnum(g->p[i].y), "ci_lo", jnum(g->p[i].lo), "ci_hi",
-		    jnum(g->p[i].hi), "n", (int)g->last[i]->n, "results",
+		    jnum(g->p[i].hi), "n", (int)g->n[i], "results",
 		    (int)g->results[i], "feasible", g->p[i].feasible, "verdict",
-		    g->last[i]->verdict, "id", g->last[i]->id));
+		    g->verdict[i], "id", g->id[i]));
 		json_array_append_new(eff, json_pack("{s:f, s:o}", "k",
 		    g->p[i].k, "e", jnum(efficiency(g, i))));
 	}
@@ -403,8 +964,8 @@ group_json(const struct group *g)
 		json_object_set_new(fit, "kappa_se", jnum(g->fit.kappa_se));
 	}
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
-	    "method", r0->method, "label", r0->label, "workload", r0->workload,
-	    "device", r0->device, "score", O.metric ? O.metric : "ratio",
+	    "method", g->method, "label", g->label, "workload", g->workload,
+	    "device", g->device, "score", O.metric ? O.metric : "ratio",
 	    "points", pts, "fit", fit, "predicted", pred, "efficiency", eff);
 	json_object_set_new(o, "knee", g->has_best ? json_integer(g->knee) :
 	    json_null());
@@ -418,17 +979,16 @@ group_json(const struct group *g)
 /* A terminal plot: one line per k, the score as a bar against the
  * group's largest value, the interval and the marks. */
 static void
-text_group(const struct group *g)
+text_group(const struct view *g)
 {
-	const struct row *r0 = &g->r[0];
 	double top = 0;
 	size_t i;
 
 	for (i = 0; i < g->np; i++)
 		if (g->p[i].hi > top)
 			top = g->p[i].hi;
-	printf("%s (%.12s) %s %s, %s vs k: %s\n", r0->label, r0->method,
-	    r0->workload, r0->device, O.metric ? O.metric : "ratio",
+	printf("%s (%.12s) %s %s, %s vs k: %s\n", g->label, g->method,
+	    g->workload, g->device, O.metric ? O.metric : "ratio",
 	    g->fit.why);
 	for (i = 0; i < g->np; i++) {
 		int w = top > 0 ? (int)(40 * g->p[i].y / top + 0.5) : 0, j;
@@ -467,7 +1027,7 @@ static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c",
  * its band of intervals, its points (a cross where infeasible) and its
  * knee; the legend names them. */
 static void
-svg(const char *path, struct group *g, size_t ng)
+svg(const char *path, struct view *g, size_t ng)
 {
 	struct ar_svg p;
 	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, kt;
@@ -520,7 +1080,7 @@ svg(const char *path, struct group *g, size_t ng)
 		ar_svg_hline(&p, 1.0, "baseline");
 	for (i = 0; i < shown; i++) {
 		const char *c = colour[i % 8];
-		struct group *q = &g[i];
+		struct view *q = &g[i];
 
 		if (!q->np)
 			continue;
@@ -552,11 +1112,11 @@ svg(const char *path, struct group *g, size_t ng)
 		}
 		if (q->has_best)
 			snprintf(txt, sizeof txt, "%s %s (knee %ld, best %ld)",
-			    q->r[0].label, q->r[0].workload, q->knee,
+			    q->label, q->workload, q->knee,
 			    q->best_k);
 		else
-			snprintf(txt, sizeof txt, "%s %s", q->r[0].label,
-			    q->r[0].workload);
+			snprintf(txt, sizeof txt, "%s %s", q->label,
+			    q->workload);
 		ar_svg_key(&p, AR_SVG_KEY_SWATCH, 20 * (double)i, 0, c, txt,
 		    NULL);
 	}
@@ -600,10 +1160,11 @@ main(int argc, char **argv)
 		{ "svg", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct row *rows = NULL;
-	struct group *g = NULL;
 	struct left left = {0};
-	size_t nrows = 0, cap = 0, ng = 0, i, j;
+	struct gord *ord;
+	struct view v = {0}, top[8];
+	struct ar_buf line = {0};
+	size_t i, j, ntop;
 	const char *fmt = "tsv";
 	int c;
 
@@ -626,7 +1187,7 @@ main(int argc, char **argv)
 		ar_die(AR_EX_USAGE, "-f %s: the formats are tsv and jsonl", fmt);
 	O.fmt = strcmp(fmt, "jsonl") == 0;
 	if (optind == argc) {
-		read_rows(stdin, "<stdin>", &rows, &nrows, &cap, &left);
+		read_rows(stdin, "<stdin>", &left);
 	} else {
 		for (i = (size_t)optind; i < (size_t)argc; i++) {
 			FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "r") :
@@ -635,7 +1196,7 @@ main(int argc, char **argv)
 			if (!f)
 				ar_die(errno == ENOENT || errno == EACCES ?
 				    AR_EX_NOINPUT : AR_EX_IO, "%s:", argv[i]);
-			read_rows(f, argv[i], &rows, &nrows, &cap, &left);
+			read_rows(f, argv[i], &left);
 			if (f != stdin)
 				fclose(f);
 		}
@@ -647,55 +1208,64 @@ main(int argc, char **argv)
 		    left.unverified ? " (export with ar-ledger export -V, or "
 		    "-U)" : "", left.aa, left.noscore, left.noscore == 1 ?
 		    "" : "s");
-	ar_sort(rows, nrows, sizeof *rows, cmp_row);
-	for (i = 0; i < nrows; i = j) {
-		for (j = i; j < nrows && strcmp(rows[j].key, rows[i].key) == 0;
-		    j++)
-			;
-		g = ar_xrealloc(g, (ng + 1) * sizeof *g);
-		memset(&g[ng], 0, sizeof *g);
-		g[ng].r = &rows[i];
-		g[ng].nr = j - i;
-		build(&g[ng]);
-		ng++;
+	/* The index has done its work: its memory goes to the sort. */
+	ar_hmap_free(&R.gix);
+	ord = ar_xcalloc(R.ng + 1, sizeof *ord);
+	for (i = 0; i < R.ng; i++) {
+		const unsigned char *k = (const unsigned char *)R.a +
+		    R.g[i].key;
+
+		for (j = 0; j < 8 && k[j]; j++)
+			ord[i].pre |= (uint64_t)k[j] << (56 - 8 * j);
+		ord[i].g = (uint32_t)i;
 	}
-	if (O.text) {
-		for (i = 0; i < ng; i++)
-			text_group(&g[i]);
-	} else if (O.fmt) {
-		for (i = 0; i < ng; i++) {
-			json_t *o = group_json(&g[i]);
+	ar_sort(ord, R.ng, sizeof *ord, cmp_gord);
+	if (!O.text && !O.fmt)
+		puts("method\tlabel\tworkload\tdevice\tscore\tk\tsource\tvalue\t"
+		    "ci_lo\tci_hi\tn\tfeasible\tefficiency\tmodel\tsigma\t"
+		    "sigma_se\tkappa\tkappa_se\tknee\tbest_k");
+	/* One group at a time: its view, its lines, the next. */
+	for (i = 0; i < R.ng; i++) {
+		build(&R.g[ord[i].g], &v);
+		if (O.text) {
+			text_group(&v);
+		} else if (O.fmt) {
+			json_t *o = group_json(&v);
 			char *s = ar_json_line(o);
 
 			puts(s);
 			free(s);
 			json_decref(o);
+		} else {
+			tsv_group(&v, &line);
 		}
-	} else {
-		puts("method\tlabel\tworkload\tdevice\tscore\tk\tsource\tvalue\t"
-		    "ci_lo\tci_hi\tn\tfeasible\tefficiency\tmodel\tsigma\t"
-		    "sigma_se\tkappa\tkappa_se\tknee\tbest_k");
-		for (i = 0; i < ng; i++)
-			tsv_group(&g[i]);
 	}
-	if (O.svg)
-		svg(O.svg, g, ng);
+	view_free(&v);
+	ar_buf_free(&line);
+	if (O.svg) {
+		/* The plot shows the first 8 groups. */
+		ntop = R.ng < 8 ? R.ng : 8;
+		memset(top, 0, sizeof top);
+		for (i = 0; i < ntop; i++)
+			build(&R.g[ord[i].g], &top[i]);
+		svg(O.svg, top, R.ng);
+		for (i = 0; i < ntop; i++)
+			view_free(&top[i]);
+	}
 	ar_fshut(stdout, "<stdout>");
-	for (i = 0; i < ng; i++) {
-		free(g[i].p);
-		free(g[i].results);
-		free(g[i].last);
-	}
-	free(g);
-	for (i = 0; i < nrows; i++) {
-		free(rows[i].key);
-		free(rows[i].method);
-		free(rows[i].label);
-		free(rows[i].workload);
-		free(rows[i].device);
-		free(rows[i].id);
-		free(rows[i].verdict);
-	}
-	free(rows);
+	free(ord);
+	for (i = 0; i < R.ng; i++)
+		if (R.g[i].np > 4)
+			free(R.g[i].p);
+	for (i = 0; i < R.nslabs; i++)
+		free(R.slabs[i]);
+	free(R.slabs);
+	free(R.g);
+	free(R.a);
+	for (i = 0; i < R.nverdict; i++)
+		free(R.verdict[i]);
+	free(R.verdict);
+	ar_hmap_free(&R.vix);
+	ar_buf_free(&R.rb);
 	return AR_EX_OK;
 }

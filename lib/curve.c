@@ -215,9 +215,11 @@ ar_curve_fit(const struct ar_point *p, size_t n, struct ar_fit *f)
 	f->kappa = 0;
 	f->model = AR_FIT_AMDAHL;
 	covariance(f, p, n, 1);
-	snprintf(f->why, sizeof f->why, "Amdahl, anchored at k=%g: %zu point%s",
-	    f->k0, n, n == 1 ? "" : "s");
-	if (n >= 4) {
+	/* With four points or more, the USL's test says why. */
+	if (n < 4) {
+		snprintf(f->why, sizeof f->why, "Amdahl, anchored at k=%g: "
+		    "%zu point%s", f->k0, n, n == 1 ? "" : "s");
+	} else {
 		struct ar_fit u = *f;
 
 		linear_start(&u, p, n, 2);

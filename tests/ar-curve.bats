@@ -7,7 +7,8 @@
 # predictions only at unmeasured k, -m and -l, malformed input (exit 65
 # with the column or the line named), a missing file (66), usage errors
 # (64), and one end-to-end run: ar-bench at k 1 and 2, ar-ledger export
-# -V, ar-curve.
+# -V, ar-curve; a group whose rows lie apart, in any order or in two
+# files, and 3000 groups shuffled (issue 21: rows summarized as read).
 
 bats_require_minimum_version 1.5.0
 load common
@@ -398,4 +399,82 @@ jl() {
 	[[ "$stderr" == *"2 not verified"* ]]
 	run --separate-stderr -0 ar-curve -U -f jsonl nov.tsv
 	[ "$(jl '[.points[].k]')" = "[1,2]" ]
+}
+
+# split: two groups' rows interleaved and out of order, a third group on
+# another device; a crash as the latest at one k, an older id after a
+# newer one at another (issue 21: rows are summarized as they stream).
+split() {
+	{
+		echo "$H"
+		printf '%s\n' \
+		    "r05	yes	yes	h1	cA1aaaaaaa	w	cuda	2	keep	true	false	1.8	1.7	1.9	10" \
+		    "r01	yes	yes	h2	cBbbbbbbbb	w	cuda	1	keep	true	false	1.0	0.9	1.1	5" \
+		    "r03	yes	yes	h1	cA0aaaaaaa	w	cuda	1	keep	true	false	1.0	0.95	1.05	20" \
+		    "r09	yes	yes	h1	cA2aaaaaaa	w	cuda	2	keep	true	false	1.9	1.85	1.95	30" \
+		    "r07	yes	yes	h2	cBbbbbbbbb	w	cuda	2	keep	true	false	1.5	1.4	1.6	6" \
+		    "r10	yes	yes	h1	cA3aaaaaaa	w	cuda	2	crash	true	false				" \
+		    "r02	yes	yes	h2	cBbbbbbbbb	w	cuda	1	keep	true	false	1.1	1.0	1.2	7" \
+		    "r04	yes	yes	h1	cA4aaaaaaa	w	cuda	4	keep	false	false	3.0	2.9	3.1	8" \
+		    "r00	yes	yes	h1	cA5aaaaaaa	w	cuda	4	keep	true	false	2.0	1.9	2.1	9" \
+		    "r06	yes	yes	h1	cA6aaaaaaa	w	cpu	4	keep	true	false	2.2	2.1	2.3	11"
+	} > "$T/s.tsv"
+}
+
+@test "ar-curve: a group's rows apart and out of order make one curve, the same in any order" {
+	split
+	run --separate-stderr -0 ar-curve -k 8 "$T/s.tsv"
+	[ "$stderr" = "ar-curve: left out 0 unsigned rows, 0 not verified, 0 A/A; 1 row without a score" ]
+	# The label is the first row's (least k, then id): r03's; each k's
+	# point the latest scored row's; feasible as the latest row says
+	# (r10, a crash, at k 2; r04, infeasible, at k 4).
+	[ "$output" = "method	label	workload	device	score	k	source	value	ci_lo	ci_hi	n	feasible	efficiency	model	sigma	sigma_se	kappa	kappa_se	knee	best_k
+h1	cA6aaaa	w	cpu	ratio	4	measured	2.2	2.1	2.3	11	yes	1	none					4	4
+h1	cA0aaaa	w	cuda	ratio	1	measured	1	0.95	1.05	20	yes	1	amdahl	0.100084	0.00651637	0	0	1	1
+h1	cA0aaaa	w	cuda	ratio	2	measured	1.9	1.85	1.95	30	no	0.95	amdahl	0.100084	0.00651637	0	0	1	1
+h1	cA0aaaa	w	cuda	ratio	4	measured	3	2.9	3.1	8	no	0.75	amdahl	0.100084	0.00651637	0	0	1	1
+h1	cA0aaaa	w	cuda	ratio	8	predicted	4.70426	4.36296	5.04557				amdahl	0.100084	0.00651637	0	0	1	1
+h2	cBbbbbb	w	cuda	ratio	1	measured	1.1	1	1.2	7	yes	1	amdahl	0.466667	0.0498875	0	0	2	2
+h2	cBbbbbb	w	cuda	ratio	2	measured	1.5	1.4	1.6	6	yes	0.681818	amdahl	0.466667	0.0498875	0	0	2	2
+h2	cBbbbbb	w	cuda	ratio	8	predicted	2.0625	1.68221	2.44279				amdahl	0.466667	0.0498875	0	0	2	2" ]
+	want=$output
+	run --separate-stderr -0 ar-curve -f jsonl -k 8 "$T/s.tsv"
+	[ "$(jl '[.method, .device, .label, [.points[] | [.k, .score, .n, .results, .feasible, .verdict, .id]]]')" = '["h1","cpu","cA6aaaa",[[4,2.2,11,1,true,"keep","r06"]]]
+["h1","cuda","cA0aaaa",[[1,1,20,1,true,"keep","r03"],[2,1.9,30,3,false,"keep","r09"],[4,3,8,2,false,"keep","r04"]]]
+["h2","cuda","cBbbbbb",[[1,1.1,7,2,true,"keep","r02"],[2,1.5,6,1,true,"keep","r07"]]]' ]
+	# Reversed, and cut in two files: the same curves.
+	{ head -n 1 "$T/s.tsv"; tail -n +2 "$T/s.tsv" | tac; } > "$T/r.tsv"
+	run --separate-stderr -0 ar-curve -k 8 "$T/r.tsv"
+	[ "$output" = "$want" ]
+	head -n 6 "$T/s.tsv" > "$T/a.tsv"
+	{ head -n 1 "$T/s.tsv"; tail -n +7 "$T/s.tsv"; } > "$T/b.tsv"
+	run --separate-stderr -0 ar-curve -k 8 "$T/b.tsv" "$T/a.tsv"
+	[ "$output" = "$want" ]
+}
+
+@test "ar-curve: 3000 groups shuffled give the curves of the sorted export" {
+	awk -v h="$H" 'BEGIN { OFS = "\t"; print h
+		for (m = 0; m < 3000; m++)
+			for (k = 1; k <= 4; k *= 2)
+				printf "r%05d%d\tyes\tyes\th%d\tc%d\tw%d\tcuda\t%d\tkeep\ttrue\tfalse\t%.3f\t%.3f\t%.3f\t%d\n",
+				    m, k, m, m, m % 3, k, k * (1 + m % 7 / 10), k * (1 + m % 7 / 10) - 0.01, k * (1 + m % 7 / 10) + 0.01, m
+	}' > "$T/sorted.tsv"
+	{ head -n 1 "$T/sorted.tsv"; tail -n +2 "$T/sorted.tsv" | awk 'BEGIN { srand(7) } { print rand() "\t" $0 }' | sort | cut -f 2-; } > "$T/shuffled.tsv"
+	run --separate-stderr -0 ar-curve -f jsonl "$T/sorted.tsv"
+	want=$output
+	[ "$(jl '.method' | wc -l)" -eq 3000 ]
+	[ "$(jl '.points | length' | sort -u)" = 3 ]
+	run --separate-stderr -0 ar-curve -f jsonl "$T/shuffled.tsv"
+	[ "$output" = "$want" ]
+}
+
+@test "ar-curve: a tab inside a name never joins two groups" {
+	{
+		echo "$H"
+		printf 'a\tyes\tyes\tm\\tx\tc0\tw\tcuda\t1\tkeep\ttrue\tfalse\t1.5\t1.4\t1.6\t1\n'
+		printf 'b\tyes\tyes\tm\tc1\tx\\tw\tcuda\t1\tkeep\ttrue\tfalse\t1.2\t1.1\t1.3\t1\n'
+	} > "$T/tab.tsv"
+	run --separate-stderr -0 ar-curve -f jsonl "$T/tab.tsv"
+	[ "$(jl '[.method, .workload, .label, .points[0].id]')" = '["m","x\tw","c1","b"]
+["m\tx","w","c0","a"]' ]
 }

@@ -6,7 +6,8 @@
 # the column or line named), missing files (66), usage errors (64), -h
 # and --version; the SVG written through a temporary file or into a FIFO. The
 # spools (-i, -q: queue health, categories, sources, AR_NOW, bad records)
-# and imported logs (-F autoresearch, -F pi), golden too.
+# and imported logs (-F autoresearch, -F pi), golden too; the joins of
+# results, ideas and tallies with colliding ids and titles (issue 21).
 
 bats_require_minimum_version 1.5.0
 load common
@@ -385,4 +386,52 @@ pooled() {
 	# Without -i, the idea's id.
 	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
 	[ "$(jq -r '.best[0].idea' <<< "$output")" = "i-1" ]
+}
+
+# joins: ideas whose ids share prefixes (i-1, i-10, i-100), two with one
+# title, one id put twice, results of an idea the spool lacks and of one
+# run before it was put, many categories that share prefixes (issue 21:
+# the joins are by hash and by sort, not nested loops).
+joins() {
+	tab=$(printf '\t')
+	for d in tmp new cur done failed why; do mkdir -p "$T/ideas/$d"; done
+	put() { printf '%s\n' "$3" > "$T/ideas/$1/$2"; }
+	o=20261120T
+	# i-1 twice: the first read (new/) put after its result started,
+	# the second (failed/) before it.
+	put new "1000000-${o}120000.000000Z-0000000000000001-i-1" '{"title": "same title", "category": "cat"}'
+	put new "1000000-${o}100000.000000Z-0000000000000002-i-10" '{"title": "same title", "category": "cat1"}'
+	put done "1000000-${o}110000.000000Z-0000000000000003-i-100" '{"title": "hundred", "category": "cat10"}'
+	put failed "1000000-${o}090000.000000Z-0000000000000004-i-1" '{"title": "same title", "category": "cat1"}'
+	printf 'agent: gave up\n' > "$T/ideas/why/1000000-${o}090000.000000Z-0000000000000004-i-1"
+	for n in $(seq 1 40); do
+		put new "1000000-${o}08$(printf '%02d' $((n % 60)))00.000000Z-$(printf '%016x' $((100 + n)))-j-$n" "{\"title\": \"j $n\", \"category\": \"c$((n % 7))\", \"sources\": [\"s$n\", \"s$((n / 2))\", \"s$n\"]}"
+	done
+	{
+		printf 'id\tsigned\tverified\tverdict\tmethod.hash\tshape.k\tratio.median\tidea\tstarted\tfinished\n'
+		printf 'r0\tyes\tyes\tdiscard\th0\t1\t0.9\t\t2026-11-20T09:20:00Z\t2026-11-20T09:30:00Z\n'
+		printf 'r1\tyes\tyes\tkeep\th1\t1\t1.5\ti-1\t2026-11-20T10:30:00Z\t2026-11-20T10:40:00Z\n'
+		printf 'r2\tyes\tyes\tkeep\th2\t1\t1.4\ti-10\t2026-11-20T10:50:00Z\t2026-11-20T11:00:00Z\n'
+		printf 'r3\tyes\tyes\tkeep\th3\t1\t1.3\ti-100\t2026-11-20T11:30:00Z\t2026-11-20T11:35:00Z\n'
+		printf 'r4\tyes\tyes\tkeep\th4\t1\t1.2\ti-1000\t2026-11-20T11:40:00Z\t2026-11-20T11:45:00Z\n'
+		printf 'r5\tyes\tyes\tkeep\th5\t1\t1.1\ti-100\t2026-11-20T10:00:00Z\t2026-11-20T10:05:00Z\n'
+	} > "$T/j.tsv"
+}
+
+@test "ar-digest -i: staleness, titles and tallies joined right with colliding ids and titles" {
+	joins
+	export AR_NOW=2026-11-26T12:00:00Z
+	run --separate-stderr -0 ar-digest -f json -l "$T/j.tsv" -i "$T/ideas"
+	[ "$stderr" = "" ]
+	# i-1 matches its record of 09:00, not the one put at 12:00 after
+	# its run; i-100's run before its record is not counted; i-1000 is
+	# not in the spool.
+	[ "$(jq -c '.staleness' <<< "$output")" = '[{"idea":"i-1","title":"same title","unseen_results":2,"hours_from_idea_to_run":1.5},{"idea":"i-10","title":"same title","unseen_results":2,"hours_from_idea_to_run":0.83},{"idea":"i-100","title":"hundred","unseen_results":0,"hours_from_idea_to_run":0.5}]' ]
+	[ "$(jq -c '[.leaderboard[] | [.idea, .id]]' <<< "$output")" = '[["same title","r1"],["same title","r2"],["hundred","r3"],["i-1000","r4"],["hundred","r5"]]' ]
+	[ "$(jq -c '[.categories[] | [.category, .ideas]] | sort' <<< "$output")" = '[["c0",5],["c1",6],["c2",6],["c3",6],["c4",6],["c5",6],["c6",5],["cat",1],["cat1",2],["cat10",1]]' ]
+	# A source cited twice by one idea counts once; s1..s20 are cited
+	# by two ideas (s2 by j-2, j-4 and j-5).
+	[ "$(jq -c '[.sources[] | select(.source == "s1" or .source == "s2" or .source == "s40" or .source == "s0")] | sort_by(.source)' <<< "$output")" = '[{"source":"s0","ideas":1},{"source":"s1","ideas":3},{"source":"s2","ideas":3},{"source":"s40","ideas":1}]' ]
+	[ "$(jq -c '[.ideas[] | select(.id | startswith("i-")) | [.id, .state, .why]]' <<< "$output")" = '[["i-1","new",""],["i-1","failed","agent: gave up"],["i-10","new",""],["i-100","done",""]]' ] ||
+	[ "$(jq -c '[.ideas[] | select(.id | startswith("i-")) | [.id, .state, .why]]' <<< "$output")" = '[["i-1","failed","agent: gave up"],["i-1","new",""],["i-10","new",""],["i-100","done",""]]' ]
 }

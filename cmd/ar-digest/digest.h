@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "campaign.h"
+#include "hmap.h"
 #include "id.h"
 #include "imports.h"
 #include "manifest.h"
@@ -111,6 +112,7 @@ struct ideastart {
 struct ideatime {
 	char id[AR_ID_MAX + 1];
 	double created;
+	size_t seq;          /* the order read: the first of an id matches */
 };
 struct stale_in {
 	double *fin;
@@ -133,6 +135,7 @@ struct tally {
 struct tallies {
 	struct tally *a;
 	size_t n, cap;
+	struct ar_hmap ix;   /* a's positions by key */
 };
 
 /* An imported log (-F) and its summary. */
@@ -166,10 +169,17 @@ struct idearec {
 	char id[AR_ID_MAX + 1], title[TXT], state[8], why[TXT];
 };
 
+/* A spool's health: records per state, holders of leases, leases
+ * expired, records that could not be read. */
+struct health {
+	size_t cnt[4], nh, expired, bad;
+};
+
 struct digest {
 	struct results D;
 	struct idearec *idea;
 	size_t nidea;
+	struct health ih;    /* the ideas spool's, read with its ideas */
 	struct goal GL;
 	struct stale_in st;
 	struct tallies cat, src;

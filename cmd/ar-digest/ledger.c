@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "hmap.h"
 #include "io.h"
 #include "json.h"
 #include "timefmt.h"
@@ -53,16 +54,6 @@ verdict_of(const char *s)
 	return V_OTHER;
 }
 
-static unsigned long
-fnv(const char *s)
-{
-	unsigned long h = 1469598103934665603UL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211UL;
-	return h;
-}
-
 /* A method on a workload: the hash and the workload, a tab between,
  * are its key, so that workloads are never pooled or ranked together. */
 static struct method *
@@ -88,14 +79,14 @@ method_get(struct results *D, const char *hash, const char *wl,
 		for (j = 0; j < oc; j++) {
 			if (!old[j].hash)
 				continue;
-			for (i = fnv(old[j].hash) & (D->mcap - 1); D->m[i].hash;
+			for (i = ar_hash_str(old[j].hash) & (D->mcap - 1); D->m[i].hash;
 			    i = (i + 1) & (D->mcap - 1))
 				;
 			D->m[i] = old[j];
 		}
 		free(old);
 	}
-	for (i = fnv(key) & (D->mcap - 1); D->m[i].hash; i = (i + 1) &
+	for (i = ar_hash_str(key) & (D->mcap - 1); D->m[i].hash; i = (i + 1) &
 	    (D->mcap - 1))
 		if (strcmp(D->m[i].hash, key) == 0)
 			return &D->m[i];
@@ -388,8 +379,7 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 				sl->fin[sl->nfin++] = fd;
 			}
 			s = fld(&t, c_idea);
-			fd = rfc3339_s(fld(&t, c_started));
-			if (s[0] && !isnan(fd) && strlen(s) <= AR_ID_MAX) {
+			if (s[0] && !isnan(sd) && strlen(s) <= AR_ID_MAX) {
 				struct ideastart *is;
 
 				if (sl->nist == sl->capist) {
@@ -400,7 +390,7 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 				}
 				is = &sl->ist[sl->nist++];
 				cpy(is->idea, sizeof is->idea, s);
-				is->started = fd;
+				is->started = sd;
 			}
 		}
 		if (!D->metric[0] || D->mixed_metric == 0) {

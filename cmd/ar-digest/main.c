@@ -57,6 +57,8 @@ free_digest(struct digest *dg)
 	for (i = 0; i < dg->src.n; i++)
 		free(dg->src.a[i].key);
 	free(dg->src.a);
+	ar_hmap_free(&dg->cat.ix);
+	ar_hmap_free(&dg->src.ix);
 	ar_import_free(&dg->G.imp);
 	free(dg->st.fin);
 	free(dg->st.ist);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "hmap.h"
 #include "io.h"
 #include "json.h"
 #include "stats.h"
@@ -324,23 +325,37 @@ build(struct digest *dg, const char *curves)
 	 * estimate, overall and at each k, per workload. */
 	{
 		struct mk *bk = NULL;
-		size_t nb = 0, j, q;
+		struct ar_hmap ix = {0};
+		size_t nb = 0, cap = 0, j, q;
 
+		/* The best pool per workload and k, found by hash: the
+		 * workloads and ks grow with the campaign. */
 		for (i = 0; i < n; i++)
 			for (j = 0; j < ms[i]->nkp; j++) {
 				struct mk x = { ms[i], &ms[i]->kp[j] };
+				uint32_t h;
+				size_t it = 0;
+				int found = 0;
 
 				if (!x.p->nkeep || !isfinite(x.p->est))
 					continue;
-				for (q = 0; q < nb && (strcmp(bk[q].m->wl,
-				    x.m->wl) || bk[q].p->k != x.p->k); q++)
-					;
-				if (q == nb) {
-					bk = ar_xrealloc(bk, (nb + 1) * sizeof *bk);
+				h = ar_hash_str(x.m->wl) ^ (uint32_t)x.p->k *
+				    0x9e3779b1u;
+				while (!found && ar_hmap_next(&ix, h, &it, &q))
+					found = bk[q].p->k == x.p->k &&
+					    strcmp(bk[q].m->wl, x.m->wl) == 0;
+				if (!found) {
+					if (nb == cap) {
+						cap = cap ? 2 * cap : 16;
+						bk = ar_xrealloc(bk, cap *
+						    sizeof *bk);
+					}
+					ar_hmap_put(&ix, h, nb);
 					bk[nb++] = x;
 				} else if (mk_better(&x, &bk[q]))
 					bk[q] = x;
 			}
+		ar_hmap_free(&ix);
 		ar_sort(bk, nb, sizeof *bk, cmp_mk);
 		D->has_best = nb > 0;
 		s = sect(dg, "best", "Best so far (keep)", "ssinnnisss",

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "err.h"
+#include "hmap.h"
 #include "id.h"
 #include "io.h"
 #include "json.h"
@@ -19,10 +20,12 @@ static const char *const spsub[4] = { "new", "cur", "done", "failed" };
 static struct tally *
 tally(struct tallies *t, const char *key)
 {
-	size_t i;
+	uint32_t h = ar_hash_str(key);
+	size_t it = 0, i;
 
-	/* Linear: spools hold hundreds of ideas, not millions. */
-	for (i = 0; i < t->n; i++)
+	/* Hashed: an idea may cite a source no other idea does, so the
+	 * sources grow with the spool. */
+	while (ar_hmap_next(&t->ix, h, &it, &i))
 		if (strcmp(t->a[i].key, key) == 0)
 			return &t->a[i];
 	if (t->n == t->cap) {
@@ -31,7 +34,24 @@ tally(struct tallies *t, const char *key)
 	}
 	memset(&t->a[t->n], 0, sizeof *t->a);
 	t->a[t->n].key = ar_xstrdup(key);
+	ar_hmap_put(&t->ix, h, t->n);
 	return &t->a[t->n++];
+}
+
+/* Adds a holder to the distinct holders seen; hashed, as one lease
+ * per holder is as likely as many. */
+static void
+holder(char ***holders, size_t *nh, struct ar_hmap *ix, const char *name)
+{
+	uint32_t h = ar_hash_str(name);
+	size_t it = 0, i;
+
+	while (ar_hmap_next(ix, h, &it, &i))
+		if (strcmp((*holders)[i], name) == 0)
+			return;
+	*holders = ar_xrealloc(*holders, (*nh + 1) * sizeof **holders);
+	(*holders)[*nh] = ar_xstrdup(name);
+	ar_hmap_put(ix, h, (*nh)++);
 }
 
 static void
@@ -49,129 +69,6 @@ set_now(struct digest *dg)
 	dg->now_s = (long long)ts.tv_sec;
 }
 
-/* One spool: its row in Queue health; with ideas set, each record's
- * category and sources are counted too. */
-static void
-read_spool(struct digest *dg, const char *dir, const char *label, int ideas,
-    struct sect *s)
-{
-	struct stale_in *sl = &dg->st;
-	size_t cnt[4] = {0}, bad = 0, expired = 0, nh = 0, i, j, k;
-	char **holders = NULL, a[8][32];
-
-	if (ar_spool_check(dir) < 0)
-		ar_die(AR_EX_NOINPUT, "%s: not a spool", dir);
-	for (i = 0; i < 4; i++) {
-		char **names;
-		size_t n;
-
-		if (ar_spool_list(dir, spsub[i], &names, &n) < 0)
-			ar_die(AR_EX_IO, "%s/%s:", dir, spsub[i]);
-		for (j = 0; j < n; j++) {
-			struct ar_lease l;
-			struct ar_buf b = {0};
-			char err[256], *p;
-			json_t *o, *v;
-			const char *c;
-
-			p = ar_spool_path(dir, spsub[i], names[j]);
-			if (ar_spool_parse(names[j], &l) < 0) {
-				ar_warn("%s: not a record name", p);
-				bad++;
-				free(p);
-				continue;
-			}
-			cnt[i]++;
-			if (i == 1 && l.expires) {
-				if (l.expires < dg->now_s)
-					expired++;
-				for (k = 0; k < nh && strcmp(holders[k],
-				    l.holder); k++)
-					;
-				if (k == nh) {
-					holders = ar_xrealloc(holders, (nh + 1) *
-					    sizeof *holders);
-					holders[nh++] = ar_xstrdup(l.holder);
-				}
-			}
-			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
-				ar_warn("%s:", p);
-				bad++;
-				ar_buf_free(&b);
-				free(p);
-				continue;
-			}
-			o = ar_json_parse(b.p, b.len, err, sizeof err);
-			ar_buf_free(&b);
-			if (!o || !json_is_object(o)) {
-				ar_warn("%s: %s", p, o ? "not a JSON object" :
-				    err);
-				bad++;
-				json_decref(o);
-				free(p);
-				continue;
-			}
-			free(p);
-			if (ideas) {
-				struct tally *t;
-				struct ideatime *it;
-				size_t m, q;
-				struct timespec when;
-				const char *ord = strchr(names[j], '-');
-
-				/* The name's ORDER is the time the record was
-				 * put: 20261126T015812.123456Z-... */
-				if (ord && ar_id_time(ord + 1, &when) == 0) {
-					if (sl->nitime == sl->capitime) {
-						sl->capitime = sl->capitime ?
-						    2 * sl->capitime : 256;
-						sl->itime = ar_xrealloc(
-						    sl->itime, sl->capitime *
-						    sizeof *sl->itime);
-					}
-					it = &sl->itime[sl->nitime++];
-					cpy(it->id, sizeof it->id, l.id);
-					it->created = (double)when.tv_sec +
-					    when.tv_nsec / 1e9;
-				}
-
-				c = json_string_value(json_object_get(o,
-				    "category"));
-				t = tally(&dg->cat, c && c[0] ? c : "(none)");
-				t->n++;
-				t->nv[i]++;
-				v = json_object_get(o, "sources");
-				for (m = 0; m < json_array_size(v); m++) {
-					json_t *w = json_array_get(v, m);
-
-					if (!json_is_string(w))
-						continue;
-					/* An idea citing a source twice counts
-					 * once. */
-					for (q = 0; q < m; q++)
-						if (json_equal(json_array_get(v, q),
-						    w))
-							break;
-					if (q == m)
-						tally(&dg->src,
-						    json_string_value(w))->n++;
-				}
-			}
-			json_decref(o);
-		}
-		ar_spool_free_list(names, n);
-	}
-	a[6][0] = 0;
-	if (nh)
-		snprintf(a[6], sizeof a[6], "%.1f", (double)cnt[0] / (double)nh);
-	row(s, label, fi(a[0], cnt[0]), fi(a[1], cnt[1]), fi(a[2], cnt[2]),
-	    fi(a[3], cnt[3]), fi(a[4], nh), fi(a[5], expired), a[6],
-	    fi(a[7], bad));
-	for (k = 0; k < nh; k++)
-		free(holders[k]);
-	free(holders);
-}
-
 static int
 cmp_idea(const void *a, const void *b)
 {
@@ -179,17 +76,102 @@ cmp_idea(const void *a, const void *b)
 	    ((const struct idearec *)b)->id);
 }
 
-/* The ideas of the spool, each with its title, state and, when it
- * failed, the reason (why/), so that results and the planner name ideas
- * by their titles and failures say why. Unreadable records are left to
- * read_spool, which counts and names them. */
-void
-read_ideas(struct digest *dg, const char *dir)
+/* A record of the ideas spool: its title, state and, when it failed,
+ * the reason (why/), so that results and the planner name ideas by
+ * their titles and failures say why. o is NULL when the record could
+ * not be read: the idea is still known, untitled. */
+static void
+add_idea(struct digest *dg, size_t *cap, const char *dir, int sub,
+    const char *name, const struct ar_lease *l, json_t *o)
 {
-	size_t i, j, cap = 0;
+	struct idearec *r;
+	const char *t;
+
+	if (dg->nidea == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		dg->idea = ar_xrealloc(dg->idea, *cap * sizeof *dg->idea);
+	}
+	r = &dg->idea[dg->nidea++];
+	memset(r, 0, sizeof *r);
+	cpy(r->id, sizeof r->id, l->id);
+	cpy(r->state, sizeof r->state, spsub[sub]);
+	t = json_string_value(json_object_get(o, "title"));
+	cpy(r->title, sizeof r->title, t ? t : "");
+	if (sub == 3) {
+		struct ar_buf b = {0};
+		char *p = ar_spool_path(dir, "why", name), *nl;
+
+		if (ar_readfile(p, &b, 4096) == 0 && b.len) {
+			/* One line: the reason's first. */
+			if ((nl = strchr(b.p, '\n')))
+				*nl = 0;
+			cpy(r->why, sizeof r->why, b.p);
+		}
+		ar_buf_free(&b);
+		free(p);
+	}
+}
+
+/* An idea's creation time, category and sources. */
+static void
+count_idea(struct digest *dg, int sub, const char *name,
+    const struct ar_lease *l, json_t *o)
+{
+	struct stale_in *sl = &dg->st;
+	struct tally *t;
+	struct timespec when;
+	const char *c, *ord = strchr(name, '-');
+	json_t *v;
+	size_t m, q;
+
+	/* The name's ORDER is the time the record was put:
+	 * 20261126T015812.123456Z-... */
+	if (ord && ar_id_time(ord + 1, &when) == 0) {
+		struct ideatime *it;
+
+		if (sl->nitime == sl->capitime) {
+			sl->capitime = sl->capitime ? 2 * sl->capitime : 256;
+			sl->itime = ar_xrealloc(sl->itime, sl->capitime *
+			    sizeof *sl->itime);
+		}
+		it = &sl->itime[sl->nitime];
+		it->seq = sl->nitime++;
+		cpy(it->id, sizeof it->id, l->id);
+		it->created = (double)when.tv_sec + when.tv_nsec / 1e9;
+	}
+	c = json_string_value(json_object_get(o, "category"));
+	t = tally(&dg->cat, c && c[0] ? c : "(none)");
+	t->n++;
+	t->nv[sub]++;
+	v = json_object_get(o, "sources");
+	for (m = 0; m < json_array_size(v); m++) {
+		json_t *w = json_array_get(v, m);
+
+		if (!json_is_string(w))
+			continue;
+		/* An idea citing a source twice counts once. */
+		for (q = 0; q < m; q++)
+			if (json_equal(json_array_get(v, q), w))
+				break;
+		if (q == m)
+			tally(&dg->src, json_string_value(w))->n++;
+	}
+}
+
+/* One pass over a spool: its health (counts per state, holders, expired
+ * leases, unreadable records named on stderr); with ideas set, every
+ * record's idea too (add_idea, count_idea), so that each record is read
+ * once. */
+static void
+scan_spool(struct digest *dg, const char *dir, int ideas, struct health *hl)
+{
+	size_t i, j, k, cap = 0;
+	char **holders = NULL;
+	struct ar_hmap hix = {0};
 
 	if (ar_spool_check(dir) < 0)
 		ar_die(AR_EX_NOINPUT, "%s: not a spool", dir);
+	memset(hl, 0, sizeof *hl);
 	for (i = 0; i < 4; i++) {
 		char **names;
 		size_t n;
@@ -199,48 +181,84 @@ read_ideas(struct digest *dg, const char *dir)
 		for (j = 0; j < n; j++) {
 			struct ar_lease l;
 			struct ar_buf b = {0};
-			struct idearec *r;
 			char err[256], *p;
 			json_t *o;
-			const char *t;
 
-			if (ar_spool_parse(names[j], &l) < 0)
-				continue;
 			p = ar_spool_path(dir, spsub[i], names[j]);
-			o = ar_readfile(p, &b, AR_LINE_MAX + 1) < 0 ? NULL :
-			    ar_json_parse(b.p, b.len, err, sizeof err);
-			ar_buf_free(&b);
-			free(p);
-			if (dg->nidea == cap) {
-				cap = cap ? 2 * cap : 64;
-				dg->idea = ar_xrealloc(dg->idea, cap *
-				    sizeof *dg->idea);
+			if (ar_spool_parse(names[j], &l) < 0) {
+				ar_warn("%s: not a record name", p);
+				hl->bad++;
+				free(p);
+				continue;
 			}
-			r = &dg->idea[dg->nidea++];
-			memset(r, 0, sizeof *r);
-			cpy(r->id, sizeof r->id, l.id);
-			cpy(r->state, sizeof r->state, spsub[i]);
-			t = json_string_value(json_object_get(o, "title"));
-			cpy(r->title, sizeof r->title, t ? t : "");
-			json_decref(o);
-			if (i == 3) {
-				char *w, *nl;
-
-				p = ar_spool_path(dir, "why", names[j]);
-				if (ar_readfile(p, &b, 4096) == 0 && b.len) {
-					w = b.p;
-					/* One line: the reason's first. */
-					if ((nl = strchr(w, '\n')))
-						*nl = 0;
-					cpy(r->why, sizeof r->why, w);
-				}
+			hl->cnt[i]++;
+			if (i == 1 && l.expires) {
+				if (l.expires < dg->now_s)
+					hl->expired++;
+				holder(&holders, &hl->nh, &hix, l.holder);
+			}
+			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+				ar_warn("%s:", p);
+				hl->bad++;
 				ar_buf_free(&b);
 				free(p);
+				if (ideas)
+					add_idea(dg, &cap, dir, (int)i, names[j],
+					    &l, NULL);
+				continue;
 			}
+			o = ar_json_parse(b.p, b.len, err, sizeof err);
+			ar_buf_free(&b);
+			if (!o || !json_is_object(o)) {
+				ar_warn("%s: %s", p, o ? "not a JSON object" :
+				    err);
+				hl->bad++;
+				free(p);
+				if (ideas)
+					add_idea(dg, &cap, dir, (int)i, names[j],
+					    &l, o);
+				json_decref(o);
+				continue;
+			}
+			free(p);
+			if (ideas) {
+				add_idea(dg, &cap, dir, (int)i, names[j], &l, o);
+				count_idea(dg, (int)i, names[j], &l, o);
+			}
+			json_decref(o);
 		}
 		ar_spool_free_list(names, n);
 	}
-	ar_sort(dg->idea, dg->nidea, sizeof *dg->idea, cmp_idea);
+	for (k = 0; k < hl->nh; k++)
+		free(holders[k]);
+	free(holders);
+	ar_hmap_free(&hix);
+	if (ideas)
+		ar_sort(dg->idea, dg->nidea, sizeof *dg->idea, cmp_idea);
+}
+
+/* A spool's row in Queue health. */
+static void
+health_row(struct sect *s, const char *label, const struct health *hl)
+{
+	char a[8][32];
+
+	a[6][0] = 0;
+	if (hl->nh)
+		snprintf(a[6], sizeof a[6], "%.1f", (double)hl->cnt[0] /
+		    (double)hl->nh);
+	row(s, label, fi(a[0], hl->cnt[0]), fi(a[1], hl->cnt[1]), fi(a[2],
+	    hl->cnt[2]), fi(a[3], hl->cnt[3]), fi(a[4], hl->nh), fi(a[5],
+	    hl->expired), a[6], fi(a[7], hl->bad));
+}
+
+/* The ideas of the spool, read before the ledger: results name their
+ * ideas by their titles. Its health is kept for Queue health. */
+void
+read_ideas(struct digest *dg, const char *dir)
+{
+	set_now(dg);
+	scan_spool(dg, dir, 1, &dg->ih);
 }
 
 /* An idea's title by its id; NULL when unknown or untitled. */
@@ -318,6 +336,17 @@ unseen(const struct stale_in *sl, double from, double to)
 	return b > a ? b - a : 0;
 }
 
+static int
+cmp_itime(const void *a, const void *b)
+{
+	const struct ideatime *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	if (c)
+		return c;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
 struct stale {
 	const char *idea;
 	size_t n;
@@ -346,15 +375,28 @@ staleness(struct digest *dg)
 	if (!sl->nist || !sl->nitime)
 		return;
 	ar_sort(sl->fin, sl->nfin, sizeof *sl->fin, cmp_dbl);
+	/* The join by sort and binary search, not rows x ideas: by id,
+	 * then in the order read, so that an id put twice matches as the
+	 * first one read that was created before the run. */
+	ar_sort(sl->itime, sl->nitime, sizeof *sl->itime, cmp_itime);
 	st = ar_xcalloc(sl->nist, sizeof *st);
 	for (i = 0; i < sl->nist; i++) {
 		const struct ideastart *is = &sl->ist[i];
+		size_t lo = 0, hi = sl->nitime;
 
-		for (j = 0; j < sl->nitime; j++) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(sl->itime[mid].id, is->idea) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < sl->nitime && strcmp(sl->itime[j].id,
+		    is->idea) == 0; j++) {
 			const struct ideatime *it = &sl->itime[j];
 
-			if (strcmp(is->idea, it->id) == 0 &&
-			    is->started >= it->created) {
+			if (is->started >= it->created) {
 				st[n].idea = is->idea;
 				st[n].n = unseen(sl, it->created, is->started);
 				st[n++].age = is->started - it->created;
@@ -400,14 +442,19 @@ build_spools(struct digest *dg, const char *ideas, const char *queue)
 	size_t i;
 	char a[4][32];
 
-	set_now(dg);
 	s = sect(dg, "queue_health", "Queue health", "siiiiiini", "spool",
 	    "new", "cur", "done", "failed", "holders", "expired",
 	    "new_per_holder", "unreadable", NULL);
 	if (ideas)
-		read_spool(dg, ideas, "ideas", 1, s);
-	if (queue)
-		read_spool(dg, queue, "queue", 0, s);
+		health_row(s, "ideas", &dg->ih);
+	if (queue) {
+		struct health hl;
+
+		if (!ideas)
+			set_now(dg);
+		scan_spool(dg, queue, 0, &hl);
+		health_row(s, "queue", &hl);
+	}
 	if (!ideas)
 		return;
 	/* Every idea with its fate; a failed one says why. The latest
