@@ -73,7 +73,7 @@ ar_spool_check(const char *dir)
  * first name still in new/ is the first record of new/ and a claim need
  * not read the whole directory. Both files live beside the state
  * directories, so readers of new/ and cur/ never see them. */
-enum { HINT_MAX = 256, TOKEN_MAX = 64 };
+enum { HINT_MAX = 512, TOKEN_MAX = 64 };
 /* A hint older than this is not trusted: files moved into new/ by hand, or
  * by a program that does not replace the token, wait at most this long. */
 #define HINT_AGE_NS 1000000000LL
@@ -469,8 +469,9 @@ smallest(const char *dir, struct top *t)
 		t->ord[i] = t->name[i];
 	if (!d)
 		return -1;
-	errno = 0;
-	while ((de = readdir(d))) {
+	/* errno is cleared before each readdir(3): parsing a name may set
+	 * it, and only readdir's own error must fail the scan. */
+	while ((errno = 0, de = readdir(d))) {
 		struct ar_lease l;
 		char *slot;
 
@@ -531,54 +532,66 @@ write_hint(const char *dir, const char *tok, const struct timespec *at,
 
 /* Reads the hint into buf and points names at its names, when it was
  * written after the last arrival and is young enough to trust; -1 when
- * it must not be used. */
+ * it must not be used. *fd stays open on it, for the cursor; *from is
+ * the cursor: the hint file's modification time, in seconds, when it is
+ * at most the number of names, is the index of the first name that may
+ * still be in new/ (set by the claimer of the name before it), and a
+ * hint just written has the time it was written, so 0. */
 static int
-load_hint(const char *dir, char *buf, size_t size, char **names, size_t *n)
+load_hint(const char *dir, char *buf, size_t size, char **names, size_t *n,
+    int *fd, size_t *from)
 {
 	char tok[TOKEN_MAX], *p = ar_path(dir, "next"), *s, *nl, *end;
 	struct timespec now;
 	long long at, age;
+	struct stat st;
 	size_t len = 0;
 	ssize_t r;
-	int fd;
 
-	*n = 0;
-	fd = open(p, O_RDONLY | O_CLOEXEC);
+	*n = *from = 0;
+	*fd = open(p, O_RDONLY | O_CLOEXEC);
 	free(p);
-	if (fd < 0)
+	if (*fd < 0)
 		return -1;
-	while (len < size - 1 && (r = read(fd, buf + len, size - 1 - len)) > 0)
+	if (fstat(*fd, &st) < 0)
+		goto bad;
+	while (len < size - 1 && (r = read(*fd, buf + len, size - 1 - len)) > 0)
 		len += (size_t)r;
-	close(fd);
 	buf[len] = '\0';
 	/* The whole file or nothing: a torn write lacks the last line. */
 	if (len < 6 || strcmp(buf + len - 5, "\nend\n") != 0 ||
 	    strncmp(buf, "ar-spool-next 1\n", 16) != 0 || read_token(dir, tok) < 0)
-		return -1;
+		goto bad;
 	s = buf + 16;
 	if (!(nl = strchr(s, '\n')))
-		return -1;
+		goto bad;
 	*nl = '\0';
 	if (strcmp(s, tok) != 0)
-		return -1;
+		goto bad;
 	s = nl + 1;
 	at = strtoll(s, &end, 10) * 1000000000LL;
 	if (end == s || *end != '.' || strspn(end + 1, "0123456789") != 9 ||
 	    end[10] != '\n')
-		return -1;
+		goto bad;
 	at += strtol(end + 1, NULL, 10);
 	clock_gettime(CLOCK_REALTIME, &now);
 	age = (long long)now.tv_sec * 1000000000LL + now.tv_nsec - at;
 	/* A hint from the future comes from a clock that jumped back. */
 	if (age < 0 || age > HINT_AGE_NS)
-		return -1;
+		goto bad;
 	for (s = end + 11; *s && strcmp(s, "end\n") != 0; s = nl + 1) {
 		if (!(nl = strchr(s, '\n')) || *n == HINT_MAX)
-			return -1;
+			goto bad;
 		*nl = '\0';
 		names[(*n)++] = s;
 	}
+	if (st.st_mtime > 0 && (unsigned long long)st.st_mtime <= *n)
+		*from = (size_t)st.st_mtime;
 	return 0;
+bad:
+	close(*fd);
+	*fd = -1;
+	return -1;
 }
 
 /* Claims new/name; AR_SP_GONE when another took it first, or when name is
@@ -649,26 +662,38 @@ int
 ar_spool_claim(const char *dir, const char *holder, long long expires,
     struct ar_lease *l)
 {
-	size_t size = HINT_MAX * (AR_SPOOL_NAME + 1) + 128, n, i;
-	char *buf = ar_xmalloc(size), *names[HINT_MAX];
-	int r = AR_SP_GONE, e;
+	size_t size = HINT_MAX * (AR_SPOOL_NAME + 1) + 128, n, i, from;
+	char *buf = ar_xmalloc(size), **names = ar_xmalloc(HINT_MAX *
+	    sizeof *names);
+	int r = AR_SP_GONE, e, fd;
 
-	if (load_hint(dir, buf, size, names, &n) == 0) {
-		for (i = 0; i < n; i++)
+	if (load_hint(dir, buf, size, names, &n, &fd, &from) == 0) {
+		for (i = from; i < n; i++)
 			if ((r = try_claim(dir, names[i], holder, expires,
 			    l)) != AR_SP_GONE)
 				break;
+		e = errno;
+		if (r == AR_SP_OK) {
+			/* Every name before the one taken is gone, and none
+			 * comes back while the token holds: the next claimer
+			 * starts after it. Without the right to set the time
+			 * (another user's hint) each starts at the first. */
+			struct timespec ts[2] = { { 0, UTIME_OMIT },
+			    { (time_t)(i + 1), 0 } };
+
+			futimens(fd, ts);
+		}
+		close(fd);
 		/* The one claimer that takes the hint's middle name, and
 		 * each eighth after it, scans for the next hint while the
 		 * rest is still claimed: so the claimers do not all find it
 		 * used up and all scan at once. */
-		if (r == AR_SP_OK && i >= HINT_MAX / 2 && i % (HINT_MAX / 8) == 0) {
-			e = errno;
+		if (r == AR_SP_OK && i >= HINT_MAX / 2 && i % (HINT_MAX / 8) == 0)
 			scan_claim(dir, holder, expires, NULL, 1);
-			errno = e;
-		}
+		errno = e;
 	}
 	free(buf);
+	free(names);
 	if (r != AR_SP_GONE)
 		return r;
 	return scan_claim(dir, holder, expires, l, 0);

@@ -62,7 +62,8 @@ void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
  * dies before the rename reaches the disk, its claimer died with it and
  * the record is simply claimable again. It tries the names of the hint
  * when nothing has arrived in new/ since the hint's scan and the hint is
- * less than a second old; else it reads new/ and writes a new hint. */
+ * less than a second old, from the cursor its claimers keep in its
+ * modification time; else it reads new/ and writes a new hint. */
 int ar_spool_claim(const char *dir, const char *holder, long long expires,
 	struct ar_lease *l);
 /* A claimer that claims many records keeps its sorted view of new/ for

@@ -851,9 +851,9 @@ whole_records() {
 	make_records 300
 	run -0 ar-queue claim -H w1 "$S"
 	same "$(jq -r .record.id <<<"$output")" r00001
-	# The claim wrote the hint: header, token, time, the 256 first names
-	# its reading of new/ found, end.
-	[ "$(wc -l <"$S/next")" -eq 260 ]
+	# The claim wrote the hint: header, token, time, the names its
+	# reading of new/ found (all 300: fewer than 512), end.
+	[ "$(wc -l <"$S/next")" -eq 304 ]
 	same "$(head -n 1 "$S/next")" "ar-spool-next 1"
 	same "$(sed -n 4p "$S/next")" "$(craft 0 r00001 1)"
 	same "$(tail -n 1 "$S/next")" end
