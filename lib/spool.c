@@ -520,7 +520,16 @@ write_hint(const char *dir, const char *tok, const struct timespec *at,
 		for (i = 0; i < t->n; i++)
 			fprintf(f, "%s\n", t->ord[i]);
 		fputs("end\n", f);
-		ok = !ferror(f);
+		ok = fflush(f) == 0 && !ferror(f);
+		/* The cursor starts past any index, whatever the clock says
+		 * (a host that booted in 1970 would make a fresh hint's
+		 * time look like an index). */
+		if (ok) {
+			struct timespec ts[2] = { { 0, UTIME_OMIT },
+			    { HINT_MAX + 1, 0 } };
+
+			ok = futimens(fileno(f), ts) == 0;
+		}
 		ok = fclose(f) == 0 && ok;
 		if (!ok || rename(tmp, dst) < 0)
 			unlink(tmp);
@@ -535,8 +544,8 @@ write_hint(const char *dir, const char *tok, const struct timespec *at,
  * it must not be used. *fd stays open on it, for the cursor; *from is
  * the cursor: the hint file's modification time, in seconds, when it is
  * at most the number of names, is the index of the first name that may
- * still be in new/ (set by the claimer of the name before it), and a
- * hint just written has the time it was written, so 0. */
+ * still be in new/ (set by the claimer of the name before it); a hint
+ * just written has HINT_MAX + 1, so 0. */
 static int
 load_hint(const char *dir, char *buf, size_t size, char **names, size_t *n,
     int *fd, size_t *from)

@@ -857,6 +857,8 @@ whole_records() {
 	same "$(head -n 1 "$S/next")" "ar-spool-next 1"
 	same "$(sed -n 4p "$S/next")" "$(craft 0 r00001 1)"
 	same "$(tail -n 1 "$S/next")" end
+	# Its time, the claimers' cursor, starts past any index.
+	same "$(stat -c %Y "$S/next")" 513
 	# A record put since, of higher priority, comes first.
 	printf '{"id":"urgent","priority":5}\n' >in
 	run -0 ar-queue put "$S" in
