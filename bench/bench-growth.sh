@@ -72,7 +72,7 @@ since() {
 measure() {
 	mn=$1 what=$2
 	shift 2
-	best= peak=0 r=0
+	best='' peak=0 r=0
 	reps=$REPS
 	[ -z "${once:-}" ] || reps=1
 	while [ "$r" -lt "$reps" ]; do
@@ -153,7 +153,11 @@ for n in "$@"; do
 	echo "# N=$n: made in $(since "$t0") s: $(ls "$C/ledger/seg" | grep -c tsv) segments," \
 	    "$(ls "$C/ideas/new" | wc -l) ideas, $(ls "$C/queue/new" | wc -l) experiments," \
 	    "$(($(wc -l < "$work/subs.tsv") - 1)) methods" >&2
-	once=1 measure "$n" "ledger verify (first)" "$bin/ar-ledger" verify -C "$C"
+	# Set and cleared around each call: whether an assignment before a
+	# function call outlives it is not fixed by POSIX.
+	once=1
+	measure "$n" "ledger verify (first)" "$bin/ar-ledger" verify -C "$C"
+	once=
 	measure "$n" "ledger verify (sealed)" "$bin/ar-ledger" verify -C "$C"
 	measure "$n" "ledger export -V -f tsv" "$bin/ar-ledger" export -C "$C" -V -f tsv
 	mv "$work/out" "$work/export.tsv"
@@ -161,12 +165,15 @@ for n in "$@"; do
 	mv "$work/out" "$work/curves.jsonl"
 	measure "$n" "digest (ledger, curves, spools)" "$bin/ar-digest" -C "$C" \
 	    -l "$work/export.tsv" -c "$work/curves.jsonl" -i "$C/ideas" -q "$C/queue"
-	pre='rm -f "$C/run/sched-summary"' measure "$n" "sched next (from scratch)" \
+	pre='rm -f "$C/run/sched-summary"'
+	measure "$n" "sched next (from scratch)" \
 	    "$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv"
+	pre=
 	measure "$n" "sched next (summary current)" \
 	    "$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv"
-	pre='rm -f "$C/queue/next"' measure "$n" "queue claim (reads new/)" \
-	    "$bin/ar-queue" claim -H bench "$C/queue"
+	pre='rm -f "$C/queue/next"'
+	measure "$n" "queue claim (reads new/)" "$bin/ar-queue" claim -H bench "$C/queue"
+	pre=
 	measure "$n" "queue claim (hint)" "$bin/ar-queue" claim -H bench "$C/queue"
 	measure "$n" "queue put (1 record)" "$bin/ar-queue" put "$C/queue" "$work/one.tsv"
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$C"
