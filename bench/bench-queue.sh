@@ -4,13 +4,17 @@
 # claims per second of P concurrent claimers on N records, two ways:
 #   (a) P processes of "ar-queue claim -n 100000": each claim inside is its
 #       own rename(2) with its own lease; this is how ar-run claims;
-#   (b) P shell loops of one "ar-queue claim" per process.
+#   (b) P shell loops of one "ar-queue claim" per process;
+#   (c) P shell loops of one claim per process taking M records in all
+#       from N + M, so that at least N records wait at every claim.
 # The first put checks the names it stores (PRIO-ORDER-ID); each claim run
-# checks that every record was claimed exactly once.
-# BUILD is the build directory (default: build). N (10000), P (32) and
-# TMPDIR (where the spools go; its filesystem matters) can be set. The
-# one-process put is held against issue 16's target, at least 5,000
-# records/s in one batch: run it with TMPDIR on tmpfs and on a disk.
+# checks that every record was claimed exactly once, and (c) that the M
+# claimed are the M first in claim order.
+# BUILD is the build directory (default: build). N (10000), P (32), M
+# (2000) and TMPDIR (where the spools go; its filesystem matters) can be
+# set. The one-process put is held against issue 16's target, at least
+# 5,000 records/s in one batch: run it with TMPDIR on tmpfs and on a disk;
+# (c) against issue 21's, at least 1,000 claims/s with 10,000 waiting.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +27,11 @@ if [ ! -x "$q" ]; then
 fi
 N=${N:-10000}
 P=${P:-32}
+M=${M:-2000}
+# Each of the P loops of (c) makes the same number of claims.
+per=$((M / P))
+[ "$per" -gt 0 ] || { echo "bench-queue: M=$M: less than one claim per loop (P=$P)" >&2; exit 64; }
+M=$((per * P))
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-queue.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
@@ -137,14 +146,48 @@ t1=$(now)
 onceB=$(check_once "$work/b" "$work/b.out")
 cb=$(elapsed "$t0" "$t1")
 
+# (c) P shell loops of one claim per process, M claims in all, from N + M
+# records: N wait at every claim.
+cp -R "$work/put1" "$work/c"
+seq 1 "$M" | awk -v n="$N" 'BEGIN { print "n\ttitle" } { print n + $1 "\tidea " n + $1 }' |
+    "$q" put "$work/c" >/dev/null
+ls "$work/c/new" | sort | head -n "$M" >"$work/c.first"
+mkdir "$work/c.out" "$work/c.rc"
+t0=$(now)
+i=1
+while [ "$i" -le "$P" ]; do
+	(
+		j=0
+		while [ "$j" -lt "$per" ]; do
+			"$q" claim -f tsv -H "c$i" "$work/c" >>"$work/c.out/$i" ||
+			    { echo $? >"$work/c.rc/$i"; break; }
+			j=$((j + 1))
+		done
+	) &
+	i=$((i + 1))
+done
+wait
+t1=$(now)
+[ -z "$(ls "$work/c.rc")" ] || fail "(c): a claim failed"
+cat "$work"/c.out/* | grep -v '^state	' | cut -f 2 | sort >"$work/c.ids"
+[ "$(wc -l <"$work/c.ids")" -eq "$M" ] || fail "(c): not $M claims printed"
+[ -z "$(uniq -d "$work/c.ids")" ] || fail "(c): a record claimed twice"
+ls "$work/c/cur" | sed 's/@.*//' | sort | cmp -s - "$work/c.first" ||
+    fail "(c): the records claimed are not the $M first in claim order"
+[ "$(count "$work/c/new")" -eq "$N" ] || fail "(c): not $N records left"
+cc=$(elapsed "$t0" "$t1")
+
 printf '%-46s %8s %10s\n' method seconds "per second"
 row "put, 1 process" "$put1" "$N" puts/s
 row "put, $P processes" "$putp" "$N" puts/s
 row "(a) claim -n 100000, $P processes" "$ca" "$N" claims/s
 row "(b) claim, $P shell loops of 1 per process" "$cb" "$N" claims/s
+row "(c) claim, 1 per process, $N waiting" "$cc" "$M" claims/s
 echo
-echo "exactly once: (a) $onceA; (b) $onceB"
-awk -v n="$N" -v s="$put1" -v fs="$(stat -f -c %T "$work")" 'BEGIN {
+echo "exactly once: (a) $onceA; (b) $onceB; (c) $M claimed, 0 twice, the $M first"
+awk -v n="$N" -v s="$put1" -v m="$M" -v c="$cc" -v fs="$(stat -f -c %T "$work")" 'BEGIN {
 	r = n / s
-	printf "put, one batch of %d records on %s: %.0f records/s (target >= 5000: %s)\n", n, fs, r, r >= 5000 ? "met" : "MISSED"
-	exit (r < 5000) }'
+	printf "put, one batch of %d records on %s: %.0f records/s (target >= 5000: %s)\n", n, fs, r, (r >= 5000 ? "met" : "MISSED")
+	q = m / c
+	printf "claim, one process per claim, %d waiting: %.0f claims/s (target >= 1000: %s)\n", n, q, (q >= 1000 ? "met" : "MISSED")
+	exit (r < 5000 || q < 1000) }'

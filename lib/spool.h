@@ -3,7 +3,9 @@
  * digits, ORDER a fresh time-ordered id, so names sort by priority, then
  * age, whatever the record's own id. A claim renames new/NAME to
  * cur/NAME@EXPIRY@HOLDER, so the lease lives in the name and every state
- * change is one rename(2). */
+ * change is one rename(2). Beside the states, arrivals (a token replaced
+ * whenever a record enters new/) and next (the smallest names of new/ as
+ * a claimer last saw them) let one claim skip reading all of new/. */
 #ifndef AR_SPOOL_H
 #define AR_SPOOL_H
 
@@ -58,7 +60,10 @@ void ar_spool_lease_name(char *out, size_t n, const struct ar_lease *l);
 /* Claims the first record of new/ that nobody else takes first; fills l.
  * AR_SP_GONE when new/ is empty. A claim is not fsync'd: if the machine
  * dies before the rename reaches the disk, its claimer died with it and
- * the record is simply claimable again. */
+ * the record is simply claimable again. It tries the names of the hint
+ * when nothing has arrived in new/ since the hint's scan and the hint is
+ * less than a second old, from the cursor its claimers keep in its
+ * modification time; else it reads new/ and writes a new hint. */
 int ar_spool_claim(const char *dir, const char *holder, long long expires,
 	struct ar_lease *l);
 /* A claimer that claims many records keeps its sorted view of new/ for

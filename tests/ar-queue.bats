@@ -846,6 +846,77 @@ whole_records() {
 	same "$order" " Alpha zeta $gen alpha"
 }
 
+@test "claim: the hint of next names keeps the order after a put, a release, and a reap after a file moved in by hand" {
+	need_jq
+	make_records 300
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00001
+	# The claim wrote the hint: header, token, time, the names its
+	# reading of new/ found (all 300: fewer than 512), end.
+	[ "$(wc -l <"$S/next")" -eq 304 ]
+	same "$(head -n 1 "$S/next")" "ar-spool-next 1"
+	same "$(sed -n 4p "$S/next")" "$(craft 0 r00001 1)"
+	same "$(tail -n 1 "$S/next")" end
+	# Its time, the claimers' cursor, starts past any index.
+	same "$(stat -c %Y "$S/next")" 513
+	# A record put since, of higher priority, comes first.
+	printf '{"id":"urgent","priority":5}\n' >in
+	run -0 ar-queue put "$S" in
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" urgent
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00002
+	# A record released comes back first in line.
+	run -0 ar-queue release -H w1 "$S" r00001
+	run -0 ar-queue claim -H w2 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00001
+	# A file moved into new/ by hand is seen once reap has run.
+	run -0 ar-queue claim -H w2 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00003
+	printf '{"id":"byhand"}\n' >"$S/new/$(craft 9 byhand 999)"
+	run -0 ar-queue reap "$S"
+	run -0 ar-queue claim -H w2 "$S"
+	same "$(jq -r .record.id <<<"$output")" byhand
+	# The rest come in order, each once, hint or not.
+	for want in $(seq -f 'r%05g' 4 300); do
+		run -0 ar-queue claim -f tsv -H w3 "$S"
+		same "$(cut -f 2 <<<"${lines[1]}")" "$want"
+	done
+	run -1 ar-queue claim -H w3 "$S"
+	[ "$(count cur)" -eq 302 ]
+	# An empty new/ leaves no hint, so a file moved in later is claimed.
+	[ ! -e "$S/next" ]
+}
+
+@test "claim: a hint that is torn, from another token, or names files outside new/ is not followed" {
+	need_jq
+	make_records 3
+	run -0 ar-queue put "$S" "$FIX/fixed.jsonl"
+	tok=$(cat "$S/arrivals")
+	cp "$S/new/$(craft 0 r00001 1)" "$S/done/$(craft 0 r00001 1)"
+	now=$(date +%s.%N)
+	# Torn: no end line.
+	printf 'ar-spool-next 1\n%s\n%s\n%s\n' "$tok" "$now" "$(craft 0 r00003 3)" >"$S/next"
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" idea-a
+	# Another token: written before a record arrived.
+	printf 'ar-spool-next 1\nsome-other-token\n%s\n%s\nend\n' "$now" "$(craft 0 r00003 3)" >"$S/next"
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00001
+	# Names that are not record names of new/ are skipped; the claim
+	# then reads new/.
+	tok=$(cat "$S/arrivals")
+	printf 'ar-spool-next 1\n%s\n%s\n../done/%s\n/etc/passwd\nend\n' "$tok" "$(date +%s.%N)" "$(craft 0 r00001 1)" >"$S/next"
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00002
+	same "$(ls "$S/done")" "$(craft 0 r00001 1)"
+	# Not a hint at all.
+	head -c 5000 /dev/urandom >"$S/next"
+	run -0 ar-queue claim -H w1 "$S"
+	same "$(jq -r .record.id <<<"$output")" r00003
+	same "$(names cur | sed 's/@.*//')" "$(printf '%s\n' 0999995-idea-a 1000000-r00001 1000000-r00002 1000000-r00003)"
+}
+
 @test "claim: the holder is -H, else \$AR_HOLDER, else the short host name" {
 	host=$(uname -n)
 	host=${host%%.*}

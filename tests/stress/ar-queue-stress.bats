@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # ar-queue-stress.bats: ar-queue(1) under load, a stress test of `make
 # check-stress`: 32 processes claiming from 10,000 records and 16 shell
-# loops of one claim a process, each record taken exactly once; put and
-# claim killed with SIGKILL at random instants, 200 rounds, and no record
-# lost, duplicated or corrupted. The rest of ar-queue's tests are in
+# loops of one claim a process (once while records are put), each record
+# taken exactly once; put and claim killed with SIGKILL at random
+# instants, 200 rounds, and no record lost, duplicated or corrupted. The rest of ar-queue's tests are in
 # tests/ar-queue.bats.
 
 bats_require_minimum_version 1.5.0
@@ -64,6 +64,42 @@ exactly_once() {
 	exactly_once 300 l*.out
 }
 
+@test "claim: 16 shell loops of one claim per process over 2,000 records, while 200 more are put, take each exactly once" {
+	make_records 2000
+	seq -f 'p%03g' 1 200 | awk 'BEGIN { print "id\tpriority" } { print $1 "\t5" }' >high
+	(
+		for k in $(seq 0 9); do
+			{ head -n 1 high; sed -n "$((k * 20 + 2)),$((k * 20 + 21))p" high; } >"high.$k"
+			ar-queue put "$S" "high.$k" >/dev/null 2>>put.err
+		done
+		: >put.done
+	) &
+	for w in $(seq 1 16); do
+		(
+			while :; do
+				rc=0
+				ar-queue claim -f tsv -H "l$w" "$S" >>"l$w.out" 2>>"l$w.err" || rc=$?
+				if [ "$rc" -ne 0 ]; then
+					[ "$rc" -eq 1 ] || echo "$rc" >>"l$w.rc"
+					[ -e put.done ] && break
+				fi
+			done
+		) &
+	done
+	wait
+	same "$(cat put.err l*.err)" ""
+	[ -z "$(cat l*.rc 2>/dev/null)" ]
+	# What a loop left when the last put ended after its last claim.
+	rc=0
+	ar-queue claim -f tsv -n 100000 -H final "$S" >final.out || rc=$?
+	[ "$rc" -le 1 ]
+	cat l*.out final.out | grep -v '^state	' | cut -f 2 | sort >claimed
+	same "$(uniq -d claimed)" ""
+	same "$(cat claimed)" "$({ seq -f 'p%03g' 1 200; seq -f 'r%05g' 1 2000; } | sort)"
+	[ "$(count cur)" -eq 2200 ]
+	[ "$(count new)" -eq 0 ]
+}
+
 # --- crash safety -----------------------------------------------------------
 
 @test "kill -9 at random instants of put and claim (200 rounds): nothing lost, duplicated or corrupt" {
@@ -77,7 +113,13 @@ exactly_once() {
 		: >"claim.$r"
 		ar-queue put "$S" in20 >>"put.$r" 2>>errors &
 		p=$!
-		ar-queue claim -n 5 -H "k$r" "$S" >>"claim.$r" 2>>errors &
+		# Odd rounds claim one by one, through the hint; even ones
+		# five at a time.
+		if [ $((r % 2)) -eq 1 ]; then
+			ar-queue claim -H "k$r" "$S" >>"claim.$r" 2>>errors &
+		else
+			ar-queue claim -n 5 -H "k$r" "$S" >>"claim.$r" 2>>errors &
+		fi
 		c=$!
 		printf -v d '0.%03d' $((RANDOM % 21))
 		sleep "$d"
