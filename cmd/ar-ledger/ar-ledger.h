@@ -33,6 +33,13 @@ struct mcache {
 	char hash[AR_HASH_HEX];
 };
 
+/* What a seal says of its segment, checked when it was sealed. */
+struct segsum {
+	size_t rows;         /* every row, good */
+	size_t unsigned_;    /* of them, unsigned (imported) */
+	size_t unchecked;    /* signed, with a method not rehashed */
+};
+
 struct lctx {
 	struct ar_campaign camp;
 	struct ar_ledger led;
@@ -70,6 +77,7 @@ struct job {
 	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
 	int trusted;         /* of a sealed segment: not checked again */
+	long segi;           /* its segment in the ledger, or -1 (loose) */
 };
 
 enum { ST_OK, ST_BAD, ST_UNSIGNED };
@@ -97,10 +105,18 @@ struct scanner {
 	const char *seg_src;
 	struct ar_buf seg_ids;
 	FILE *out;           /* where bad rows are named, or NULL */
-	int trust_seals;     /* export -V: rows of sealed segments are
-	                      * taken as checked */
+	int trust_seals;     /* rows of sealed segments are taken as
+	                      * checked (not verify -F) */
 	unsigned char *sealed; /* per segment of the ledger: its seal is
 	                      * good */
+	size_t nsealed;      /* segments when the seals were checked */
+	struct segsum *sums; /* per segment: its seal's summary, or what
+	                      * this run found */
+	size_t nsums;
+	size_t *skipped;     /* sealed segments not read: their ids come
+	                      * from their indexes */
+	size_t nskipped;
+	long cur_segi;
 	const char *cur_src;  /* the segment of the rows being read */
 	int cur_sealed;
 	long c_commit, c_mhash; /* their columns in cur_src */
@@ -117,15 +133,23 @@ enum { F_TSV, F_JSONL, F_AUTORESEARCH };
 
 /* segseal.c */
 /* 1 when seg's seal matches the segment as it is now, signed by the
- * campaign's key. */
-int segseal_good(const struct lctx *cx, const struct ar_seg *seg);
+ * campaign's key; sum gets what it says of the rows. */
+int segseal_good(const struct lctx *cx, const struct ar_seg *seg,
+	struct segsum *sum);
 /* Writes seg's seal, when this run can read the campaign's secret key;
  * 0 when written. */
-int segseal_write(struct lctx *cx, const struct ar_seg *seg);
-/* sealed[i] = segseal_good of each segment numbered after cut, on every
- * core: hashing the segments is most of export -V's cost. */
-void segseal_check_all(const struct lctx *cx, unsigned long cut,
-	unsigned char *sealed);
+int segseal_write(struct lctx *cx, const struct ar_seg *seg,
+	const struct segsum *sum);
+/* A seal's summary line, "rows R unsigned U unchecked C\n", exactly;
+ * -1 when it is not one or its counts cannot be. */
+int segseal_summary(const char *p, size_t len, struct segsum *sum);
+/* sealed[i] = segseal_good of each segment numbered after cut, and
+ * sums[i] its summary, on every core. */
+void segseal_check_all(struct lctx *cx, unsigned long cut,
+	unsigned char *sealed, struct segsum *sums);
+/* Seals each segment i with want[i] set, from sums[i], on every core. */
+void segseal_write_all(struct lctx *cx, const unsigned char *want,
+	const struct segsum *sums);
 
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);
@@ -142,7 +166,7 @@ char *where_of(const struct ar_row *r);
  * are and which ids are stored twice. */
 void verify_all(struct lctx *cx, struct scanner *s, int print);
 void free_scanner(struct scanner *s);
-int cmd_verify(struct lctx *cx, int strict);
+int cmd_verify(struct lctx *cx, int strict, int full);
 /* Writes the method hashes computed in this run to run/method-hashes. */
 void mcache_save(struct lctx *cx);
 
