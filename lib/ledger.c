@@ -364,11 +364,19 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			    n, ncol);
 			row.bad = bad;
 		} else {
+			size_t jl = (size_t)(line.p + line.len - field[ncol - 1]);
+
 			row.field = field;
 			row.json = field[ncol - 1];
-			if (ar_tsv_unescape(field[ncol - 1]) < 0)
-				row.bad = "unknown escape in the json column";
-			row.jsonlen = strlen(row.json);
+			/* Most rows have no escape: one memchr, not a copy
+			 * byte by byte. */
+			if (memchr(row.json, '\\', jl)) {
+				if (ar_tsv_unescape(field[ncol - 1]) < 0)
+					row.bad = "unknown escape in the json "
+					    "column";
+				jl = strlen(row.json);
+			}
+			row.jsonlen = jl;
 		}
 		if (want) {
 			if (!row.bad && strcmp(field[0], want) == 0) {
@@ -378,8 +386,11 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			}
 			continue;
 		}
-		if ((r = fn(&row, arg)) != 0)
+		if ((r = fn(&row, arg)) != 0) {
+			if (r == AR_ROW_NEXT_SEGMENT)
+				r = 0;
 			break;
+		}
 	}
 	if (lineno == 0 && !want) {
 		struct ar_row row;

@@ -53,6 +53,10 @@ struct ar_row {
  * whole segment, and the scan goes on. -1 with err (and errno) when the
  * ledger's directories or an index cannot be read. */
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
+/* What fn returns, for a row of a segment, to skip the rest of that
+ * segment and go on with the next (what it needed was the header). Any
+ * other value but 0 stops the scan, which returns it. */
+#define AR_ROW_NEXT_SEGMENT 0x7e9
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);
 /* The same from the segment numbered after + 1 on: the segments up to

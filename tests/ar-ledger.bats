@@ -860,6 +860,27 @@ $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	export_left_out "$SEG:$n" "$id" 2
 }
 
+# Rows are checked in batches of 4096, each while the next is read: the
+# problems are said in the order of the ledger all the same.
+@test "ar-ledger verify: problems in more than one batch are named in the order of the ledger" {
+	gen 4200 "$T/big.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/big.jsonl"
+	SEG=$L/seg/00000001.tsv
+	chmod u+w "$SEG"
+	# Line 11 (row 10, in the first batch): a bad signature; line 4200
+	# (in the second): a field too few, found while reading.
+	sed -i '11s/"why":"generated for a test"/"why":"generated for a tesT"/' "$SEG"
+	sed -i '4200s/^[^	]*	//' "$SEG"
+	id=$(sed -n 11p "$SEG" | cut -f 1)
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:11	$id	bad signature
+$SEG:4200	-	42 fields, header has 43
+$SEG	-	index (.idx) does not list exactly the segment's ids" ]
+	[ "$stderr" = "ar-ledger: 4200 rows: 4198 verified, 0 unsigned (imported); 3 problems" ]
+	[ ! -e "$L/seg/00000001.seal" ]
+}
+
 # The id column is what export prints and what lookups use: a forged one
 # is named (with the id the signed JSON gives) and left out everywhere.
 @test "ar-ledger: a segment row with a changed id column is left out by export -V" {

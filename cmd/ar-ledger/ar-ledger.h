@@ -11,6 +11,8 @@
 #define AR_LEDGER_CMD_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -82,11 +84,26 @@ struct job {
 
 enum { ST_OK, ST_BAD, ST_UNSIGNED };
 
+/* Jobs being checked on every core while the caller goes on. */
+struct pool {
+	const struct ar_campaign *camp;
+	struct job *jobs;
+	size_t n;
+	atomic_size_t next;
+	pthread_t tid[16];
+	int started;
+};
+
 /* The ledger read in batches of jobs, and what verify found. */
 struct scanner {
 	struct lctx *cx;
 	struct job *jobs;
 	size_t n;
+	struct job *pend;    /* the batch being checked meanwhile */
+	size_t npend;
+	int in_flush;        /* finishing a batch: its problems said now */
+	struct ar_buf later; /* problems found while a batch was pending */
+	struct pool pool;
 	struct hdr **hdrs;
 	size_t nhdr;
 	const char *last_src;
@@ -154,6 +171,11 @@ void segseal_write_all(struct lctx *cx, const unsigned char *want,
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);
 void run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n);
+/* Starts checking jobs on every core but one, and returns. */
+void jobs_start(struct pool *p, const struct ar_campaign *camp,
+	struct job *jobs, size_t n);
+/* Checks what is left of them on this thread too, and waits for all. */
+void jobs_wait(struct pool *p);
 /* The threads to use: $AR_THREADS, else the cores online (1 to 16). */
 int nthreads(void);
 void free_jobs(struct job *jobs, size_t n);

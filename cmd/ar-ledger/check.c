@@ -2,6 +2,7 @@
  * campaign, seal, method hash, a segment row's stored columns), run on
  * every core: signatures dominate the cost. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,20 +160,19 @@ out:
 	json_decref(o);
 }
 
-struct slice {
-	const struct ar_campaign *camp;
-	struct job *jobs;
-	size_t n;
-};
+/* Workers take chunks of this many jobs in turn: a thread that the
+ * machine's load slows down holds back no more than one chunk. */
+#define CHUNK 16
 
 static void *
-worker(void *arg)
+pool_worker(void *arg)
 {
-	struct slice *s = arg;
-	size_t i;
+	struct pool *p = arg;
+	size_t i, k;
 
-	for (i = 0; i < s->n; i++)
-		check_job(s->camp, &s->jobs[i]);
+	while ((i = atomic_fetch_add(&p->next, CHUNK)) < p->n)
+		for (k = i; k < i + CHUNK && k < p->n; k++)
+			check_job(p->camp, &p->jobs[k]);
 	return NULL;
 }
 
@@ -185,31 +185,46 @@ nthreads(void)
 	return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
+void
+jobs_start(struct pool *p, const struct ar_campaign *camp, struct job *jobs,
+    size_t n)
+{
+	int t = nthreads(), i;
+
+	p->camp = camp;
+	p->jobs = jobs;
+	p->n = n;
+	p->started = 0;
+	atomic_init(&p->next, 0);
+	/* One thread fewer than the cores: the caller goes on reading the
+	 * next batch, then works on this one in jobs_wait. */
+	if (n < 64)
+		return;
+	for (i = 0; i + 1 < t; i++)
+		if (pthread_create(&p->tid[p->started], NULL, pool_worker,
+		    p) == 0)
+			p->started++;
+}
+
+void
+jobs_wait(struct pool *p)
+{
+	int i;
+
+	pool_worker(p);
+	for (i = 0; i < p->started; i++)
+		pthread_join(p->tid[i], NULL);
+	p->started = 0;
+}
+
 /* Checks jobs on every core; signatures dominate the cost. */
 void
 run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n)
 {
-	int t = nthreads(), i;
-	pthread_t tid[16];
-	struct slice sl[16];
-	size_t per, off = 0;
+	struct pool p;
 
-	if (n < 64 || t == 1) {
-		for (off = 0; off < n; off++)
-			check_job(camp, &jobs[off]);
-		return;
-	}
-	per = (n + (size_t)t - 1) / (size_t)t;
-	for (i = 0; i < t; i++) {
-		sl[i].camp = camp;
-		sl[i].jobs = jobs + off;
-		sl[i].n = off + per <= n ? per : n - off;
-		off += sl[i].n;
-		if (pthread_create(&tid[i], NULL, worker, &sl[i]) != 0)
-			ar_die(AR_EX_SOFTWARE, "cannot start a thread");
-	}
-	for (i = 0; i < t; i++)
-		pthread_join(tid[i], NULL);
+	jobs_start(&p, camp, jobs, n);
+	jobs_wait(&p);
 }
 
 void

@@ -77,12 +77,14 @@ gather_cols(const struct ar_row *r, void *arg)
 	if (before_cut(r, e->after))
 		return 0;
 	if (r->lineno) {
-		if (r->hdr != e->map_hdr || r->src != e->map_src) {
+		if (r->hdr && (r->hdr != e->map_hdr || r->src != e->map_src)) {
 			add_cols(e, r->hdr, r->ncol);
 			e->map_hdr = r->hdr;
 			e->map_src = r->src;
 		}
-		return 0;
+		/* A segment's columns are its header's: its other rows
+		 * need not be read for them. */
+		return r->hdr ? AR_ROW_NEXT_SEGMENT : 0;
 	}
 	if (r->json) {
 		char err[256];
@@ -228,8 +230,13 @@ emit(const struct ar_row *r, void *arg)
 			printf("\t%08lu", ar_ledger_seg_number(r->src));
 		for (k = 0; k < e->ncols; k++) {
 			putchar_unlocked('\t');
+			/* Fields lie one after the other in the line, each
+			 * ended by the NUL that replaced its tab, and json is
+			 * last: a field's length is the distance to the next. */
 			if (e->map[k] >= 0)
-				fputs(r->field[e->map[k]], stdout);
+				fwrite_unlocked(r->field[e->map[k]], 1,
+				    (size_t)(r->field[e->map[k] + 1] -
+				    r->field[e->map[k]]) - 1, stdout);
 		}
 		putchar_unlocked('\n');
 		e->rows++;

@@ -266,7 +266,14 @@ report_bad(struct scanner *s, const char *where, const char *id,
     const char *why)
 {
 	s->bad++;
-	if (s->out) {
+	if (s->out && s->npend && !s->in_flush) {
+		/* Found while reading, with a batch of earlier rows still
+		 * being checked: said after them, in the order of the
+		 * ledger, as without the overlap. */
+		ar_buf_printf(&s->later, "%s\t%s\t", where, id);
+		ar_tsv_escape(&s->later, why);
+		ar_buf_addc(&s->later, '\n');
+	} else if (s->out) {
 		fprintf(s->out, "%s\t%s\t", where, id);
 		ar_tsv_put(s->out, why);
 		putc('\n', s->out);
@@ -491,16 +498,16 @@ methods_in_repo(const struct lctx *cx)
 	return r;
 }
 
+/* What the checks of a batch found, in the order of its rows. */
 static void
-flush_verify(struct scanner *s)
+finish_batch(struct scanner *s, struct job *jobs, size_t n)
 {
 	struct segsum *sum;
 	size_t i;
 
-	run_jobs(&s->cx->camp, s->jobs, s->n);
-	mcache_missing(s->cx, s->jobs, s->n);
-	for (i = 0; i < s->n; i++) {
-		struct job *j = &s->jobs[i];
+	mcache_missing(s->cx, jobs, n);
+	for (i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
 
 		if (j->id[0]) {
 			if (s->nids == s->capids) {
@@ -552,8 +559,44 @@ flush_verify(struct scanner *s)
 		}
 		s->ok++;
 	}
-	free_jobs(s->jobs, s->n);
+	free_jobs(jobs, n);
+}
+
+/* The batch checked meanwhile, finished. */
+static void
+finish_pending(struct scanner *s)
+{
+	if (!s->pend)
+		return;
+	jobs_wait(&s->pool);
+	s->in_flush++;
+	finish_batch(s, s->pend, s->npend);
+	s->in_flush--;
+	s->npend = 0;
+	if (s->later.len) {
+		fwrite(s->later.p, 1, s->later.len, s->out);
+		ar_buf_clear(&s->later);
+	}
+}
+
+/* A full batch: the one before it is finished, then this one is checked
+ * on every core but this one, which reads the next. */
+static void
+flush_verify(struct scanner *s)
+{
+	struct job *t;
+
+	finish_pending(s);
+	if (!s->n)
+		return;
+	if (!s->pend)
+		s->pend = ar_xmalloc(BATCH * sizeof *s->pend);
+	t = s->pend;
+	s->pend = s->jobs;
+	s->jobs = t;
+	s->npend = s->n;
 	s->n = 0;
+	jobs_start(&s->pool, &s->cx->camp, s->pend, s->npend);
 }
 
 int
@@ -752,6 +795,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	    NULL, collect, s, err, sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
 	flush_verify(s);
+	finish_pending(s);
 	check_index(s);
 	/* A segment checked row by row and found good is sealed, so that
 	 * the next verify or export -V need not check it again. */
@@ -785,6 +829,8 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	ar_sort(s->badids, s->nbadids, sizeof *s->badids, cmp_str);
 	ar_sort(s->badwhere, s->nbadwhere, sizeof *s->badwhere, cmp_str);
 	free(s->jobs);
+	free(s->pend);
+	s->pend = NULL;
 	free_hdrs(s);
 }
 
@@ -805,6 +851,7 @@ free_scanner(struct scanner *s)
 	free(s->sums);
 	free(s->skipped);
 	ar_buf_free(&s->seg_ids);
+	ar_buf_free(&s->later);
 }
 
 int
