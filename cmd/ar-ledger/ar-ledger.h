@@ -68,7 +68,9 @@ struct job {
 	char *json;
 	size_t len;
 	char *where;
-	char **cols;         /* a segment row's stored fields but json */
+	char **cols;         /* a segment row's stored fields but json;
+	                      * one allocation with them, and json */
+	int json_in_cols;    /* json lies in cols' allocation */
 	const struct hdr *h;
 	int status;          /* an ST_ value */
 	int malformed;       /* not JSON, or not an object */

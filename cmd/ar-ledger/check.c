@@ -230,15 +230,12 @@ run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n)
 void
 free_jobs(struct job *jobs, size_t n)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
-		free(jobs[i].json);
+		if (!jobs[i].json_in_cols)
+			free(jobs[i].json);
 		free(jobs[i].where);
-		if (jobs[i].cols) {
-			for (k = 0; k + 1 < jobs[i].h->ncol; k++)
-				free(jobs[i].cols[k]);
-			free(jobs[i].cols);
-		}
+		free(jobs[i].cols);
 	}
 }

@@ -231,19 +231,28 @@ collect(const struct ar_row *r, void *arg)
 			s->flush(s);
 		return 0;
 	}
-	j->json = ar_xstrdup(r->json);
 	j->len = r->jsonlen;
 	j->where = where_of(r);
 	j->stored = 1;
 	row_fileid(r, j->fileid);
 	if (r->field) {
-		size_t k;
+		/* The fields, json last, lie one after the other in the
+		 * row's line: one copy of the line, and pointers into it,
+		 * instead of one allocation per field. */
+		size_t k, span = (size_t)(r->json + r->jsonlen + 1 -
+		    r->field[0]);
+		char *blob;
 
 		j->h = hdr_for(s, r);
-		j->cols = ar_xmalloc(r->ncol * sizeof *j->cols);
+		j->cols = ar_xmalloc(r->ncol * sizeof *j->cols + span);
+		blob = (char *)(j->cols + r->ncol);
+		memcpy(blob, r->field[0], span);
 		for (k = 0; k + 1 < r->ncol; k++)
-			j->cols[k] = ar_xstrdup(r->field[k]);
-	}
+			j->cols[k] = blob + (r->field[k] - r->field[0]);
+		j->json = blob + (r->json - r->field[0]);
+		j->json_in_cols = 1;
+	} else
+		j->json = ar_xstrdup(r->json);
 	if (s->n == BATCH)
 		s->flush(s);
 	return 0;

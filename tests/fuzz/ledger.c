@@ -1,9 +1,36 @@
 /* ledger.c: lib/ledger reading a segment and its index as a tampered
  * ledger could hold them: the input up to its first form feed is the
- * index, the rest the segment (all of it when there is no form feed). Every row is either read or named bad; nothing crashes. */
+ * index, the rest the segment (all of it when there is no form feed). Every row is either read or named bad; nothing crashes.
+ * The whole input is also read as the summary line of a segment's seal
+ * (cmd/ar-ledger/segseal.c, included): one it accepts has consistent
+ * counts and is exactly the line ar-ledger would write for them. */
 #include "fuzz.h"
 #include "io.h"
 #include "ledger.h"
+#include "../../cmd/ar-ledger/segseal.c"
+
+/* segseal.c's seals are checked on threads; here, on none. */
+int
+nthreads(void)
+{
+	return 1;
+}
+
+static void
+summary(const uint8_t *d, size_t n)
+{
+	struct segsum sum;
+	char line[128];
+	int len;
+
+	if (segseal_summary((const char *)d, n, &sum) < 0)
+		return;
+	CHECK(sum.unsigned_ <= sum.rows);
+	CHECK(sum.unchecked <= sum.rows - sum.unsigned_);
+	len = snprintf(line, sizeof line, "rows %zu unsigned %zu unchecked "
+	    "%zu\n", sum.rows, sum.unsigned_, sum.unchecked);
+	CHECK(len > 0 && (size_t)len == n && memcmp(line, d, n) == 0);
+}
 
 static int
 row(const struct ar_row *r, void *arg)
@@ -24,6 +51,8 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	char path[128], err[1024];
 	const uint8_t *ff = memchr(d, '\f', n);
 	size_t cut = ff ? (size_t)(ff - d) : 0, skip = ff ? 1 : 0, rows = 0;
+
+	summary(d, n);
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof dir, "/tmp/ar-fuzz-ledger.%ld",
