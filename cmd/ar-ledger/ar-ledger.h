@@ -181,6 +181,9 @@ void jobs_wait(struct pool *p);
 /* The threads to use: $AR_THREADS, else the cores online (1 to 16). */
 int nthreads(void);
 void free_jobs(struct job *jobs, size_t n);
+/* jansson's allocator for the whole run, before any JSON is made: rows
+ * parsed by check_job on a worker use that thread's arena. */
+void arena_install(void);
 
 /* verify.c */
 int cmp_str(const void *a, const void *b);

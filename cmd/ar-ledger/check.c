@@ -14,6 +14,46 @@
 #include "tsv.h"
 #include "ar-ledger.h"
 
+/* A row's parse makes a few hundred small allocations in jansson, each a
+ * malloc and a free, at a cost near a third of the parse's. While a
+ * worker parses a row, they come from its thread's arena, dropped whole
+ * once the row is checked. */
+#define ARENA (256 * 1024)
+static _Thread_local char *arena;
+static _Thread_local size_t arena_used;
+static _Thread_local int arena_on;
+
+static void *
+arena_malloc(size_t n)
+{
+	if (arena_on) {
+		n = (n + 15) & ~(size_t)15;
+		if (n <= ARENA - arena_used) {
+			void *p = arena + arena_used;
+
+			arena_used += n;
+			return p;
+		}
+	}
+	return malloc(n);
+}
+
+/* What the arena gave is dropped with it; the rest was malloc's. Only the
+ * thread that parsed a row frees it. */
+static void
+arena_free(void *p)
+{
+	if (arena && (char *)p >= arena && (char *)p < arena + ARENA)
+		return;
+	free(p);
+}
+
+void
+arena_install(void)
+{
+	json_set_alloc_funcs(arena_malloc, arena_free);
+}
+
 static int
 is_hex(const char *s, size_t n)
 {
@@ -31,7 +71,9 @@ check_job(const struct ar_campaign *camp, struct job *j)
 
 	if (j->trusted)
 		return;
+	arena_on = arena != NULL;
 	o = ar_json_parse(j->json, j->len, err, sizeof err);
+	arena_on = 0;
 	j->status = ST_BAD;
 	if (!o) {
 		snprintf(j->why, sizeof j->why, "%s", err);
@@ -158,6 +200,7 @@ check_job(const struct ar_campaign *camp, struct job *j)
 	}
 out:
 	json_decref(o);
+	arena_used = 0;
 }
 
 /* Workers take chunks of this many jobs in turn: a thread that the
@@ -170,9 +213,15 @@ pool_worker(void *arg)
 	struct pool *p = arg;
 	size_t i, k;
 
+	if (atomic_load(&p->next) >= p->n)
+		return NULL;
+	arena = malloc(ARENA);
+	arena_used = 0;
 	while ((i = atomic_fetch_add(&p->next, CHUNK)) < p->n)
 		for (k = i; k < i + CHUNK && k < p->n; k++)
 			check_job(p->camp, &p->jobs[k]);
+	free(arena);
+	arena = NULL;
 	return NULL;
 }
 

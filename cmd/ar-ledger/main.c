@@ -79,6 +79,7 @@ main(int argc, char **argv)
 
 	ar_std_args(argc, argv, usage);
 	ar_crypto_init();
+	arena_install();
 	json_object_seed(0);
 	cmd = ar_subcommand(&argc, &argv, usage);
 	/* -F is verify's "full", and import's format (--from). */
