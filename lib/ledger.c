@@ -314,7 +314,7 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 		return fn(&row, arg);
 	}
 	p = m.p;
-	end = m.p + m.len;
+	end = m.p ? m.p + m.len : m.p;
 	while (p < end) {
 		struct ar_row row;
 		char bad[256];

@@ -4,6 +4,8 @@
  * by job:
  *   main.c     options, the campaign, dispatch to a subcommand; compact
  *   check.c    the checks of one row, on every core
+ *   canon.c    a signed row's JSON read into its flat columns
+ *   segseal.c  segment seals: written, and trusted when they hold
  *   verify.c   reading the whole ledger in batches; verify
  *   export.c   export as TSV, JSON Lines or a results.tsv
  *   store.c    append, and import through lib/imports */
@@ -20,6 +22,7 @@
 #include "campaign.h"
 #include "crypto.h"
 #include "err.h"
+#include "flat.h"
 #include "id.h"
 #include "ledger.h"
 
@@ -149,6 +152,21 @@ struct scanner {
 int before_cut(const struct ar_row *r, long after);
 
 enum { F_TSV, F_JSONL, F_AUTORESEARCH };
+
+/* canon.c */
+/* A row's flat columns, as ar_flatten_num gives them, read from its
+ * canonical JSON; and what check_job asks of its top level. In f, a kv
+ * with v set has num 1 when v came from a JSON string, else 0. */
+struct cflat {
+	struct ar_flat f;
+	int has_sig;         /* a top-level "sig" */
+	int reserved;        /* a top-level "signed" or "json" */
+};
+/* 0 with out filled, or -1 when json is not what canon.c reads (then
+ * jansson reads it); out needs ar_flat_free(&out->f) after 0. */
+int canon_flat(const char *json, size_t len, struct cflat *out);
+/* The string at a flat path, or NULL when there is none there. */
+const char *cflat_str(const struct cflat *c, const char *path);
 
 /* segseal.c */
 /* 1 when seg's seal matches the segment as it is now, signed by the
