@@ -242,6 +242,32 @@ emit(const struct ar_row *r, void *arg)
 		e->rows++;
 		return 0;
 	}
+	if (r->field && e->fmt == F_JSONL) {
+		/* JSON Lines from a segment: the row is printed as it is
+		 * stored, once canon.c has read it (what it reads, jansson
+		 * would); what it does not read, jansson reads below. */
+		struct cflat c;
+
+		if (canon_flat(r->json, r->jsonlen, &c) == 0 &&
+		    (id = cflat_str(&c, "id"))) {
+			int skip;
+
+			is_signed = c.has_sig;
+			skip = is_bad(e, r, id);
+			if (!skip && !is_signed && !e->with_unsigned) {
+				e->left_unsigned++;
+				skip = 1;
+			}
+			ar_flat_free(&c.f);
+			if (!skip) {
+				e->rows++;
+				fwrite_unlocked(r->json, 1, r->jsonlen, stdout);
+				putchar_unlocked('\n');
+			}
+			return 0;
+		}
+		ar_flat_free(&c.f);
+	}
 	{
 		char err[256];
 		json_t *o = ar_json_parse(r->json, r->jsonlen, err, sizeof err);
