@@ -65,61 +65,59 @@ is_hex(const char *s, size_t n)
 static void
 compare_cols(struct job *j, const char *id, const struct ar_flat *fl)
 {
-	{
-		struct ar_flat f = *fl;
-		struct ar_buf esc = {0};
-		size_t k, x = 0;
-		const char *bad = NULL;
+	const struct ar_flat f = *fl;
+	struct ar_buf esc = {0};
+	size_t k, x = 0;
+	const char *bad = NULL;
 
-		/* Columns after id and signed are sorted, like the flat
-		 * fields: one merge walk. */
-		for (k = 0; k + 1 < j->h->ncol && !bad; k++) {
-			const char *name = j->h->name[k], *want = "";
+	/* Columns after id and signed are sorted, like the flat
+	 * fields: one merge walk. */
+	for (k = 0; k + 1 < j->h->ncol && !bad; k++) {
+		const char *name = j->h->name[k], *want = "";
 
-			if (k == 0)
-				want = id;
-			else if (k == 1)
-				want = j->status == ST_OK ? "yes" : "no";
-			else {
-				while (x < f.n && strcmp(f.kv[x].k, name) < 0) {
-					if (strcmp(f.kv[x].k, "id") != 0)
-						bad = f.kv[x].k;
-					x++;
-				}
-				if (bad)
-					break;
-				if (x < f.n && strcmp(f.kv[x].k, name) == 0) {
-					want = f.kv[x].v;
-					if (!want) {
-						/* A real: the stored text must
-						 * read back as the same number. */
-						double v;
-
-						if (ar_parse_double(j->cols[k],
-						    &v) < 0 || v != f.kv[x].num)
-							bad = name;
-						x++;
-						continue;
-					}
-					x++;
-				}
+		if (k == 0)
+			want = id;
+		else if (k == 1)
+			want = j->status == ST_OK ? "yes" : "no";
+		else {
+			while (x < f.n && strcmp(f.kv[x].k, name) < 0) {
+				if (strcmp(f.kv[x].k, "id") != 0)
+					bad = f.kv[x].k;
+				x++;
 			}
-			ar_buf_clear(&esc);
-			ar_buf_reserve(&esc, 0);
-			ar_tsv_escape(&esc, want);
-			if (strcmp(esc.p, j->cols[k]) != 0)
-				bad = name;
+			if (bad)
+				break;
+			if (x < f.n && strcmp(f.kv[x].k, name) == 0) {
+				want = f.kv[x].v;
+				if (!want) {
+					/* A real: the stored text must
+					 * read back as the same number. */
+					double v;
+
+					if (ar_parse_double(j->cols[k],
+					    &v) < 0 || v != f.kv[x].num)
+						bad = name;
+					x++;
+					continue;
+				}
+				x++;
+			}
 		}
-		for (; !bad && x < f.n; x++)
-			if (strcmp(f.kv[x].k, "id") != 0)
-				bad = f.kv[x].k;
-		if (bad) {
-			snprintf(j->why, sizeof j->why, "stored column '%s' "
-			    "does not match the signed JSON", bad);
-			j->status = ST_BAD;
-		}
-		ar_buf_free(&esc);
+		ar_buf_clear(&esc);
+		ar_buf_reserve(&esc, 0);
+		ar_tsv_escape(&esc, want);
+		if (strcmp(esc.p, j->cols[k]) != 0)
+			bad = name;
 	}
+	for (; !bad && x < f.n; x++)
+		if (strcmp(f.kv[x].k, "id") != 0)
+			bad = f.kv[x].k;
+	if (bad) {
+		snprintf(j->why, sizeof j->why, "stored column '%s' "
+		    "does not match the signed JSON", bad);
+		j->status = ST_BAD;
+	}
+	ar_buf_free(&esc);
 }
 
 /* The checks of a signed segment row whose signature holds, from its
