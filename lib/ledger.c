@@ -314,7 +314,7 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 		return fn(&row, arg);
 	}
 	p = m.p;
-	end = m.p + m.len;
+	end = m.p ? m.p + m.len : m.p;
 	while (p < end) {
 		struct ar_row row;
 		char bad[256];
@@ -364,11 +364,19 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			    n, ncol);
 			row.bad = bad;
 		} else {
+			size_t jl = (size_t)(line.p + line.len - field[ncol - 1]);
+
 			row.field = field;
 			row.json = field[ncol - 1];
-			if (ar_tsv_unescape(field[ncol - 1]) < 0)
-				row.bad = "unknown escape in the json column";
-			row.jsonlen = strlen(row.json);
+			/* Most rows have no escape: one memchr, not a copy
+			 * byte by byte. */
+			if (memchr(row.json, '\\', jl)) {
+				if (ar_tsv_unescape(field[ncol - 1]) < 0)
+					row.bad = "unknown escape in the json "
+					    "column";
+				jl = strlen(row.json);
+			}
+			row.jsonlen = jl;
 		}
 		if (want) {
 			if (!row.bad && strcmp(field[0], want) == 0) {
@@ -378,8 +386,11 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			}
 			continue;
 		}
-		if ((r = fn(&row, arg)) != 0)
+		if ((r = fn(&row, arg)) != 0) {
+			if (r == AR_ROW_NEXT_SEGMENT)
+				r = 0;
 			break;
+		}
 	}
 	if (lineno == 0 && !want) {
 		struct ar_row row;
@@ -457,14 +468,25 @@ ar_ledger_store(struct ar_ledger *l, const json_t *rec)
 		ar_buf_free(&old);
 	}
 	free(line);
+	if (r == 0) {
+		size_t merged;
+		int e = errno;
+
+		/* The result is durable; merging the loose ones into a
+		 * segment is upkeep, and its failure is no failure of the
+		 * store: they stay loose, and are read as such. */
+		(void)ar_ledger_autocompact(l, &merged);
+		errno = e;
+	}
 	return r;
 }
 
 /* The ledger's lock, for writers of segments (lib/lock): it waits
- * AR_LOCK_WAIT seconds (30 by default) for a live holder; -B breaks
- * whatever lock it finds first. */
+ * AR_LOCK_WAIT seconds (30 by default) for a live holder, or no time at
+ * all when nowait is set; -B breaks whatever lock it finds first.
+ * 0 taken, 1 held by another, -1 a failure. */
 static int
-lock(struct ar_ledger *l, int force, char *err, size_t errlen)
+lock_as(struct ar_ledger *l, int force, int nowait, char *err, size_t errlen)
 {
 	char *p = ar_path(l->dir, "lock");
 	const char *env = getenv("AR_LOCK_WAIT");
@@ -472,7 +494,7 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 	int r;
 
 	o.wait_s = env && *env ? atof(env) : 30;
-	if (!(o.wait_s >= 0))
+	if (!(o.wait_s >= 0) || nowait)
 		o.wait_s = 0;
 	o.force = force;
 	r = ar_lock_take(p, &o, NULL, err, errlen);
@@ -491,7 +513,13 @@ lock(struct ar_ledger *l, int force, char *err, size_t errlen)
 			free(d);
 		}
 	}
-	return r == 0 ? 0 : -1;
+	return r;
+}
+
+static int
+lock(struct ar_ledger *l, int force, char *err, size_t errlen)
+{
+	return lock_as(l, force, 0, err, errlen) == 0 ? 0 : -1;
 }
 
 static void
@@ -696,9 +724,12 @@ ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n, int *st,
 	return r;
 }
 
-int
-ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
-    char *err, size_t errlen)
+/* The compaction itself, under the lock, which it drops; quiet leaves
+ * loose files that cannot be merged in place without a word (an
+ * automatic compaction, whose caller did not ask for one). */
+static int
+compact_locked(struct ar_ledger *l, int quiet, size_t *merged, char *err,
+    size_t errlen)
 {
 	char **names, *rd, *p;
 	size_t n, i, start, m;
@@ -706,8 +737,6 @@ ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	int r = 0;
 
 	*merged = 0;
-	if (lock(l, break_lock, err, errlen) < 0)
-		return -1;
 	if (load_segments(l, err, errlen) < 0) {
 		unlock(l);
 		return -1;
@@ -745,14 +774,17 @@ ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 			}
 			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0 ||
 			    !(j = ar_json_parse(b.p, b.len, why, sizeof why))) {
-				ar_warn("%s: left in place: %s", p,
-				    b.p ? "invalid JSON" : strerror(errno));
+				if (!quiet)
+					ar_warn("%s: left in place: %s", p,
+					    b.p ? "invalid JSON" :
+					    strerror(errno));
 				free(p);
 				continue;
 			}
 			if (!valid_record(j, &jid) || strcmp(jid, id) != 0) {
-				ar_warn("%s: left in place: id does not match "
-				    "the file name", p);
+				if (!quiet)
+					ar_warn("%s: left in place: id does "
+					    "not match the file name", p);
 				json_decref(j);
 				free(p);
 				continue;
@@ -799,6 +831,69 @@ ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 }
 
 int
+ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
+    char *err, size_t errlen)
+{
+	*merged = 0;
+	if (lock(l, break_lock, err, errlen) < 0)
+		return -1;
+	return compact_locked(l, 0, merged, err, errlen);
+}
+
+size_t
+ar_ledger_compact_at(void)
+{
+	const char *e = getenv("AR_LEDGER_COMPACT");
+	char *end;
+	unsigned long long v;
+
+	if (!e || !*e)
+		return AR_LEDGER_COMPACT_AT;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	/* A value that is not a count leaves the default in force. */
+	if (*end || errno || e[0] == '-')
+		return AR_LEDGER_COMPACT_AT;
+	return (size_t)v;
+}
+
+/* Whether results/ holds at least want loose results; the listing stops
+ * there, so a ledger kept compact costs one short readdir a store. */
+static int
+loose_at_least(const struct ar_ledger *l, size_t want)
+{
+	char *rd = ar_path(l->dir, "results");
+	DIR *d = opendir(rd);
+	struct dirent *de;
+	size_t n = 0;
+
+	free(rd);
+	if (!d)
+		return 0;
+	while (n < want && (de = readdir(d)))
+		if (de->d_name[0] != '.' && has_suffix(de->d_name, ".json"))
+			n++;
+	closedir(d);
+	return n >= want;
+}
+
+int
+ar_ledger_autocompact(struct ar_ledger *l, size_t *merged)
+{
+	size_t at = ar_ledger_compact_at();
+	char err[1024];
+
+	*merged = 0;
+	if (at == 0 || !loose_at_least(l, at))
+		return 0;
+	/* Another writer holds the lock (it may be compacting now): this
+	 * store does not wait for it; a later one compacts. */
+	if (lock_as(l, 0, 1, err, sizeof err) != 0)
+		return 0;
+	return compact_locked(l, 1, merged, err, sizeof err) < 0 ? -1 : 1;
+}
+
+int
 ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
     size_t errlen)
 {
@@ -808,6 +903,13 @@ ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg, char *err,
 int
 ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
     void *arg, char *err, size_t errlen)
+{
+	return ar_ledger_scan_skip(l, after, NULL, fn, arg, err, errlen);
+}
+
+int
+ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
+    ar_seg_skip_fn skip, ar_row_fn fn, void *arg, char *err, size_t errlen)
 {
 	char **names, *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
@@ -846,7 +948,8 @@ ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
 		goto out;
 	}
 	for (i = 0; i < l->nseg && r == 0; i++)
-		if (!after || ar_ledger_seg_number(l->seg[i].path) > after)
+		if ((!after || ar_ledger_seg_number(l->seg[i].path) > after) &&
+		    (!skip || !skip(&l->seg[i], arg)))
 			r = scan_segment(l->seg[i].path, fn, arg, NULL,
 			    NULL);
 	for (i = 0; i < n && r == 0; i++) {

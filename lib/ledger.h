@@ -26,7 +26,8 @@ unsigned long ar_ledger_seg_number(const char *path);
 /* 1 if id is stored in a segment numbered upto or lower. */
 int ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
 	unsigned long upto);
-/* Stores a record crash-safely as a loose file. Returns 0 stored, 1
+/* Stores a record crash-safely as a loose file, then compacts when
+ * enough are loose (ar_ledger_autocompact). Returns 0 stored, 1
  * already there with the same content (a no-op), 2 an id clash with other
  * content, -1 with errno (EINVAL: no valid "id", or a reserved key). */
 int ar_ledger_store(struct ar_ledger *l, const json_t *rec);
@@ -52,16 +53,38 @@ struct ar_row {
  * whole segment, and the scan goes on. -1 with err (and errno) when the
  * ledger's directories or an index cannot be read. */
 typedef int (*ar_row_fn)(const struct ar_row *r, void *arg);
+/* What fn returns, for a row of a segment, to skip the rest of that
+ * segment and go on with the next (what it needed was the header). Any
+ * other value but 0 stops the scan, which returns it. */
+#define AR_ROW_NEXT_SEGMENT 0x7e9
 int ar_ledger_scan(struct ar_ledger *l, ar_row_fn fn, void *arg,
 	char *err, size_t errlen);
 /* The same from the segment numbered after + 1 on: the segments up to
  * after are not read at all (ar-ledger export -A). */
 int ar_ledger_scan_after(struct ar_ledger *l, unsigned long after,
 	ar_row_fn fn, void *arg, char *err, size_t errlen);
+/* The same, leaving out the segments for which skip (given arg) says 1:
+ * their rows are not read at all (verify, of sealed segments). Loose
+ * results already in a skipped segment are still left out. */
+typedef int (*ar_seg_skip_fn)(const struct ar_seg *seg, void *arg);
+int ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
+	ar_seg_skip_fn skip, ar_row_fn fn, void *arg, char *err,
+	size_t errlen);
 /* Merges loose results into a new segment under a lock. Taking the
  * lock, this and ar_ledger_add_batch remove what writers that died left
  * (ar_tmp_clean on ledger/, results/ and seg/). */
 int ar_ledger_compact(struct ar_ledger *l, int break_lock, size_t *merged,
 	char *err, size_t errlen);
+/* Loose results that make ar_ledger_store compact them: $AR_LEDGER_COMPACT
+ * when it is a count (0: never), else AR_LEDGER_COMPACT_AT. */
+#define AR_LEDGER_COMPACT_AT 1000
+size_t ar_ledger_compact_at(void);
+/* Compacts when results/ holds ar_ledger_compact_at() loose results and
+ * no other writer holds the lock (it does not wait for one); quiet.
+ * ar_ledger_store calls it after each new loose file, so a campaign's
+ * ledger stays compact however its results arrive. 1 compacted (merged
+ * set), 0 nothing to do or the lock busy, -1 a failure (nothing lost:
+ * the loose files stay). */
+int ar_ledger_autocompact(struct ar_ledger *l, size_t *merged);
 
 #endif

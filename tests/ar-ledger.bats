@@ -63,7 +63,7 @@ $L/seg:" ]
 }
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
-       ar-ledger verify [-C campaign] [-s] [-k fingerprint]
+       ar-ledger verify [-C campaign] [-F] [-s] [-k fingerprint]
        ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]
        ar-ledger import [-C campaign] -F autoresearch|pi file
        ar-ledger compact [-C campaign] [-B]"
@@ -366,6 +366,63 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 # Loose results are read in id order, like a segment, so ids of which one
 # is a prefix of another ("x", "x-1": "x-1.json" sorts before "x.json")
 # keep their place through a compaction.
+# Compaction is the ledger's own upkeep: however results arrive, one
+# file each (ar-bench -a, ar-ledger append of a few), they are merged into
+# a segment once AR_LEDGER_COMPACT (1000 by default) of them are loose.
+@test "ar-ledger: append compacts once AR_LEDGER_COMPACT results are loose; export is unchanged" {
+	gen 5 "$T/r.jsonl"
+	head -n 2 "$T/r.jsonl" > "$T/a.jsonl"
+	tail -n 3 "$T/r.jsonl" > "$T/b.jsonl"
+	export AR_LEDGER_COMPACT=4
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	[ "$(ls "$L/results" | wc -l)" -eq 2 ]
+	[ ! -e "$L/seg/00000001.tsv" ]
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/b.jsonl"
+	[ "$stderr" = "ar-ledger: append: 3 stored, 0 already there" ]
+	# The fourth loose result made a segment of four; the fifth is loose.
+	[ "$(ls "$L/results")" = "$(sed -n 5p "$T/r.jsonl" | jq -r .id).json" ]
+	run -0 cut -f1 "$L/seg/00000001.idx"
+	[ "$output" = "$(head -n 4 "$T/r.jsonl" | jq -r .id | LC_ALL=C sort)" ]
+	run -0 ar-ledger export -C "$C" -f jsonl
+	[ "$output" = "$(by_id "$T/r.jsonl")" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 5 rows: 5 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger: AR_LEDGER_COMPACT=0 never compacts; a bad value exits 64 and stores nothing" {
+	gen 3 "$T/r.jsonl"
+	AR_LEDGER_COMPACT=0 run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	[ "$(ls "$L/results" | wc -l)" -eq 3 ]
+	[ ! -e "$L/seg/00000001.tsv" ]
+	gen 1 "$T/s.jsonl" 2
+	for v in x -1 "" 1e3 1234567890; do
+		AR_LEDGER_COMPACT=$v run -64 --separate-stderr ar-ledger append -C "$C" "$T/s.jsonl"
+		[ "$stderr" = "ar-ledger: AR_LEDGER_COMPACT=$v: not a count of loose results (0 to 999999999)" ]
+	done
+	[ "$(ls "$L/results" | wc -l)" -eq 3 ]
+}
+
+# A store never waits for the lock: with a live holder (a compaction, a
+# batch), the result stays loose and a later store compacts.
+@test "ar-ledger: a store does not wait for a held lock; the next one compacts" {
+	gen 3 "$T/r.jsonl"
+	export AR_LEDGER_COMPACT=2 AR_LOCK_WAIT=30
+	sleep 1000 &
+	holder=$!
+	lock_by "$holder"
+	head -n 2 "$T/r.jsonl" > "$T/a.jsonl"
+	tail -n 1 "$T/r.jsonl" > "$T/b.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	[ "$(ls "$L/results" | wc -l)" -eq 2 ]
+	[ -e "$L/lock" ]
+	kill "$holder"
+	wait "$holder" || true
+	# The lock of a dead holder is broken at once.
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	[ "$(ls "$L/results" | wc -l)" -eq 0 ]
+	[ "$(wc -l < "$L/seg/00000001.idx")" -eq 3 ]
+}
+
 @test "ar-ledger: the lock's next holder removes the temporary files of dead writers, not of live ones" {
 	gen 3 "$T/r.jsonl" 1
 	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
@@ -801,6 +858,27 @@ $SEG:$n	-	42 fields, header has 43
 $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 2 problems" ]
 	export_left_out "$SEG:$n" "$id" 2
+}
+
+# Rows are checked in batches of 4096, each while the next is read: the
+# problems are said in the order of the ledger all the same.
+@test "ar-ledger verify: problems in more than one batch are named in the order of the ledger" {
+	gen 4200 "$T/big.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/big.jsonl"
+	SEG=$L/seg/00000001.tsv
+	chmod u+w "$SEG"
+	# Line 11 (row 10, in the first batch): a bad signature; line 4200
+	# (in the second): a field too few, found while reading.
+	sed -i '11s/"why":"generated for a test"/"why":"generated for a tesT"/' "$SEG"
+	sed -i '4200s/^[^	]*	//' "$SEG"
+	id=$(sed -n 11p "$SEG" | cut -f 1)
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$SEG:11	$id	bad signature
+$SEG:4200	-	42 fields, header has 43
+$SEG	-	index (.idx) does not list exactly the segment's ids" ]
+	[ "$stderr" = "ar-ledger: 4200 rows: 4198 verified, 0 unsigned (imported); 3 problems" ]
+	[ ! -e "$L/seg/00000001.seal" ]
 }
 
 # The id column is what export prints and what lookups use: a forged one
@@ -1612,15 +1690,112 @@ $L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in 
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
 	save "$T/first.tsv"
 	[ -f "$L/seg/00000001.seal" ]
-	run -0 sed -n '1p;4p' "$L/seg/00000001.seal"
-	[ "$output" = "ar-ledger seal 1
-segment 1" ]
+	run -0 sed -n '1p;4p;7p' "$L/seg/00000001.seal"
+	[ "$output" = "ar-ledger seal 2
+segment 1
+rows 20 unsigned 0 unchecked 20" ]
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
 	[ "$output" = "$(cat "$T/first.tsv")" ]
 	[ "$stderr" = "" ]
-	# verify still checks every row, and agrees.
+	# verify trusts the seal, verify -F checks every row; they agree.
 	run -0 --separate-stderr ar-ledger verify -C "$C"
 	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+	run -0 --separate-stderr ar-ledger verify -C "$C" -F
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+# verify_finds WHERE ID WHY: verify, and verify -F, name exactly the row
+# ID at WHERE, with WHY, and count it.
+verify_finds() {
+	local full
+	for full in "" -F; do
+		run -1 --separate-stderr ar-ledger verify -C "$C" $full
+		[ "$output" = "where	id	problem
+$1	$2	$3" ]
+		[ "$stderr" = "ar-ledger: 23 rows: 22 verified, 0 unsigned (imported); 1 problem" ]
+	done
+}
+
+@test "ar-ledger verify: seals the segments it finds good; the next verify agrees without reading their rows" {
+	stored_mix
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+	[ -f "$L/seg/00000001.seal" ]
+	cp "$L/seg/00000001.seal" "$T/seal"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem" ]
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+	# -F checks every row again and seals the same segment the same way.
+	run -0 --separate-stderr ar-ledger verify -C "$C" -F
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+	cmp "$T/seal" "$L/seg/00000001.seal"
+}
+
+@test "ar-ledger verify: a row edited in a sealed segment is found with and without -F" {
+	stored_mix
+	ar-ledger verify -C "$C" > /dev/null 2>&1
+	[ -f "$L/seg/00000001.seal" ]
+	id=$(sed -n 5p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/\"why\":\"generated for a test\"/\"why\":\"generated for a tesT\"/" "$SEG"
+	verify_finds "$SEG:$n" "$id" "bad signature"
+}
+
+@test "ar-ledger verify: a seal rewritten for an edited segment, without the key, is not trusted" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	stored_mix
+	ar-ledger verify -C "$C" > /dev/null 2>&1
+	S=$L/seg/00000001.seal
+	id=$(sed -n 5p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	sed -i "${n}s/\"why\":\"generated for a test\"/\"why\":\"generated for a tesT\"/" "$SEG"
+	h=$(b2sum -l 256 < "$SEG" | cut -d ' ' -f 1)
+	chmod u+w "$S"
+	awk -v s="$(stat -c %s "$SEG")" -v h="$h" '$1 == "tsv" { $2 = s; $3 = h } { print }' "$S" > "$T/seal"
+	cp "$T/seal" "$S"
+	verify_finds "$SEG:$n" "$id" "bad signature"
+}
+
+# The summary is signed with the rest: counts changed by hand void the
+# seal, and the rows are read and counted again.
+@test "ar-ledger verify: a seal whose counts are edited is not trusted" {
+	stored_mix
+	ar-ledger verify -C "$C" > /dev/null 2>&1
+	S=$L/seg/00000001.seal
+	chmod u+w "$S"
+	sed -i 's/^rows 20 /rows 19 /' "$S"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 23 rows: 23 verified, 0 unsigned (imported); 0 problems" ]
+	run -0 sed -n 7p "$S"
+	[ "$output" = "rows 20 unsigned 0 unchecked 20" ]
+}
+
+@test "ar-ledger verify: an id stored in a sealed segment and again in another is found" {
+	stored_mix
+	ar-ledger verify -C "$C" > /dev/null 2>&1
+	[ -f "$L/seg/00000001.seal" ]
+	# A copy under another number: its seal does not match (the number
+	# is sealed), so its rows are read; the first is not.
+	cp "$L/seg/00000001.tsv" "$L/seg/00000002.tsv"
+	cp "$L/seg/00000001.idx" "$L/seg/00000002.idx"
+	cp "$L/seg/00000001.seal" "$L/seg/00000002.seal"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is stored twice|")" ]
+	[ "$stderr" = "ar-ledger: 43 rows: 43 verified, 0 unsigned (imported); 20 problems" ]
+}
+
+@test "ar-ledger verify -s: the unsigned rows of a sealed segment are named" {
+	run -0 ar-ledger import -C "$C" -F autoresearch "$FIX/results.tsv"
+	run -0 ar-ledger compact -C "$C"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 8 rows: 0 verified, 8 unsigned (imported); 0 problems" ]
+	run -0 sed -n 7p "$L/seg/00000001.seal"
+	[ "$output" = "rows 8 unsigned 8 unchecked 0" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C" -s
+	[ "${#lines[@]}" -eq 9 ]
+	[ "${lines[1]}" = "$L/seg/00000001.tsv:2	$(sed -n 1p "$L/seg/00000001.idx")	unsigned (imported) row" ]
+	[ "$stderr" = "ar-ledger: 8 rows: 0 verified, 8 unsigned (imported); 8 problems" ]
 }
 
 @test "ar-ledger export -V: a row edited in a sealed segment is still found and left out" {

@@ -4,6 +4,8 @@
  * by job:
  *   main.c     options, the campaign, dispatch to a subcommand; compact
  *   check.c    the checks of one row, on every core
+ *   canon.c    a signed row's JSON read into its flat columns
+ *   segseal.c  segment seals: written, and trusted when they hold
  *   verify.c   reading the whole ledger in batches; verify
  *   export.c   export as TSV, JSON Lines or a results.tsv
  *   store.c    append, and import through lib/imports */
@@ -11,6 +13,8 @@
 #define AR_LEDGER_CMD_H
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -18,6 +22,7 @@
 #include "campaign.h"
 #include "crypto.h"
 #include "err.h"
+#include "flat.h"
 #include "id.h"
 #include "ledger.h"
 
@@ -31,6 +36,13 @@
 struct mcache {
 	char commit[64];
 	char hash[AR_HASH_HEX];
+};
+
+/* What a seal says of its segment, checked when it was sealed. */
+struct segsum {
+	size_t rows;         /* every row, good */
+	size_t unsigned_;    /* of them, unsigned (imported) */
+	size_t unchecked;    /* signed, with a method not rehashed */
 };
 
 struct lctx {
@@ -59,7 +71,9 @@ struct job {
 	char *json;
 	size_t len;
 	char *where;
-	char **cols;         /* a segment row's stored fields but json */
+	char **cols;         /* a segment row's stored fields but json;
+	                      * one allocation with them, and json */
+	int json_in_cols;    /* json lies in cols' allocation */
 	const struct hdr *h;
 	int status;          /* an ST_ value */
 	int malformed;       /* not JSON, or not an object */
@@ -70,15 +84,31 @@ struct job {
 	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
 	int trusted;         /* of a sealed segment: not checked again */
+	long segi;           /* its segment in the ledger, or -1 (loose) */
 };
 
 enum { ST_OK, ST_BAD, ST_UNSIGNED };
+
+/* Jobs being checked on every core while the caller goes on. */
+struct pool {
+	const struct ar_campaign *camp;
+	struct job *jobs;
+	size_t n;
+	atomic_size_t next;
+	pthread_t tid[16];
+	int started;
+};
 
 /* The ledger read in batches of jobs, and what verify found. */
 struct scanner {
 	struct lctx *cx;
 	struct job *jobs;
 	size_t n;
+	struct job *pend;    /* the batch being checked meanwhile */
+	size_t npend;
+	int in_flush;        /* finishing a batch: its problems said now */
+	struct ar_buf later; /* problems found while a batch was pending */
+	struct pool pool;
 	struct hdr **hdrs;
 	size_t nhdr;
 	const char *last_src;
@@ -97,10 +127,18 @@ struct scanner {
 	const char *seg_src;
 	struct ar_buf seg_ids;
 	FILE *out;           /* where bad rows are named, or NULL */
-	int trust_seals;     /* export -V: rows of sealed segments are
-	                      * taken as checked */
+	int trust_seals;     /* rows of sealed segments are taken as
+	                      * checked (not verify -F) */
 	unsigned char *sealed; /* per segment of the ledger: its seal is
 	                      * good */
+	size_t nsealed;      /* segments when the seals were checked */
+	struct segsum *sums; /* per segment: its seal's summary, or what
+	                      * this run found */
+	size_t nsums;
+	size_t *skipped;     /* sealed segments not read: their ids come
+	                      * from their indexes */
+	size_t nskipped;
+	long cur_segi;
 	const char *cur_src;  /* the segment of the rows being read */
 	int cur_sealed;
 	long c_commit, c_mhash; /* their columns in cur_src */
@@ -115,24 +153,55 @@ int before_cut(const struct ar_row *r, long after);
 
 enum { F_TSV, F_JSONL, F_AUTORESEARCH };
 
+/* canon.c */
+/* A row's flat columns, as ar_flatten_num gives them, read from its
+ * canonical JSON; and what check_job asks of its top level. In f, a kv
+ * with v set has num 1 when v came from a JSON string, else 0. */
+struct cflat {
+	struct ar_flat f;
+	int has_sig;         /* a top-level "sig" */
+	int reserved;        /* a top-level "signed" or "json" */
+};
+/* 0 with out filled, or -1 when json is not what canon.c reads (then
+ * jansson reads it); out needs ar_flat_free(&out->f) after 0. */
+int canon_flat(const char *json, size_t len, struct cflat *out);
+/* The string at a flat path, or NULL when there is none there. */
+const char *cflat_str(const struct cflat *c, const char *path);
+
 /* segseal.c */
 /* 1 when seg's seal matches the segment as it is now, signed by the
- * campaign's key. */
-int segseal_good(const struct lctx *cx, const struct ar_seg *seg);
+ * campaign's key; sum gets what it says of the rows. */
+int segseal_good(const struct lctx *cx, const struct ar_seg *seg,
+	struct segsum *sum);
 /* Writes seg's seal, when this run can read the campaign's secret key;
  * 0 when written. */
-int segseal_write(struct lctx *cx, const struct ar_seg *seg);
-/* sealed[i] = segseal_good of each segment numbered after cut, on every
- * core: hashing the segments is most of export -V's cost. */
-void segseal_check_all(const struct lctx *cx, unsigned long cut,
-	unsigned char *sealed);
+int segseal_write(struct lctx *cx, const struct ar_seg *seg,
+	const struct segsum *sum);
+/* A seal's summary line, "rows R unsigned U unchecked C\n", exactly;
+ * -1 when it is not one or its counts cannot be. */
+int segseal_summary(const char *p, size_t len, struct segsum *sum);
+/* sealed[i] = segseal_good of each segment numbered after cut, and
+ * sums[i] its summary, on every core. */
+void segseal_check_all(struct lctx *cx, unsigned long cut,
+	unsigned char *sealed, struct segsum *sums);
+/* Seals each segment i with want[i] set, from sums[i], on every core. */
+void segseal_write_all(struct lctx *cx, const unsigned char *want,
+	const struct segsum *sums);
 
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);
 void run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n);
+/* Starts checking jobs on every core but one, and returns. */
+void jobs_start(struct pool *p, const struct ar_campaign *camp,
+	struct job *jobs, size_t n);
+/* Checks what is left of them on this thread too, and waits for all. */
+void jobs_wait(struct pool *p);
 /* The threads to use: $AR_THREADS, else the cores online (1 to 16). */
 int nthreads(void);
 void free_jobs(struct job *jobs, size_t n);
+/* jansson's allocator for the whole run, before any JSON is made: rows
+ * parsed by check_job on a worker use that thread's arena. */
+void arena_install(void);
 
 /* verify.c */
 int cmp_str(const void *a, const void *b);
@@ -142,7 +211,7 @@ char *where_of(const struct ar_row *r);
  * are and which ids are stored twice. */
 void verify_all(struct lctx *cx, struct scanner *s, int print);
 void free_scanner(struct scanner *s);
-int cmd_verify(struct lctx *cx, int strict);
+int cmd_verify(struct lctx *cx, int strict, int full);
 /* Writes the method hashes computed in this run to run/method-hashes. */
 void mcache_save(struct lctx *cx);
 

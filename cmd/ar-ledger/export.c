@@ -77,12 +77,14 @@ gather_cols(const struct ar_row *r, void *arg)
 	if (before_cut(r, e->after))
 		return 0;
 	if (r->lineno) {
-		if (r->hdr != e->map_hdr || r->src != e->map_src) {
+		if (r->hdr && (r->hdr != e->map_hdr || r->src != e->map_src)) {
 			add_cols(e, r->hdr, r->ncol);
 			e->map_hdr = r->hdr;
 			e->map_src = r->src;
 		}
-		return 0;
+		/* A segment's columns are its header's: its other rows
+		 * need not be read for them. */
+		return r->hdr ? AR_ROW_NEXT_SEGMENT : 0;
 	}
 	if (r->json) {
 		char err[256];
@@ -228,12 +230,43 @@ emit(const struct ar_row *r, void *arg)
 			printf("\t%08lu", ar_ledger_seg_number(r->src));
 		for (k = 0; k < e->ncols; k++) {
 			putchar_unlocked('\t');
+			/* Fields lie one after the other in the line, each
+			 * ended by the NUL that replaced its tab, and json is
+			 * last: a field's length is the distance to the next. */
 			if (e->map[k] >= 0)
-				fputs(r->field[e->map[k]], stdout);
+				fwrite_unlocked(r->field[e->map[k]], 1,
+				    (size_t)(r->field[e->map[k] + 1] -
+				    r->field[e->map[k]]) - 1, stdout);
 		}
 		putchar_unlocked('\n');
 		e->rows++;
 		return 0;
+	}
+	if (r->field && e->fmt == F_JSONL) {
+		/* JSON Lines from a segment: the row is printed as it is
+		 * stored, once canon.c has read it (what it reads, jansson
+		 * would); what it does not read, jansson reads below. */
+		struct cflat c;
+
+		if (canon_flat(r->json, r->jsonlen, &c) == 0 &&
+		    (id = cflat_str(&c, "id"))) {
+			int skip;
+
+			is_signed = c.has_sig;
+			skip = is_bad(e, r, id);
+			if (!skip && !is_signed && !e->with_unsigned) {
+				e->left_unsigned++;
+				skip = 1;
+			}
+			ar_flat_free(&c.f);
+			if (!skip) {
+				e->rows++;
+				fwrite_unlocked(r->json, 1, r->jsonlen, stdout);
+				putchar_unlocked('\n');
+			}
+			return 0;
+		}
+		ar_flat_free(&c.f);
 	}
 	{
 		char err[256];

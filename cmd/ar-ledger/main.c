@@ -17,7 +17,7 @@
 
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
-	"verify [-C campaign] [-s] [-k fingerprint]\n"
+	"verify [-C campaign] [-F] [-s] [-k fingerprint]\n"
 	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]\n"
 	"import [-C campaign] -F autoresearch|pi file\n"
 	"compact [-C campaign] [-B]";
@@ -74,13 +74,18 @@ main(int argc, char **argv)
 	struct lctx cx;
 	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
+	int is_verify, full = 0;
 	long after = -1;
 
 	ar_std_args(argc, argv, usage);
 	ar_crypto_init();
+	arena_install();
 	json_object_seed(0);
 	cmd = ar_subcommand(&argc, &argv, usage);
-	while ((c = getopt_long(argc, argv, "A:BC:f:F:k:suV", longopts, NULL)) != -1) {
+	/* -F is verify's "full", and import's format (--from). */
+	is_verify = strcmp(cmd, "verify") == 0;
+	while ((c = getopt_long(argc, argv, is_verify ? "A:BC:f:Fk:suV" :
+	    "A:BC:f:F:k:suV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A':
 			after = (long)ar_opt_long("-A", optarg, 0, 99999999);
@@ -99,7 +104,12 @@ main(int argc, char **argv)
 				ar_die(AR_EX_USAGE, "-f %s: expected tsv, jsonl "
 				    "or autoresearch", optarg);
 			break;
-		case 'F': from = optarg; break;
+		case 'F':
+			if (is_verify)
+				full = 1;
+			else
+				from = optarg;
+			break;
 		case 'k': pin = optarg; break;
 		case 'u': with_unsigned = 1; break;
 		case 'V': verify = 1; break;
@@ -113,6 +123,16 @@ main(int argc, char **argv)
 		ar_usage(usage);
 	if (after >= 0 && (strcmp(cmd, "export") || fmt == F_AUTORESEARCH))
 		ar_usage(usage);
+	/* The commands that store: a bad AR_LEDGER_COMPACT is said before
+	 * anything is stored (the library would keep its default). */
+	if (strcmp(cmd, "append") == 0 || strcmp(cmd, "import") == 0) {
+		const char *e = getenv("AR_LEDGER_COMPACT");
+
+		if (e && (!*e || strspn(e, "0123456789") != strlen(e) ||
+		    strlen(e) > 9))
+			ar_die(AR_EX_USAGE, "AR_LEDGER_COMPACT=%s: not a count "
+			    "of loose results (0 to 999999999)", e);
+	}
 	memset(&cx, 0, sizeof cx);
 	if (strcmp(cmd, "append") == 0) {
 		open_all(&cx, dir);
@@ -120,7 +140,7 @@ main(int argc, char **argv)
 	} else if (strcmp(cmd, "verify") == 0 && argc == 0) {
 		open_all(&cx, dir);
 		check_pin(&cx, pin);
-		r = cmd_verify(&cx, strict);
+		r = cmd_verify(&cx, strict, full);
 	} else if (strcmp(cmd, "export") == 0 && argc == 0) {
 		open_all(&cx, dir);
 		if (verify || pin)

@@ -120,8 +120,8 @@ is_hex(const char *s, size_t n)
 	return s[n] == '\0';
 }
 
-/* Rows of a new file: whether it is a sealed segment, and where its
- * method columns are. */
+/* Rows of a new file: which segment it is, whether it is sealed, and
+ * where its method columns are. */
 static void
 enter_source(struct scanner *s, const struct ar_row *r)
 {
@@ -130,16 +130,53 @@ enter_source(struct scanner *s, const struct ar_row *r)
 
 	s->cur_src = r->src;
 	s->cur_sealed = 0;
+	s->cur_segi = -1;
 	s->c_commit = s->c_mhash = -1;
-	for (i = 0; s->sealed && i < led->nseg; i++)
-		if (led->seg[i].path == r->src)
-			s->cur_sealed = s->sealed[i];
+	for (i = 0; r->lineno && i < led->nseg; i++)
+		if (led->seg[i].path == r->src) {
+			s->cur_segi = (long)i;
+			break;
+		}
+	if (s->cur_segi >= 0 && (size_t)s->cur_segi >= s->nsums) {
+		s->sums = ar_xrealloc(s->sums, led->nseg * sizeof *s->sums);
+		memset(s->sums + s->nsums, 0, (led->nseg - s->nsums) *
+		    sizeof *s->sums);
+		s->nsums = led->nseg;
+	}
+	if (s->cur_segi >= 0 && (size_t)s->cur_segi < s->nsealed)
+		s->cur_sealed = s->sealed[s->cur_segi];
 	for (i = 0; s->cur_sealed && i < r->ncol; i++) {
 		if (strcmp(r->hdr[i], "method.commit") == 0)
 			s->c_commit = (long)i;
 		else if (strcmp(r->hdr[i], "method.hash") == 0)
 			s->c_mhash = (long)i;
 	}
+}
+
+/* A segment whose seal holds is not read: its seal says how many rows
+ * it has and of what kind, all found good when it was sealed, and its
+ * index, which the seal covers, gives its ids. With -s, a sealed segment
+ * that holds unsigned rows is read, to name them. */
+static int
+skip_sealed(const struct ar_seg *seg, void *arg)
+{
+	struct scanner *s = arg;
+	size_t i = (size_t)(seg - s->cx->led.seg);
+	const struct segsum *m;
+
+	if (i >= s->nsealed || !s->sealed[i])
+		return 0;
+	m = &s->sums[i];
+	if (s->strict && m->unsigned_)
+		return 0;
+	s->total += m->rows;
+	s->ok += m->rows - m->unsigned_;
+	s->unsigned_ += m->unsigned_;
+	s->cx->methods_unchecked += m->unchecked;
+	s->skipped = ar_xrealloc(s->skipped, (s->nskipped + 1) *
+	    sizeof *s->skipped);
+	s->skipped[s->nskipped++] = i;
+	return 1;
 }
 
 static int
@@ -174,6 +211,7 @@ collect(const struct ar_row *r, void *arg)
 		enter_source(s, r);
 	j = &s->jobs[s->n++];
 	memset(j, 0, sizeof *j);
+	j->segi = s->cur_segi;
 	if (s->cur_sealed && r->field) {
 		/* Checked when sealed: what the row says is in its columns,
 		 * which then said what its JSON says. */
@@ -193,19 +231,28 @@ collect(const struct ar_row *r, void *arg)
 			s->flush(s);
 		return 0;
 	}
-	j->json = ar_xstrdup(r->json);
 	j->len = r->jsonlen;
 	j->where = where_of(r);
 	j->stored = 1;
 	row_fileid(r, j->fileid);
 	if (r->field) {
-		size_t k;
+		/* The fields, json last, lie one after the other in the
+		 * row's line: one copy of the line, and pointers into it,
+		 * instead of one allocation per field. */
+		size_t k, span = (size_t)(r->json + r->jsonlen + 1 -
+		    r->field[0]);
+		char *blob;
 
 		j->h = hdr_for(s, r);
-		j->cols = ar_xmalloc(r->ncol * sizeof *j->cols);
+		j->cols = ar_xmalloc(r->ncol * sizeof *j->cols + span);
+		blob = (char *)(j->cols + r->ncol);
+		memcpy(blob, r->field[0], span);
 		for (k = 0; k + 1 < r->ncol; k++)
-			j->cols[k] = ar_xstrdup(r->field[k]);
-	}
+			j->cols[k] = blob + (r->field[k] - r->field[0]);
+		j->json = blob + (r->json - r->field[0]);
+		j->json_in_cols = 1;
+	} else
+		j->json = ar_xstrdup(r->json);
 	if (s->n == BATCH)
 		s->flush(s);
 	return 0;
@@ -228,7 +275,14 @@ report_bad(struct scanner *s, const char *where, const char *id,
     const char *why)
 {
 	s->bad++;
-	if (s->out) {
+	if (s->out && s->npend && !s->in_flush) {
+		/* Found while reading, with a batch of earlier rows still
+		 * being checked: said after them, in the order of the
+		 * ledger, as without the overlap. */
+		ar_buf_printf(&s->later, "%s\t%s\t", where, id);
+		ar_tsv_escape(&s->later, why);
+		ar_buf_addc(&s->later, '\n');
+	} else if (s->out) {
 		fprintf(s->out, "%s\t%s\t", where, id);
 		ar_tsv_put(s->out, why);
 		putc('\n', s->out);
@@ -251,6 +305,8 @@ mc_find(const struct lctx *cx, const struct mcache *key)
 	    cmp_mc) : NULL;
 }
 
+/* Appends to the cache; the caller sorts it (mc_sort) before the next
+ * lookup. */
 static void
 mc_add(struct lctx *cx, const char *commit, const char *hash)
 {
@@ -263,6 +319,45 @@ mc_add(struct lctx *cx, const char *commit, const char *hash)
 	snprintf(cx->mc[cx->nmc].hash, sizeof cx->mc[cx->nmc].hash, "%s",
 	    hash);
 	cx->nmc++;
+}
+
+/* Sorts the cache and drops a commit found twice. */
+static void
+mc_sort(struct lctx *cx)
+{
+	size_t i, w = 0;
+
+	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+	for (i = 0; i < cx->nmc; i++)
+		if (w == 0 || strcmp(cx->mc[i].commit, cx->mc[w - 1].commit))
+			cx->mc[w++] = cx->mc[i];
+	cx->nmc = w;
+}
+
+/* Inserts one commit in its place: no sort of the whole cache for each
+ * new method. Returns the entry. */
+static struct mcache *
+mc_insert(struct lctx *cx, const char *commit, const char *hash)
+{
+	size_t lo = 0, hi = cx->nmc;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(cx->mc[mid].commit, commit) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	mc_add(cx, commit, hash);
+	if (lo + 1 < cx->nmc) {
+		struct mcache m = cx->mc[cx->nmc - 1];
+
+		memmove(&cx->mc[lo + 1], &cx->mc[lo], (cx->nmc - 1 - lo) *
+		    sizeof *cx->mc);
+		cx->mc[lo] = m;
+	}
+	return &cx->mc[lo];
 }
 
 /* run/method-hashes: "COMMIT TAB HASH" lines. A cache: a line that is
@@ -296,7 +391,7 @@ mcache_load(struct lctx *cx)
 			mc_add(cx, line, tab);
 	}
 	fclose(f);
-	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
+	mc_sort(cx);
 }
 
 void
@@ -335,13 +430,15 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 	char *argv[] = { "git", "-C", repo, "cat-file", "--batch-check", NULL };
 	struct ar_spawn sp;
 	struct mcache key;
-	size_t i, asked = 0;
+	size_t i, asked = 0, before;
 	pid_t pid;
 
 	if (cx->mc_keep && !cx->mc_loaded)
 		mcache_load(cx);
 	for (i = 0; in && out && i < n; i++) {
 		snprintf(key.commit, sizeof key.commit, "%s", jobs[i].commit);
+		/* A commit twice in a batch is asked twice: git answers
+		 * both, and mc_sort drops the second. */
 		if (is_hex(key.commit, 40) && !mc_find(cx, &key)) {
 			fprintf(in, "%s\n", key.commit);
 			asked++;
@@ -357,19 +454,20 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 	if (ar_spawn(&sp, &pid) < 0 || ar_wait(pid) != 0 ||
 	    fseek(out, 0, SEEK_SET) != 0)
 		goto done;
+	before = cx->nmc;
 	while (fgets(line, sizeof line, out)) {
 		char *sp1 = strchr(line, ' ');
 
+		/* Each commit was asked once, and was not in the cache:
+		 * appended, then sorted once. */
 		if (sp1 && sp1 - line == 40 && strncmp(sp1, " missing", 8) ==
 		    0) {
 			*sp1 = '\0';
-			memcpy(key.commit, line, 41);
-			if (!mc_find(cx, &key)) {
-				mc_add(cx, line, "");
-				ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
-			}
+			mc_add(cx, line, "");
 		}
 	}
+	if (cx->nmc > before)
+		mc_sort(cx);
 done:
 	if (in)
 		fclose(in);
@@ -394,12 +492,9 @@ method_hash(struct lctx *cx, const char *commit)
 	repo = ar_path(cx->camp.dir, "methods");
 	ar_method_hash(repo, commit, hash);
 	free(repo);
-	mc_add(cx, commit, hash);
 	if (hash[0])
 		cx->mc_new = 1;
-	ar_sort(cx->mc, cx->nmc, sizeof *cx->mc, cmp_mc);
-	m = mc_find(cx, &key);
-	return m->hash;
+	return mc_insert(cx, commit, hash)->hash;
 }
 
 static int
@@ -412,15 +507,16 @@ methods_in_repo(const struct lctx *cx)
 	return r;
 }
 
+/* What the checks of a batch found, in the order of its rows. */
 static void
-flush_verify(struct scanner *s)
+finish_batch(struct scanner *s, struct job *jobs, size_t n)
 {
+	struct segsum *sum;
 	size_t i;
 
-	run_jobs(&s->cx->camp, s->jobs, s->n);
-	mcache_missing(s->cx, s->jobs, s->n);
-	for (i = 0; i < s->n; i++) {
-		struct job *j = &s->jobs[i];
+	mcache_missing(s->cx, jobs, n);
+	for (i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
 
 		if (j->id[0]) {
 			if (s->nids == s->capids) {
@@ -436,8 +532,14 @@ flush_verify(struct scanner *s)
 			    j->fileid : "-", j->why);
 			continue;
 		}
+		sum = !j->trusted && j->segi >= 0 && (size_t)j->segi <
+		    s->nsums ? &s->sums[j->segi] : NULL;
+		if (sum && j->status != ST_BAD)
+			sum->rows++;
 		if (j->status == ST_UNSIGNED) {
 			s->unsigned_++;
+			if (sum)
+				sum->unsigned_++;
 			if (s->strict)
 				report_bad(s, j->where, j->id, "unsigned "
 				    "(imported) row");
@@ -446,9 +548,11 @@ flush_verify(struct scanner *s)
 		if (j->commit[0]) {
 			const char *h = method_hash(s->cx, j->commit);
 
-			if (!h[0])
+			if (!h[0]) {
 				s->cx->methods_unchecked++;
-			else if (strcmp(h, j->mhash) != 0) {
+				if (sum)
+					sum->unchecked++;
+			} else if (strcmp(h, j->mhash) != 0) {
 				char why[200];
 
 				snprintf(why, sizeof why, "method.hash is not "
@@ -457,12 +561,51 @@ flush_verify(struct scanner *s)
 				report_bad(s, j->where, j->id, why);
 				continue;
 			}
-		} else
+		} else {
 			s->cx->methods_unchecked++;
+			if (sum)
+				sum->unchecked++;
+		}
 		s->ok++;
 	}
-	free_jobs(s->jobs, s->n);
+	free_jobs(jobs, n);
+}
+
+/* The batch checked meanwhile, finished. */
+static void
+finish_pending(struct scanner *s)
+{
+	if (!s->pend)
+		return;
+	jobs_wait(&s->pool);
+	s->in_flush++;
+	finish_batch(s, s->pend, s->npend);
+	s->in_flush--;
+	s->npend = 0;
+	if (s->later.len) {
+		fwrite(s->later.p, 1, s->later.len, s->out);
+		ar_buf_clear(&s->later);
+	}
+}
+
+/* A full batch: the one before it is finished, then this one is checked
+ * on every core but this one, which reads the next. */
+static void
+flush_verify(struct scanner *s)
+{
+	struct job *t;
+
+	finish_pending(s);
+	if (!s->n)
+		return;
+	if (!s->pend)
+		s->pend = ar_xmalloc(BATCH * sizeof *s->pend);
+	t = s->pend;
+	s->pend = s->jobs;
+	s->jobs = t;
+	s->npend = s->n;
 	s->n = 0;
+	jobs_start(&s->pool, &s->cx->camp, s->pend, s->npend);
 }
 
 int
@@ -485,6 +628,157 @@ bad_in(const struct scanner *s, const char *path)
 	return 0;
 }
 
+/* One sorted list of ids in the merge that finds ids stored twice: the
+ * ids of the rows read (strings), or a sealed segment's index (lines). */
+struct idlist {
+	char **v;            /* strings, or NULL for lines */
+	size_t i, n;
+	const char *p, *end; /* lines: the rest of the index */
+	const char *id;      /* the current id, len bytes */
+	size_t len;
+};
+
+static int
+idl_next(struct idlist *l)
+{
+	const char *nl;
+
+	if (l->v) {
+		if (l->i == l->n)
+			return 0;
+		l->id = l->v[l->i++];
+		l->len = strlen(l->id);
+		return 1;
+	}
+	if (l->p >= l->end || !(nl = memchr(l->p, '\n', (size_t)(l->end -
+	    l->p))))
+		return 0;
+	l->id = l->p;
+	l->len = (size_t)(nl - l->p);
+	l->p = nl + 1;
+	return 1;
+}
+
+/* The order of strcmp(3), on ids that are not strings. */
+static int
+idcmp(const char *a, size_t an, const char *b, size_t bn)
+{
+	int c = memcmp(a, b, an < bn ? an : bn);
+
+	return c ? c : (an > bn) - (an < bn);
+}
+
+static int
+idl_less(const struct idlist *a, const struct idlist *b)
+{
+	return idcmp(a->id, a->len, b->id, b->len) < 0;
+}
+
+static void
+heap_down(struct idlist **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct idlist *t;
+
+		if (l < n && idl_less(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && idl_less(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Ids stored twice: the sorted ids of the rows read and the indexes of
+ * the sealed segments not read (each sorted, as written), merged with a
+ * heap. An id is named once however often it is stored. */
+static void
+find_twice(struct scanner *s)
+{
+	const struct ar_ledger *led = &s->cx->led;
+	size_t nl = s->nskipped + 1, nh = 0, i, plen = 0;
+	struct idlist *lists = ar_xcalloc(nl, sizeof *lists);
+	struct idlist **h = ar_xmalloc(nl * sizeof *h);
+	const char *prev = NULL;
+	int named = 0;
+
+	lists[0].v = s->ids;
+	lists[0].n = s->nids;
+	for (i = 0; i < s->nskipped; i++) {
+		lists[i + 1].p = led->seg[s->skipped[i]].idx;
+		lists[i + 1].end = lists[i + 1].p + led->seg[s->skipped[i]].idxlen;
+	}
+	for (i = 0; i < nl; i++)
+		if (idl_next(&lists[i]))
+			h[nh++] = &lists[i];
+	for (i = nh; i-- > 0;)
+		heap_down(h, nh, i);
+	while (nh) {
+		struct idlist *l = h[0];
+
+		if (prev && idcmp(prev, plen, l->id, l->len) == 0) {
+			if (!named) {
+				char id[AR_ID_MAX + 1];
+
+				snprintf(id, sizeof id, "%.*s", (int)l->len,
+				    l->id);
+				report_bad(s, led->dir, id, "the same id is "
+				    "stored twice");
+				push_str(&s->badids, &s->nbadids,
+				    &s->capbadids, id);
+				named = 1;
+			}
+		} else
+			named = 0;
+		prev = l->id;
+		plen = l->len;
+		if (!idl_next(l))
+			h[0] = h[--nh];
+		heap_down(h, nh, 0);
+	}
+	free(h);
+	free(lists);
+}
+
+/* Whether an index lists its ids in strictly increasing order, as a
+ * segment is written: a seal vouches for the order find_twice needs. */
+static int
+idx_sorted(const struct ar_seg *seg)
+{
+	struct idlist l;
+	const char *prev = NULL;
+	size_t plen = 0;
+
+	memset(&l, 0, sizeof l);
+	l.p = seg->idx;
+	l.end = seg->idx + seg->idxlen;
+	while (idl_next(&l)) {
+		if (prev && idcmp(prev, plen, l.id, l.len) >= 0)
+			return 0;
+		prev = l.id;
+		plen = l.len;
+	}
+	return 1;
+}
+
+/* export -A: an id after the cut that is also stored before it is an id
+ * stored twice, found through the segments' indexes. */
+static void
+twice_across_cut(struct scanner *s, const char *id)
+{
+	const struct ar_ledger *led = &s->cx->led;
+
+	if (ar_ledger_in_segments_upto(led, id, (unsigned long)s->after)) {
+		report_bad(s, led->dir, id, "the same id is stored twice");
+		push_str(&s->badids, &s->nbadids, &s->capbadids, id);
+	}
+}
+
 /* Runs the checks over the whole ledger; prints bad rows as TSV on
  * stdout when print is set, and leaves in s, sorted, where the bad rows
  * are and which ids are stored twice. */
@@ -493,6 +787,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 {
 	char err[1024];
 	unsigned long cut;
+	unsigned char *want;
 	size_t i;
 
 	s->cx = cx;
@@ -500,44 +795,51 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->jobs = ar_xmalloc(BATCH * sizeof *s->jobs);
 	s->flush = flush_verify;
 	cut = s->after > 0 ? (unsigned long)s->after : 0;
-	s->sealed = ar_xcalloc(cx->led.nseg ? cx->led.nseg : 1, 1);
+	s->nsealed = s->nsums = cx->led.nseg;
+	s->sealed = ar_xcalloc(s->nsealed ? s->nsealed : 1, 1);
+	s->sums = ar_xcalloc(s->nsums ? s->nsums : 1, sizeof *s->sums);
 	if (s->trust_seals)
-		segseal_check_all(cx, cut, s->sealed);
-	if (ar_ledger_scan_after(&cx->led, cut, collect, s, err,
-	    sizeof err) != 0)
+		segseal_check_all(cx, cut, s->sealed, s->sums);
+	if (ar_ledger_scan_skip(&cx->led, cut, s->trust_seals ? skip_sealed :
+	    NULL, collect, s, err, sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
 	flush_verify(s);
+	finish_pending(s);
 	check_index(s);
 	/* A segment checked row by row and found good is sealed, so that
-	 * the next export -V need not check it again. */
-	for (i = 0; i < cx->led.nseg; i++)
-		if (!s->sealed[i] && ar_ledger_seg_number(cx->led.seg[i].path) >
-		    cut && !bad_in(s, cx->led.seg[i].path))
-			segseal_write(cx, &cx->led.seg[i]);
+	 * the next verify or export -V need not check it again. */
+	want = ar_xcalloc(cx->led.nseg ? cx->led.nseg : 1, 1);
+	for (i = 0; i < cx->led.nseg && i < s->nsums; i++)
+		want[i] = !(i < s->nsealed && s->sealed[i]) &&
+		    ar_ledger_seg_number(cx->led.seg[i].path) > cut &&
+		    s->sums[i].rows && !bad_in(s, cx->led.seg[i].path) &&
+		    idx_sorted(&cx->led.seg[i]);
+	segseal_write_all(cx, want, s->sums);
+	free(want);
+	for (i = 0; s->after > 0 && i < s->nids; i++)
+		twice_across_cut(s, s->ids[i]);
+	for (i = 0; s->after > 0 && i < s->nskipped; i++) {
+		struct idlist l;
+
+		memset(&l, 0, sizeof l);
+		l.p = cx->led.seg[s->skipped[i]].idx;
+		l.end = l.p + cx->led.seg[s->skipped[i]].idxlen;
+		while (idl_next(&l)) {
+			char id[AR_ID_MAX + 1];
+
+			snprintf(id, sizeof id, "%.*s", (int)l.len, l.id);
+			twice_across_cut(s, id);
+		}
+	}
+	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
+	find_twice(s);
 	free(s->sealed);
 	s->sealed = NULL;
-	/* export -A: an id after the cut that is also stored before it is
-	 * an id stored twice, found through the segments' indexes. */
-	for (i = 0; s->after > 0 && i < s->nids; i++)
-		if (ar_ledger_in_segments_upto(&cx->led, s->ids[i],
-		    (unsigned long)s->after)) {
-			report_bad(s, cx->led.dir, s->ids[i], "the same id is "
-			    "stored twice");
-			push_str(&s->badids, &s->nbadids, &s->capbadids,
-			    s->ids[i]);
-		}
-	ar_sort(s->ids, s->nids, sizeof *s->ids, cmp_str);
-	for (i = 1; i < s->nids; i++)
-		if (strcmp(s->ids[i], s->ids[i - 1]) == 0 && (i == 1 ||
-		    strcmp(s->ids[i], s->ids[i - 2]) != 0)) {
-			report_bad(s, cx->led.dir, s->ids[i], "the same id is "
-			    "stored twice");
-			push_str(&s->badids, &s->nbadids, &s->capbadids,
-			    s->ids[i]);
-		}
 	ar_sort(s->badids, s->nbadids, sizeof *s->badids, cmp_str);
 	ar_sort(s->badwhere, s->nbadwhere, sizeof *s->badwhere, cmp_str);
 	free(s->jobs);
+	free(s->pend);
+	s->pend = NULL;
 	free_hdrs(s);
 }
 
@@ -555,17 +857,23 @@ free_scanner(struct scanner *s)
 	for (i = 0; i < s->nbadwhere; i++)
 		free(s->badwhere[i]);
 	free(s->badwhere);
+	free(s->sums);
+	free(s->skipped);
 	ar_buf_free(&s->seg_ids);
+	ar_buf_free(&s->later);
 }
 
 int
-cmd_verify(struct lctx *cx, int strict)
+cmd_verify(struct lctx *cx, int strict, int full)
 {
 	struct scanner s;
 
 	memset(&s, 0, sizeof s);
 	s.strict = strict;
 	s.after = -1;
+	/* A segment whose seal holds was checked when it was sealed, and
+	 * has not changed by a byte since: -F checks it all the same. */
+	s.trust_seals = !full;
 	printf("where\tid\tproblem\n");
 	verify_all(cx, &s, 1);
 	ar_warn("%zu rows: %zu verified, %zu unsigned (imported); %zu "

@@ -1,9 +1,82 @@
 /* ledger.c: lib/ledger reading a segment and its index as a tampered
  * ledger could hold them: the input up to its first form feed is the
- * index, the rest the segment (all of it when there is no form feed). Every row is either read or named bad; nothing crashes. */
+ * index, the rest the segment (all of it when there is no form feed). Every row is either read or named bad; nothing crashes.
+ * The whole input is also read as the summary line of a segment's seal
+ * (cmd/ar-ledger/segseal.c, included): one it accepts has consistent
+ * counts and is exactly the line ar-ledger would write for them. And as
+ * a row's JSON by cmd/ar-ledger/canon.c (included): what it reads,
+ * jansson reads too, to the same flat columns and top-level facts. */
 #include "fuzz.h"
 #include "io.h"
 #include "ledger.h"
+#include "../../cmd/ar-ledger/segseal.c"
+#include "../../cmd/ar-ledger/canon.c"
+#include "flat.h"
+#include "json.h"
+
+/* segseal.c's seals are checked on threads; here, on none. */
+int
+nthreads(void)
+{
+	return 1;
+}
+
+/* canon.c against jansson and ar_flatten_num. */
+static void
+canon(const uint8_t *d, size_t n)
+{
+	static const char *const paths[] = { "id", "campaign", "seal",
+	    "method.hash", "method.commit", "source" };
+	struct cflat c;
+	struct ar_flat f;
+	char err[256];
+	json_t *o;
+	size_t i;
+
+	if (canon_flat((const char *)d, n, &c) < 0)
+		return;
+	o = ar_json_parse((const char *)d, n, err, sizeof err);
+	CHECK(o && json_is_object(o));
+	ar_flatten_num(o, &f);
+	CHECK(f.n == c.f.n);
+	for (i = 0; i < f.n; i++) {
+		CHECK(strcmp(f.kv[i].k, c.f.kv[i].k) == 0);
+		CHECK(!f.kv[i].v == !c.f.kv[i].v);
+		if (f.kv[i].v)
+			CHECK(strcmp(f.kv[i].v, c.f.kv[i].v) == 0);
+		else
+			CHECK(f.kv[i].num == c.f.kv[i].num);
+	}
+	CHECK(c.has_sig == (json_object_get(o, "sig") != NULL));
+	CHECK(c.reserved == (json_object_get(o, "signed") != NULL ||
+	    json_object_get(o, "json") != NULL));
+	for (i = 0; i < sizeof paths / sizeof *paths; i++) {
+		const char *a = ar_json_str(o, paths[i]);
+		const char *b = cflat_str(&c, paths[i]);
+
+		CHECK(!a == !b);
+		CHECK(!a || strcmp(a, b) == 0);
+	}
+	ar_flat_free(&f);
+	ar_flat_free(&c.f);
+	json_decref(o);
+}
+
+static void
+summary(const uint8_t *d, size_t n)
+{
+	struct segsum sum;
+	char line[128];
+	int len;
+
+	if (segseal_summary((const char *)d, n, &sum) < 0)
+		return;
+	CHECK(sum.unsigned_ <= sum.rows);
+	CHECK(sum.unchecked <= sum.rows - sum.unsigned_);
+	len = snprintf(line, sizeof line, "rows %zu unsigned %zu unchecked "
+	    "%zu\n", sum.rows, sum.unsigned_, sum.unchecked);
+	CHECK(len > 0 && (size_t)len == n && memcmp(line, d, n) == 0);
+}
 
 static int
 row(const struct ar_row *r, void *arg)
@@ -24,6 +97,9 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	char path[128], err[1024];
 	const uint8_t *ff = memchr(d, '\f', n);
 	size_t cut = ff ? (size_t)(ff - d) : 0, skip = ff ? 1 : 0, rows = 0;
+
+	summary(d, n);
+	canon(d, n);
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof dir, "/tmp/ar-fuzz-ledger.%ld",
