@@ -805,11 +805,21 @@ cmd_ls(const char *dir)
 int
 main(int argc, char **argv)
 {
+	static const char *const subs[] = { "put", "claim", "renew", "done",
+		"fail", "release", "reap", "ls", "init", NULL };
 	const char *cmd, *dir;
 	int c, r;
 
 	ar_std_args(argc, argv, usage);
 	cmd = ar_subcommand(&argc, &argv, usage);
+	/* Named, as ar-campaign and ar-run name theirs; not only the usage. */
+	for (c = 0; subs[c] && strcmp(cmd, subs[c]) != 0; c++)
+		;
+	if (!subs[c]) {
+		ar_warn("%s: unknown subcommand (put, claim, renew, "
+		    "done, fail, release, reap, ls or init)", cmd);
+		ar_usage(usage);
+	}
 	holder = default_holder();
 	while ((c = getopt(argc, argv, "f:H:k:l:n:p:r:s:")) != -1) {
 		switch (c) {

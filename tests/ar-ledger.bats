@@ -84,7 +84,7 @@ usage_text="usage: ar-ledger append [-C campaign] [file ...]
 }
 
 @test "ar-ledger: usage errors exit 64 with the usage on stderr" {
-	for args in "" "frob" "verify extra" "export extra" "compact extra" \
+	for args in "verify extra" "export extra" "compact extra" \
 	    "import $FIX/results.tsv" "import -F pi" "import -F pi a b"; do
 		echo "# args: $args"
 		# shellcheck disable=SC2086
@@ -94,6 +94,12 @@ usage_text="usage: ar-ledger append [-C campaign] [file ...]
 	done
 	run -64 --separate-stderr ar-ledger
 	[ "$stderr" = "$usage_text" ]
+	# An unknown subcommand is named, as ar-campaign and ar-run name theirs.
+	for sub in frob --frob -C; do
+		run -64 --separate-stderr ar-ledger "$sub" -C "$C"
+		[ "$stderr" = "ar-ledger: $sub: unknown subcommand (append, verify, export, import or compact)
+$usage_text" ]
+	done
 }
 
 @test "ar-ledger: a bad -f or -F value names itself and exits 64" {

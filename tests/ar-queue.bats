@@ -99,9 +99,13 @@ reject() {
 }
 
 @test "ar-queue: unknown subcommand, missing spool or extra operands: usage, exit 64" {
-	run -64 --separate-stderr ar-queue frobnicate "$S"
-	same "$output" ""
-	same "$stderr" "$(cat "$FIX/usage.txt")"
+	# An unknown subcommand is named, as ar-campaign and ar-run name theirs.
+	for sub in frobnicate --frob; do
+		run -64 --separate-stderr ar-queue "$sub" "$S"
+		same "$output" ""
+		same "$stderr" "ar-queue: $sub: unknown subcommand (put, claim, renew, done, fail, release, reap, ls or init)
+$(cat "$FIX/usage.txt")"
+	done
 	for args in "claim" "put" "ls" "reap" "init" "done $S" "claim $S extra" \
 	    "reap $S extra" "ls $S extra" "put $S in extra"; do
 		# shellcheck disable=SC2086

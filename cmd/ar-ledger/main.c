@@ -71,6 +71,8 @@ main(int argc, char **argv)
 		{ "break-lock", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const subs[] = { "append", "verify", "export",
+		"import", "compact", NULL };
 	struct lctx cx;
 	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
@@ -82,6 +84,14 @@ main(int argc, char **argv)
 	arena_install();
 	json_object_seed(0);
 	cmd = ar_subcommand(&argc, &argv, usage);
+	/* Named, as ar-campaign and ar-run name theirs; not only the usage. */
+	for (c = 0; subs[c] && strcmp(cmd, subs[c]) != 0; c++)
+		;
+	if (!subs[c]) {
+		ar_warn("%s: unknown subcommand (append, verify, "
+		    "export, import or compact)", cmd);
+		ar_usage(usage);
+	}
 	/* -F is verify's "full", and import's format (--from). */
 	is_verify = strcmp(cmd, "verify") == 0;
 	while ((c = getopt_long(argc, argv, is_verify ? "A:BC:f:Fk:suV" :
