@@ -336,8 +336,14 @@ $USAGE" ]
 	aa_stop 0.5
 	[[ "$(j .why)" =~ clearly\ above\ it ]]
 	# A verdict that is decided first is the verdict: the slow method
-	# is a discard, whatever the ratio it was asked about.
-	bench -m "$M/slow" -p 16 -P 32 -W 0 --stop-at 0.1
+	# is a discard, whatever the ratio it was asked about. On a loaded
+	# machine the question may be answered at a look before the verdict
+	# is (inconclusive, stopped by --stop-at): tried up to three times.
+	for try in 1 2 3; do
+		bench -m "$M/slow" -p 16 -P 32 -W 0 --stop-at 0.1
+		[ "$(j .verdict)" != discard ] || break
+		[[ "$(j .why)" == "stopped by --stop-at 0.1 "* ]]
+	done
 	[ "$(j .verdict)" = discard ]
 	# Without --stop-at, the result has no stop_at.
 	bench --aa -p 8 -P 8 -W 0
