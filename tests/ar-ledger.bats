@@ -1697,9 +1697,11 @@ $L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in 
 	save "$T/first.tsv"
 	[ -f "$L/seg/00000001.seal" ]
 	run -0 sed -n '1p;4p;7p' "$L/seg/00000001.seal"
-	[ "$output" = "ar-ledger seal 2
+	[ "$output" = "ar-ledger seal 3
 segment 1
 rows 20 unsigned 0 unchecked 20" ]
+	# The segment file's device, inode, size, mtime and ctime.
+	[ "$(sed -n 8p "$L/seg/00000001.seal")" = "stat $(stat -c '%d %i %s' "$SEG") $(stat -c '%.9Y %.9Z' "$SEG")" ]
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
 	[ "$output" = "$(cat "$T/first.tsv")" ]
 	[ "$stderr" = "" ]
@@ -1745,6 +1747,34 @@ $1	$2	$3" ]
 	n=$(seg_line "$id")
 	sed -i "${n}s/\"why\":\"generated for a test\"/\"why\":\"generated for a tesT\"/" "$SEG"
 	verify_finds "$SEG:$n" "$id" "bad signature"
+}
+
+# While a sealed segment's stat line is the one signed, verify takes the
+# seal's hash of it and does not read it; a changed stat (touch) makes it
+# hash the file, and the same bytes are still good; bytes changed in
+# place with the size and mtime put back are found (the ctime moved).
+@test "ar-ledger verify: a sealed segment is not read while its stat is the signed one; an edit in place is found" {
+	command -v strace >/dev/null || skip "strace is needed (.ci/run installs it)"
+	stored_mix
+	ar-ledger verify -C "$C" > /dev/null 2>&1
+	[ -f "$L/seg/00000001.seal" ]
+	strace -f -e trace=openat -o "$T/trace" ar-ledger verify -C "$C" > /dev/null 2> "$T/err"
+	grep -q '23 verified' "$T/err"
+	! grep -q 'seg/00000001.tsv"' "$T/trace"
+	touch "$SEG"
+	strace -f -e trace=openat -o "$T/trace" ar-ledger verify -C "$C" > /dev/null 2> "$T/err"
+	grep -q '23 verified, 0 unsigned (imported); 0 problems' "$T/err"
+	grep -q 'seg/00000001.tsv"' "$T/trace"
+	# One byte of a row, in place, same size; the mtime put back.
+	id=$(sed -n 5p "$T/seg.jsonl" | jq -r .id)
+	n=$(seg_line "$id")
+	off=$(awk -v n="$n" 'NR < n { o += length($0) + 1 } NR == n { print o + index($0, "generated for a test") - 1 + 19; exit }' "$SEG")
+	touch -r "$SEG" "$T/mtime"
+	printf 'T' | dd of="$SEG" bs=1 seek="$off" conv=notrunc 2> /dev/null
+	touch -r "$T/mtime" "$SEG"
+	grep -q 'generated for a tesT' "$SEG"
+	# The first "why" of the line is its stored column.
+	verify_finds "$SEG:$n" "$id" "stored column 'why' does not match the signed JSON"
 }
 
 @test "ar-ledger verify: a seal rewritten for an edited segment, without the key, is not trusted" {

@@ -8,8 +8,14 @@
  * ar-ledger(5)).
  *
  * The file is the body ar-ledger would write for the segment as it is
- * now, the summary line, then "sig HEX": the body must be exactly that,
- * and the summary is read only once the signature over both holds. */
+ * now, the summary line, the segment file's stat line, then "sig HEX":
+ * the body must be exactly that, and the summary is read only once the
+ * signature over all three holds. While the segment's stat line is the
+ * one signed (device, inode, size, mtime and ctime: a change through the
+ * file system sets a new ctime, which no process can set back), the
+ * body's tsv hash is the seal's own and the segment is not hashed again;
+ * otherwise it is hashed, and a segment whose bytes are the same is still
+ * good. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -34,18 +40,38 @@ seal_path(const char *segpath)
 	return ar_xasprintf("%.*s.seal", (int)(n - 4), segpath);
 }
 
-/* What a seal of seg signs, from the files as they are now; -1 when the
- * segment cannot be read. */
+/* The segment file's identity: what a change through the file system
+ * cannot leave as it was. */
+static void
+stat_line(const struct stat *st, char *out, size_t n)
+{
+	snprintf(out, n, "stat %llu %llu %lld %lld.%09ld %lld.%09ld\n",
+	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+	    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+	    st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+	    st->st_ctim.tv_nsec);
+}
+
+/* What a seal of seg signs, from the files as they are now, with the
+ * segment's hash th when given (else hashed here), and its stat in *st;
+ * -1 when the segment cannot be read. */
 static int
-seal_body(const struct lctx *cx, const struct ar_seg *seg, struct ar_buf *b)
+seal_body(const struct lctx *cx, const struct ar_seg *seg, const char *known,
+    struct ar_buf *b, struct stat *st0)
 {
 	char th[AR_HASH_HEX], ih[AR_HASH_HEX];
 	struct stat st;
 
-	if (stat(seg->path, &st) < 0 || ar_hash_file(seg->path, th) < 0)
+	if (stat(seg->path, &st) < 0)
 		return -1;
+	if (known)
+		snprintf(th, sizeof th, "%s", known);
+	else if (ar_hash_file(seg->path, th) < 0)
+		return -1;
+	if (st0)
+		*st0 = st;
 	ar_hash_hex(ih, seg->idx ? seg->idx : "", seg->idxlen);
-	ar_buf_printf(b, "ar-ledger seal 2\ncampaign %s\nseal %s\n"
+	ar_buf_printf(b, "ar-ledger seal 3\ncampaign %s\nseal %s\n"
 	    "segment %lu\ntsv %lld %s\nidx %zu %s\n", cx->camp.id,
 	    cx->camp.have_seal ? cx->camp.seal_hash : "-",
 	    ar_ledger_seg_number(seg->path), (long long)st.st_size, th,
@@ -111,36 +137,82 @@ idx_lines(const struct ar_seg *seg)
 	return n;
 }
 
+/* The tsv hash a seal file names, into th; -1 when it names none. */
+static int
+seal_tsv_hash(const struct ar_buf *file, char th[AR_HASH_HEX])
+{
+	const char *p = file->p, *end = file->p + file->len, *q;
+
+	/* "\ntsv BYTES HASH\n": the fifth line. */
+	for (q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		if ((size_t)(end - q) > 5 && memcmp(q, "\ntsv ", 5) == 0)
+			break;
+	if (!q || q >= end)
+		return -1;
+	q += 5;
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	if ((size_t)(end - q) < AR_HASH_HEX + 1 || *q != ' ' ||
+	    q[AR_HASH_HEX] != '\n')
+		return -1;
+	memcpy(th, q + 1, AR_HASH_HEX - 1);
+	th[AR_HASH_HEX - 1] = '\0';
+	return 0;
+}
+
 int
 segseal_good(const struct lctx *cx, const struct ar_seg *seg,
     struct segsum *sum)
 {
 	struct ar_buf body = {0}, file = {0};
-	char *path = seal_path(seg->path);
-	const char *sl;
-	size_t signedlen;
-	int good = 0;
+	char *path = seal_path(seg->path), th[AR_HASH_HEX], stl[160];
+	const char *sl, *sumend;
+	size_t signedlen, stlen;
+	struct stat st;
+	int good = 0, fast = 0;
 
 	if (!path || ar_readfile(path, &file, 4096) < 0)
 		goto out;
-	if (seal_body(cx, seg, &body) < 0)
-		goto out;
-	/* The body, the summary line, then "sig " and 128 hex digits and a
-	 * newline. */
+	/* The body as it would be with the seal's own hash of the segment:
+	 * taken only when the segment's stat line is the one signed. */
+	if (seal_tsv_hash(&file, th) == 0 &&
+	    seal_body(cx, seg, th, &body, &st) == 0) {
+		stat_line(&st, stl, sizeof stl);
+		stlen = strlen(stl);
+		sumend = file.len > body.len ? memchr(file.p + body.len, '\n',
+		    file.len - body.len) : NULL;
+		fast = file.len >= body.len && memcmp(file.p, body.p,
+		    body.len) == 0 && sumend && (size_t)(file.p + file.len -
+		    (sumend + 1)) >= stlen && memcmp(sumend + 1, stl,
+		    stlen) == 0;
+	}
+	if (!fast) {
+		body.len = 0;
+		if (seal_body(cx, seg, NULL, &body, NULL) < 0)
+			goto out;
+	}
+	/* The body, the summary line, the stat line, then "sig " and 128
+	 * hex digits and a newline. */
 	if (file.len < body.len + 4 + AR_SIG_HEX ||
 	    memcmp(file.p, body.p, body.len) != 0 ||
 	    file.p[file.len - 1] != '\n')
 		goto out;
 	signedlen = file.len - (4 + AR_SIG_HEX);
 	sl = file.p + signedlen;
-	if (memcmp(sl, "sig ", 4) == 0) {
+	sumend = memchr(file.p + body.len, '\n', signedlen - body.len);
+	if (!sumend || memcmp(sl, "sig ", 4) != 0 || sumend + 1 >= sl ||
+	    memcmp(sumend + 1, "stat ", 5) != 0 ||
+	    memchr(sumend + 1, '\n', (size_t)(sl - (sumend + 1))) != sl - 1)
+		goto out;
+	{
 		char sig[AR_SIG_HEX];
 
 		memcpy(sig, sl + 4, AR_SIG_HEX - 1);
 		sig[AR_SIG_HEX - 1] = '\0';
 		good = ar_verify_hex(sig, file.p, signedlen, cx->camp.pk) == 0 &&
-		    segseal_summary(file.p + body.len, signedlen - body.len,
-		    sum) == 0 && sum->rows == idx_lines(seg);
+		    segseal_summary(file.p + body.len,
+		    (size_t)(sumend + 1 - (file.p + body.len)), sum) == 0 &&
+		    sum->rows == idx_lines(seg);
 	}
 out:
 	free(path);
@@ -176,14 +248,16 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
     const struct segsum *sum)
 {
 	struct ar_buf b = {0};
-	char sig[AR_SIG_HEX], *path = seal_path(seg->path);
+	char sig[AR_SIG_HEX], *path = seal_path(seg->path), stl[160];
+	struct stat st;
 	int r = -1;
 
 	if (!path)
 		return -1;
-	if (have_key(cx) && seal_body(cx, seg, &b) == 0) {
-		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n",
-		    sum->rows, sum->unsigned_, sum->unchecked);
+	if (have_key(cx) && seal_body(cx, seg, NULL, &b, &st) == 0) {
+		stat_line(&st, stl, sizeof stl);
+		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n%s",
+		    sum->rows, sum->unsigned_, sum->unchecked, stl);
 		ar_sign_hex(sig, b.p, b.len, cx->sk);
 		ar_buf_printf(&b, "sig %s\n", sig);
 		/* Like a cache: a ledger it cannot write to is read as
