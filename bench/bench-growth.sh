@@ -93,36 +93,10 @@ campaign() {
 	n=$1
 	C=$work/c$n
 	"$bin/ar-init" -p "$top/tests/fixtures/problem" "$C" > /dev/null || die "ar-init failed"
-	# The results, as bench-next.sh makes them: one signer per core,
-	# appended in segments of 100,000.
-	ncpu=$(nproc)
-	per=$(( (n + ncpu - 1) / ncpu ))
-	j=0 left=$n
-	while [ "$left" -gt 0 ]; do
-		j=$((j + 1))
-		k=$(( left < per ? left : per ))
-		"$tbin/ar-sign-test" -C "$C" -g "$k" -s "$j" > "$work/gen.$j" &
-		left=$((left - k))
-	done
-	wait
-	for g in "$work"/gen.*; do
-		split -l 100000 -d -a 4 "$g" "$g.part."
-		rm -f "$g"
-		for f in "$g".part.*; do
-			"$bin/ar-ledger" append -C "$C" "$f" 2> /dev/null || die "append $f failed"
-			rm -f "$f"
-		done
-	done
-	# An A/A of each node, so that none is quarantined.
-	awk 'BEGIN { h = sprintf("%064d", 0)
-		for (n = 0; n < 64; n++)
-			printf "{\"experiment\":\"aa%d\",\"aa\":true,\"method\":{\"dir\":\"baseline\",\"hash\":\"%s\"},\"workload\":\"decode-512\",\"shape\":{\"k\":1,\"node\":\"n%02d\"},\"verdict\":\"equivalent\",\"noise_floor\":{\"rsd\":0.01},\"started\":\"2026-11-26T09:00:00Z\",\"finished\":\"2026-11-26T09:10:00Z\"}\n", n, h, n }' |
-	    "$tbin/ar-sign-test" -C "$C" > "$work/aa.jsonl"
-	"$bin/ar-ledger" append -C "$C" "$work/aa.jsonl" 2> /dev/null || die "append of the A/As failed"
-	awk 'BEGIN { OFS = "\t"; print "node", "gpu", "model", "memory_mib", "nvlink"
-		for (n = 0; n < 64; n++) for (g = 0; g < 8; g++) {
-			l = ""; for (h = 0; h < 8; h++) if (h != g) l = l (l == "" ? "" : ",") h
-			print sprintf("n%02d", n), g, "H100", 81559, l } }' > "$work/topo.tsv"
+	# The results, as bench-next.sh makes them (bench/lib.sh).
+	signed_results "$C" "$n" "$work"
+	node_aas "$C" "$work"
+	topo64 "$work/topo.tsv"
 	"$bin/ar-ledger" export -C "$C" -f tsv 2> /dev/null |
 	    awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "method.commit") c = i; next } $c != "" { print $c }' |
 	    sort -u > "$work/commits"

@@ -45,24 +45,7 @@ machine "$bin/ar-ledger"
 C=$work/camp
 ar-init -p "$top/tests/fixtures/problem" "$C" > /dev/null || die "ar-init failed"
 t0=$(now)
-ncpu=$(nproc)
-per=$(( (rows + ncpu - 1) / ncpu ))
-j=0 left=$rows
-while [ "$left" -gt 0 ]; do
-	j=$((j + 1))
-	k=$(( left < per ? left : per ))
-	"$tbin/ar-sign-test" -C "$C" -g "$k" -s "$j" > "$work/gen.$j" &
-	left=$((left - k))
-done
-wait
-for g in "$work"/gen.*; do
-	split -l 100000 -d -a 4 "$g" "$g.part."
-	rm -f "$g"
-	for f in "$g".part.*; do
-		ar-ledger append -C "$C" "$f" 2> /dev/null || die "append $f failed"
-		rm -f "$f"
-	done
-done
+signed_results "$C" "$rows" "$work"
 host=$(ar-campaign host)
 printf '{"experiment":"aa-here","aa":true,"method":{"dir":"baseline","hash":"%064d"},"workload":"decode-512","shape":{"k":1,"node":"%s"},"verdict":"equivalent","noise_floor":{"rsd":0.01},"started":"2026-11-26T09:00:00Z","finished":"2026-11-26T09:10:00Z"}\n' 0 "$host" |
     "$tbin/ar-sign-test" -C "$C" > "$work/aa.jsonl"

@@ -55,38 +55,14 @@ C=$work/camp
 
 # The results: one signer per core, appended in chunks (segments).
 t0=$(now)
-ncpu=$(nproc)
-per=$(( (rows + ncpu - 1) / ncpu ))
-j=0 left=$rows
-while [ "$left" -gt 0 ]; do
-	j=$((j + 1))
-	k=$(( left < per ? left : per ))
-	"$tbin/ar-sign-test" -C "$C" -g "$k" -s "$j" > "$work/gen.$j" &
-	left=$((left - k))
-done
-wait
-for g in "$work"/gen.*; do
-	split -l 100000 -d -a 4 "$g" "$g.part."
-	rm -f "$g"
-	for f in "$g".part.*; do
-		"$bin/ar-ledger" append -C "$C" "$f" 2> /dev/null || die "append $f failed"
-		rm -f "$f"
-	done
-done
+signed_results "$C" "$rows" "$work"
 # An A/A of each node, so that none is quarantined.
-awk 'BEGIN { h = sprintf("%064d", 0)
-	for (n = 0; n < 64; n++)
-		printf "{\"experiment\":\"aa%d\",\"aa\":true,\"method\":{\"dir\":\"baseline\",\"hash\":\"%s\"},\"workload\":\"decode-512\",\"shape\":{\"k\":1,\"node\":\"n%02d\"},\"verdict\":\"equivalent\",\"noise_floor\":{\"rsd\":0.01},\"started\":\"2026-11-26T09:00:00Z\",\"finished\":\"2026-11-26T09:10:00Z\"}\n", n, h, n }' |
-    "$tbin/ar-sign-test" -C "$C" > "$work/aa.jsonl"
-"$bin/ar-ledger" append -C "$C" "$work/aa.jsonl" 2> /dev/null || die "append of the A/As failed"
+node_aas "$C" "$work"
 echo "# generated, signed and appended in $(since "$t0") s: $(ls "$C/ledger/seg" | grep -c tsv) segments"
 
 # The inventory, the methods (the rows' own and 1,000 new) and the
 # pending assignments (methods of the rows, any k).
-awk 'BEGIN { OFS = "\t"; print "node", "gpu", "model", "memory_mib", "nvlink"
-	for (n = 0; n < 64; n++) for (g = 0; g < 8; g++) {
-		l = ""; for (h = 0; h < 8; h++) if (h != g) l = l (l == "" ? "" : ",") h
-		print sprintf("n%02d", n), g, "H100", 81559, l } }' > "$work/topo.tsv"
+topo64 "$work/topo.tsv"
 "$bin/ar-ledger" export -C "$C" -f tsv 2> /dev/null |
     awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "method.commit") c = i; next } $c != "" { print $c }' |
     sort -u > "$work/commits"

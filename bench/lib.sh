@@ -20,3 +20,44 @@ machine() {
 	model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "# machine: $(uname -n), $(nproc) CPUs (${model:-unknown}), $("$1" --version)"
 }
+
+# signed_results CAMP N WORK: N signed results (ar-sign-test, one signer
+# per core) appended to CAMP in batches of 100,000 (a segment each), with
+# scratch files in WORK; $bin and $tbin name the programs and test
+# helpers. Dies (die, the caller's) when an append fails.
+signed_results() {
+	sr_per=$(( ($2 + $(nproc) - 1) / $(nproc) ))
+	sr_j=0 sr_left=$2
+	while [ "$sr_left" -gt 0 ]; do
+		sr_j=$((sr_j + 1))
+		sr_k=$(( sr_left < sr_per ? sr_left : sr_per ))
+		"$tbin/ar-sign-test" -C "$1" -g "$sr_k" -s "$sr_j" > "$3/gen.$sr_j" &
+		sr_left=$((sr_left - sr_k))
+	done
+	wait
+	for sr_g in "$3"/gen.*; do
+		split -l 100000 -d -a 4 "$sr_g" "$sr_g.part."
+		rm -f "$sr_g"
+		for sr_f in "$sr_g".part.*; do
+			"$bin/ar-ledger" append -C "$1" "$sr_f" 2> /dev/null || die "append $sr_f failed"
+			rm -f "$sr_f"
+		done
+	done
+}
+
+# node_aas CAMP WORK: a signed, quiet A/A of each of the 64 nodes n00 to n63
+# appended to CAMP, so that none is quarantined; topo64 FILE: their
+# topology, 8 NVLinked H100s each.
+node_aas() {
+	awk 'BEGIN { h = sprintf("%064d", 0)
+		for (n = 0; n < 64; n++)
+			printf "{\"experiment\":\"aa%d\",\"aa\":true,\"method\":{\"dir\":\"baseline\",\"hash\":\"%s\"},\"workload\":\"decode-512\",\"shape\":{\"k\":1,\"node\":\"n%02d\"},\"verdict\":\"equivalent\",\"noise_floor\":{\"rsd\":0.01},\"started\":\"2026-11-26T09:00:00Z\",\"finished\":\"2026-11-26T09:10:00Z\"}\n", n, h, n }' |
+	    "$tbin/ar-sign-test" -C "$1" > "$2/aa.jsonl"
+	"$bin/ar-ledger" append -C "$1" "$2/aa.jsonl" 2> /dev/null || die "append of the A/As failed"
+}
+topo64() {
+	awk 'BEGIN { OFS = "\t"; print "node", "gpu", "model", "memory_mib", "nvlink"
+		for (n = 0; n < 64; n++) for (g = 0; g < 8; g++) {
+			l = ""; for (h = 0; h < 8; h++) if (h != g) l = l (l == "" ? "" : ",") h
+			print sprintf("n%02d", n), g, "H100", 81559, l } }' > "$1"
+}
