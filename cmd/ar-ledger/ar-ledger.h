@@ -169,8 +169,11 @@ int canon_flat(const char *json, size_t len, struct cflat *out);
 const char *cflat_str(const struct cflat *c, const char *path);
 
 /* segseal.c */
-/* 1 when seg's seal matches the segment as it is now, signed by the
- * campaign's key; sum gets what it says of the rows. */
+/* Nonzero when seg's seal matches the segment as it is now, signed by
+ * the campaign's key; sum gets what it says of the rows. SEAL_STALE when
+ * that took hashing the segment (its stat is not the one signed, or was
+ * signed too soon after its ctime): worth sealing again. */
+enum { SEAL_FAST = 1, SEAL_STALE = 2 };
 int segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 	struct segsum *sum);
 /* Writes seg's seal, when this run can read the campaign's secret key;

@@ -15,7 +15,10 @@
  * file system sets a new ctime, which no process can set back), the
  * body's tsv hash is the seal's own and the segment is not hashed again;
  * otherwise it is hashed, and a segment whose bytes are the same is still
- * good. */
+ * good, and sealed again with its new stat. The stat line also holds when
+ * the seal was made: a change within the same tick of the file system's
+ * clock as the one before could keep the ctime, so a seal made less than
+ * a second after the ctime it signs is not taken without hashing. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "crypto.h"
 #include "err.h"
@@ -45,11 +49,26 @@ seal_path(const char *segpath)
 static void
 stat_line(const struct stat *st, char *out, size_t n)
 {
-	snprintf(out, n, "stat %llu %llu %lld %lld.%09ld %lld.%09ld\n",
+	snprintf(out, n, "stat %llu %llu %lld %lld.%09ld %lld.%09ld",
 	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
 	    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
 	    st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
 	    st->st_ctim.tv_nsec);
+}
+
+/* The seal's own time, after the stat line: seconds since 1970 when it
+ * was made, or -1. */
+static long long
+sealed_at(const char *p, const char *end)
+{
+	long long t = 0;
+	const char *q = p;
+
+	if (q >= end || *q != ' ')
+		return -1;
+	for (q++; q < end && *q >= '0' && *q <= '9' && q - p < 19; q++)
+		t = t * 10 + (*q - '0');
+	return q < end && *q == '\n' && q > p + 1 ? t : -1;
 }
 
 /* What a seal of seg signs, from the files as they are now, with the
@@ -174,17 +193,21 @@ segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 	if (!path || ar_readfile(path, &file, 4096) < 0)
 		goto out;
 	/* The body as it would be with the seal's own hash of the segment:
-	 * taken only when the segment's stat line is the one signed. */
+	 * taken only when the segment's stat line is the one signed, and
+	 * the seal was made a second or more after its ctime. */
 	if (seal_tsv_hash(&file, th) == 0 &&
 	    seal_body(cx, seg, th, &body, &st) == 0) {
+		const char *fend = file.p + file.len;
+
 		stat_line(&st, stl, sizeof stl);
 		stlen = strlen(stl);
 		sumend = file.len > body.len ? memchr(file.p + body.len, '\n',
 		    file.len - body.len) : NULL;
 		fast = file.len >= body.len && memcmp(file.p, body.p,
-		    body.len) == 0 && sumend && (size_t)(file.p + file.len -
+		    body.len) == 0 && sumend && (size_t)(fend -
 		    (sumend + 1)) >= stlen && memcmp(sumend + 1, stl,
-		    stlen) == 0;
+		    stlen) == 0 && sealed_at(sumend + 1 + stlen, fend) >=
+		    (long long)st.st_ctim.tv_sec + 1;
 	}
 	if (!fast) {
 		body.len = 0;
@@ -213,6 +236,9 @@ segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 		    segseal_summary(file.p + body.len,
 		    (size_t)(sumend + 1 - (file.p + body.len)), sum) == 0 &&
 		    sum->rows == idx_lines(seg);
+		/* Good by hashing: sealed again, with the stat of now. */
+		if (good && !fast)
+			good = SEAL_STALE;
 	}
 out:
 	free(path);
@@ -256,8 +282,9 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
 		return -1;
 	if (have_key(cx) && seal_body(cx, seg, NULL, &b, &st) == 0) {
 		stat_line(&st, stl, sizeof stl);
-		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n%s",
-		    sum->rows, sum->unsigned_, sum->unchecked, stl);
+		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n%s "
+		    "%lld\n", sum->rows, sum->unsigned_, sum->unchecked, stl,
+		    (long long)time(NULL));
 		ar_sign_hex(sig, b.p, b.len, cx->sk);
 		ar_buf_printf(&b, "sig %s\n", sig);
 		/* Like a cache: a ledger it cannot write to is read as

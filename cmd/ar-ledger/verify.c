@@ -810,10 +810,11 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	 * the next verify or export -V need not check it again. */
 	want = ar_xcalloc(cx->led.nseg ? cx->led.nseg : 1, 1);
 	for (i = 0; i < cx->led.nseg && i < s->nsums; i++)
-		want[i] = !(i < s->nsealed && s->sealed[i]) &&
+		want[i] = (i < s->nsealed && s->sealed[i] == SEAL_STALE) ||
+		    (!(i < s->nsealed && s->sealed[i]) &&
 		    ar_ledger_seg_number(cx->led.seg[i].path) > cut &&
 		    s->sums[i].rows && !bad_in(s, cx->led.seg[i].path) &&
-		    idx_sorted(&cx->led.seg[i]);
+		    idx_sorted(&cx->led.seg[i]));
 	segseal_write_all(cx, want, s->sums);
 	free(want);
 	for (i = 0; s->after > 0 && i < s->nids; i++)
