@@ -27,7 +27,37 @@ ar_getline(FILE *f, struct ar_buf *b, size_t max)
 	ar_buf_clear(b);
 	ar_buf_reserve(b, 0);
 	b->p[0] = '\0';
-	while ((c = getc_unlocked(f)) != EOF) {
+	for (;;) {
+#ifdef __GLIBC__
+		/* A run at a time from stdio's own buffer, as getc takes a
+		 * byte from it: a byte per call was a third of the time of
+		 * every TSV reader on a large ledger. */
+		char *p = f->_IO_read_ptr, *e = f->_IO_read_end, *nl;
+		size_t n, take;
+
+		if (p < e) {
+			nl = memchr(p, '\n', (size_t)(e - p));
+			n = (size_t)((nl ? nl : e) - p);
+			take = n;
+			if (b->len + n > max) {
+				take = max > b->len ? max - b->len : 0;
+				too_long = 1;
+			}
+			if (take) {
+				ar_buf_reserve(b, take);
+				memcpy(b->p + b->len, p, take);
+				b->len += take;
+				b->p[b->len] = '\0';
+			}
+			f->_IO_read_ptr = nl ? nl + 1 : e;
+			if (nl)
+				return too_long ? AR_LINE_LONG : AR_LINE_OK;
+			continue;
+		}
+#endif
+		/* The buffer is empty: getc fills it, or says EOF. */
+		if ((c = getc_unlocked(f)) == EOF)
+			break;
 		if (c == '\n')
 			return too_long ? AR_LINE_LONG : AR_LINE_OK;
 		if (b->len >= max) {

@@ -1,4 +1,5 @@
 /* utf8.c: strict UTF-8 validation (no overlongs, no surrogates). */
+#include <stdint.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -14,7 +15,16 @@ ar_utf8_invalid(const char *str, size_t len)
 		unsigned char c = s[i];
 
 		if (c < 0x80) {
+			uint64_t w;
+
+			/* ASCII eight bytes at a time: most text is ASCII. */
 			i++;
+			while (i + 8 <= len) {
+				memcpy(&w, s + i, 8);
+				if (w & 0x8080808080808080ULL)
+					break;
+				i += 8;
+			}
 			continue;
 		}
 		if (c >= 0xc2 && c <= 0xdf)
