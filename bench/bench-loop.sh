@@ -6,11 +6,15 @@
 # segments of 100,000 rows at most) and an A/A of this host, so that
 # nothing is left to measure, then times `ar-loop --once` (no planner,
 # no agents, the cpu inventory): what it does is its bookkeeping alone:
-# the budget, ar-sched next, the curves and the digest. Three steps: the
-# first on a ledger never exported (every row checked, segments sealed),
-# the next two after it. Targets: <= 2 s at 100,000 rows, <= 10 s at
-# 1,000,000. TMPDIR says where the campaign goes; KEEP=1 keeps it. Exit
-# status: 0 the target met, 1 missed, 2 a step failed.
+# the budget, ar-sched next, the curves and the digest. Four steps: the
+# first on a ledger never exported (every row checked, segments sealed);
+# the second with 500 new results, loose as ar-bench leaves them; the
+# third with 1,500 more (a compaction merges them into a segment); the
+# fourth with nothing new. Targets for the last three: <= 2 s at
+# 100,000 rows, <= 10 s at 1,000,000. Then the step's view of the ledger
+# is compared with a whole export. TMPDIR says where the campaign goes;
+# KEEP=1 keeps it. Exit status: 0 the target met, 1 missed, 2 a step
+# failed or its view differs.
 set -eu
 rows=100000
 while getopts n: c; do
@@ -52,15 +56,31 @@ printf '{"experiment":"aa-here","aa":true,"method":{"dir":"baseline","hash":"%06
 ar-ledger append -C "$C" "$work/aa.jsonl" 2> /dev/null || die "append of the A/A failed"
 echo "# $rows results, signed and appended in $(since "$t0") s: $(ls "$C/ledger/seg" | grep -c tsv) segments"
 
+# more N SEED: N new signed results, appended as ar-bench appends them.
+more() {
+	"$tbin/ar-sign-test" -C "$C" -g "$1" -s "$2" > "$work/more.jsonl"
+	split -l 1 -a 5 "$work/more.jsonl" "$work/more."
+	for f in "$work"/more.[a-z]*; do
+		ar-ledger append -C "$C" "$f" 2> /dev/null || die "append of $f failed"
+	done
+	rm -f "$work"/more.*
+}
+
 status=0
-for i in 1 2 3; do
+for i in 1 2 3 4; do
+	case $i in 2) more 500 1001 ;; 3) more 1500 1002 ;; esac
 	t0=$(now)
 	AR_PLANNER= AR_AGENT= ar-loop -C "$C" --cpus -w decode-512 --once \
 	    --experiments $((rows + 1000)) > "$work/out" 2> "$work/err" ||
 	    { cat "$work/err" >&2; die "ar-loop --once failed"; }
 	s=$(since "$t0")
 	queued=$(grep -c 'experiments\? queued' "$work/err" || :)
-	case $i in 1) what="first step (ledger never exported)" ;; *) what="step $i" ;; esac
+	case $i in
+	1) what="first step (ledger never exported)" ;;
+	2) what="step 2 (500 new results, loose)" ;;
+	3) what="step 3 (1,500 more: a compaction)" ;;
+	*) what="step 4 (nothing new)" ;;
+	esac
 	t=2
 	[ "$rows" -le 100000 ] || t=10
 	awk -v w="$what" -v s="$s" -v t="$t" 'BEGIN {
@@ -69,4 +89,12 @@ for i in 1 2 3; do
 		exit !ok }' || { [ "$i" -eq 1 ] || status=1; }
 done
 grep -h 'sched:' "$work/err" | tail -n 1
+# The step's view is the ledger's whole export, row for row.
+ar-ledger export -C "$C" -V -f tsv > "$work/whole.tsv" 2> /dev/null || die "export failed"
+if cmp -s "$work/whole.tsv" "$C/loop/ledger.tsv"; then
+	echo "# the loop's view of the ledger is its whole export, byte for byte"
+else
+	echo "bench-loop: $C/loop/ledger.tsv differs from the ledger's export" >&2
+	status=2
+fi
 exit $status

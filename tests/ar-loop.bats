@@ -114,6 +114,70 @@ busy() {
 	[ "$(rows)" -ge "$n" ]
 }
 
+# same_view: the step's view of the ledger (loop/ledger.tsv) is the
+# ledger's whole verified export, byte for byte.
+same_view() {
+	ar-ledger export -C camp -V -f tsv > whole.tsv
+	cmp whole.tsv camp/loop/ledger.tsv
+}
+
+# A step reads the ledger through loop/ledger.tsv, kept between steps:
+# rows of sealed segments are read once, loose ones each step. With the
+# budget spent (--experiments 0 left), a step is its bookkeeping alone.
+@test "ar-loop: the ledger's export is kept in loop/ and read in proportion to what is new; a changed segment or a torn cache makes it again" {
+	step() {
+		AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 1 "${B[@]}"
+	}
+	ar-sign-test -C camp -g 40 -s 7 > a.jsonl
+	AR_LEDGER_COMPACT=0 ar-ledger append -C camp a.jsonl 2> /dev/null
+	ar-ledger compact -C camp 2> /dev/null
+	ar-sign-test -C camp -g 3 -s 8 > b.jsonl
+	AR_LEDGER_COMPACT=0 ar-ledger append -C camp b.jsonl 2> /dev/null
+	step
+	[[ $stderr == *"budget spent: "* ]]
+	same_view
+	[ "$(sed -n 1p camp/loop/ledger.stamp)" = "ar-loop ledger cache 1" ]
+	[ "$(sed -n 2p camp/loop/ledger.stamp | cut -d' ' -f2,3)" = "1 40" ]
+	[ "$(tail -n +3 camp/loop/ledger.stamp | cut -d' ' -f1)" = 00000001.tsv ]
+	# A segment read once is not read again: a mark put in its cached
+	# row (same length) stays through steps with new loose results and a
+	# new segment.
+	sed -i '2s/\tyes\tyes\t/\tYES\tyes\t/' camp/loop/ledger.tsv
+	ar-sign-test -C camp -g 2 -s 9 > c.jsonl
+	AR_LEDGER_COMPACT=0 ar-ledger append -C camp c.jsonl 2> /dev/null
+	step
+	[ "$(sed -n 2p camp/loop/ledger.tsv | cut -f2)" = YES ]
+	ar-ledger compact -C camp 2> /dev/null
+	step
+	[ "$(sed -n 2p camp/loop/ledger.tsv | cut -f2)" = YES ]
+	[ "$(tail -n +3 camp/loop/ledger.stamp | cut -d' ' -f1 | tr '\n' ' ')" = "00000001.tsv 00000002.tsv " ]
+	sed -i '2s/\tYES\tyes\t/\tyes\tyes\t/' camp/loop/ledger.tsv
+	same_view
+	# A folded segment whose stat changed (here only touched): read again.
+	sed -i '2s/\tyes\tyes\t/\tYES\tyes\t/' camp/loop/ledger.tsv
+	touch -d '2026-01-01 00:00:00' camp/ledger/seg/00000001.tsv
+	step
+	same_view
+	# Rows appended but no stamp written (a kill -9 between the two):
+	# cut back to what the stamp holds.
+	printf 'torn\trow\n' >> camp/loop/ledger.tsv
+	step
+	same_view
+	# A cache cut short, or a stamp that does not parse: made again.
+	truncate -s 100 camp/loop/ledger.tsv
+	step
+	same_view
+	printf 'ar-loop ledger cache 1\nx y\n' > camp/loop/ledger.stamp
+	step
+	same_view
+	# A segment edited in place (its signed rows no longer hold): the
+	# step says so and stops, as the whole export does.
+	sed -i '2s/exp-0/exp-9/g' camp/ledger/seg/00000002.tsv
+	AR_PLANNER= AR_AGENT= run --separate-stderr ar-loop "${L[@]}" --once --experiments 1 "${B[@]}"
+	[ "$status" -eq 70 ]
+	[[ $stderr == *"step 1: ar-ledger export: ar-ledger: 1 problem found"* ]]
+}
+
 # The hook: each event's JSON appended to notes.jsonl, its AR_EVENT
 # and AR_CAMPAIGN to events.
 @test "ar-loop --notify: each new keep once, with its row; the end once per reason; past keeps not news" {
