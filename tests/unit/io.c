@@ -35,6 +35,57 @@ lines(void)
 	OK(ar_getline(f, &b, 10) == AR_LINE_EOF, "getline: the end");
 	fclose(f);
 	{
+		/* Lines across stdio's buffer (a pipe gives it short reads):
+		 * lengths, NUL bytes and the cut at max as a byte at a time. */
+		static const size_t lens[] = { 0, 1, 4095, 4096, 4097, 9000,
+		    70000, 3, 65536, 65537 };
+		size_t i, j, max = 65536, n = sizeof lens / sizeof lens[0];
+		int fd[2], good = 1, st;
+		pid_t pid;
+
+		if (pipe(fd) != 0)
+			abort();
+		if ((pid = fork()) == 0) {
+			close(fd[0]);
+			for (i = 0; i < n; i++) {
+				char *l = malloc(lens[i] + 1);
+
+				for (j = 0; j < lens[i]; j++)
+					l[j] = j % 251 == 7 ? '\0' :
+					    (char)('a' + j % 26);
+				l[lens[i]] = '\n';
+				/* Short writes, so reads come in pieces. */
+				for (j = 0; j <= lens[i]; j += 1000)
+					if (write(fd[1], l + j, lens[i] + 1 - j < 1000 ?
+					    lens[i] + 1 - j : 1000) < 0)
+						_exit(1);
+				free(l);
+			}
+			if (write(fd[1], "tail", 4) != 4)
+				_exit(1);
+			_exit(0);
+		}
+		close(fd[1]);
+		f = fdopen(fd[0], "r");
+		for (i = 0; i < n; i++) {
+			int r = ar_getline(f, &b, max);
+			size_t want = lens[i] > max ? max : lens[i];
+
+			good &= r == (lens[i] > max ? AR_LINE_LONG : AR_LINE_OK);
+			good &= b.len == want && b.p[b.len] == '\0';
+			for (j = 0; j < want && good; j++)
+				good &= b.p[j] == (j % 251 == 7 ? '\0' :
+				    (char)('a' + j % 26));
+		}
+		OK(good, "getline: lines of 0 to 70,000 bytes over a pipe in "
+		    "pieces: each whole, NUL bytes kept, cut at max");
+		OK(ar_getline(f, &b, max) == AR_LINE_OK && strcmp(b.p,
+		    "tail") == 0 && ar_getline(f, &b, max) == AR_LINE_EOF,
+		    "getline: a last line without a newline after them");
+		fclose(f);
+		waitpid(pid, &st, 0);
+	}
+	{
 		static char t1[] = "\nx\n";
 		struct ar_buf fresh = {0};
 

@@ -22,6 +22,30 @@ validity(void)
 	OK(ar_utf8_invalid("a\x80", 2) == 1, "a lone continuation byte");
 	OK(ar_utf8_invalid("\xf4\x8f\xbf\xbf", 4) == -1, "U+10FFFF itself is "
 	    "valid");
+	{
+		/* ASCII is skipped eight bytes at a time: a bad byte or a
+		 * character at every offset and every length around it. */
+		char buf[40];
+		size_t at, len;
+		int good = 1;
+
+		for (len = 1; len <= 32; len++)
+			for (at = 0; at < len; at++) {
+				memset(buf, 'x', sizeof buf);
+				buf[at] = '\xff';
+				good &= ar_utf8_invalid(buf, len) == (long)at;
+				good &= ar_utf8_invalid(buf, at) == -1;
+				if (at + 2 <= len) {
+					buf[at] = '\xc3';
+					buf[at + 1] = '\xa9';
+					good &= ar_utf8_invalid(buf, len) == -1;
+					good &= ar_utf8_invalid(buf, at + 1) ==
+					    (long)at;
+				}
+			}
+		OK(good, "a bad byte found at every offset of ASCII runs of 1 "
+		    "to 32 bytes; a character anywhere in them is valid");
+	}
 }
 
 static void
