@@ -292,9 +292,9 @@ EOF2
 }
 
 @test "ar-digest -F: bad logs and bad command lines" {
-	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\t1.0\t4\tmaybe\tx\n' > "$T/r.tsv"
+	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\t1.0\t4\t\tx\n' > "$T/r.tsv"
 	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
-	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: status \"maybe\": expected keep, discard or crash" ]
+	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: empty status" ]
 	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\tx\t4\tkeep\tx\n' > "$T/r.tsv"
 	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
 	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: val_bpb: \"x\" is not a number" ]
