@@ -1902,3 +1902,146 @@ $(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is store
 	run -0 --separate-stderr ar-ledger verify -C "$C"
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
 }
+
+# ---- the peers' real logs (tests/fixtures/imports, README there) ----
+
+@test "ar-ledger import: real results.tsv logs export back, each by -m (extra columns, other metrics, own statuses, no commit)" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in extra-columns roc-auc trading no-commit; do
+		run -0 ar-ledger import -C "$C" -F autoresearch "$R/$f.tsv"
+	done
+	# karpathy's own number formats come back byte for byte.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m val_bpb
+	[ "$output" = "$(cat "$R/extra-columns.tsv")" ]
+	[ "$stderr" = "ar-ledger: 14 rows of another metric than val_bpb left out: results.tsv holds one metric" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m roc_auc
+	[ "$output" = "$(cat "$R/roc-auc.tsv")" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m score
+	[ "$output" = "commit	score	sharpe	max_dd	status	description
+exp0	-999.000000	0.000	0.00	BASELINE	clean audited branch, no trades before 1h fallback
+exp1	1.079000	1.079	8.74	KEEP	1h fallback + stop_dist fix
+exp2	-999.000000	0.715	4.17	REVERT	tighten meta and lead thresholds
+exp4	1.136000	1.136	9.15	KEEP	raise meta threshold to 0.45
+exp7	1.100000	1.100	5.14	REVERT	confidence-scaled position sizing" ]
+	# A crash without a metric is written 0, as karpathy/autoresearch does.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m primary_rmse
+	[ "$output" = "primary_rmse	raw_baseline	improvement_pct	smoothness	latency_ms	status	description
+0.412000	0.5010	17.8	0.91	3.2	keep	baseline EEGNet
+0.398100	0.5010	20.5	0.88	3.4	tentative	wider temporal kernel, one seed
+0.430200	0.5010	14.1	0.93	2.9	discard	drop the second conv block
+0.000000	0.5010			0.0	crash	CUDA OOM at batch 256" ]
+	# No row of that metric: karpathy's header, named by -m.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m nothing
+	[ "$output" = "commit	nothing	memory_gb	status	description" ]
+	[ "$stderr" = "ar-ledger: 19 rows of another metric than nothing left out: results.tsv holds one metric" ]
+}
+
+@test "ar-ledger import: a real results.tsv keeps its extras, its statuses, and a crash without a metric (never 0)" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in extra-columns roc-auc trading no-commit; do
+		run -0 ar-ledger import -C "$C" -F autoresearch "$R/$f.tsv"
+	done
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	save "$T/x.jsonl"
+	# The direction by the name: roc_auc and score higher, rmse lower.
+	[ "$(jq -r '"\(.metric) \(.direction)"' "$T/x.jsonl" | sort -u)" = "primary_rmse lower
+roc_auc higher
+score higher
+val_bpb lower" ]
+	[ "$(jq -c 'select(.metric == "val_bpb" and .seq == 5) | [.verdict, .metrics, .extra.mfu, .extra.tok_per_sec]' "$T/x.jsonl")" = '["crash",{},"0.0","0"]' ]
+	[ "$(jq -c 'select(.metric == "val_bpb" and .seq == 2) | [.metrics.val_bpb.median, .metrics.memory_gb.median, .extra.final_loss, .status]' "$T/x.jsonl")" = '[2.33567,5.5,"5.155",null]' ]
+	# Statuses of its own: kept as written; KEEP is a keep.
+	[ "$(jq -r 'select(.metric == "score") | "\(.verdict) \(.status)"' "$T/x.jsonl")" = "BASELINE null
+keep KEEP
+REVERT null
+keep KEEP
+REVERT null" ]
+	[ "$(jq -c 'select(.metric == "primary_rmse") | [.seq, .verdict, .method, .metrics.primary_rmse.median, .metrics.memory_gb]' "$T/x.jsonl")" = '[2,"keep",null,0.412,null]
+[3,"tentative",null,0.3981,null]
+[4,"discard",null,0.4302,null]
+[5,"crash",null,null,null]' ]
+}
+
+@test "ar-ledger import -m and -d choose a results.tsv's metric and direction; bad choices are one line" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 ar-ledger import -C "$C" -F autoresearch -m latency_ms -d higher "$R/no-commit.tsv"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.metric, .direction, .metrics.latency_ms.median, (.extra | keys)]' | head -1)" = '["latency_ms","higher",3.2,["improvement_pct","primary_rmse","raw_baseline","smoothness"]]' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "${lines[0]}" = "primary_rmse	raw_baseline	improvement_pct	smoothness	latency_ms	status	description" ]
+	[ "${lines[4]}" = "	0.5010			0.000000	crash	CUDA OOM at batch 256" ]
+	rm -rf "$L/results"/* "$L/seg"/*
+	run -65 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m rmse "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: $R/no-commit.tsv: header: no 'rmse' column (-m)" ]
+	run -65 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m status "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: $R/no-commit.tsv: header: 'status' is not a metric (-m)" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F autoresearch -d down "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: -d down: expected lower or higher" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m "" "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: -m: an empty metric name" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F pi -m x "$R/sessions.jsonl"
+	[ "$stderr" = "ar-ledger: -m and -d choose a results.tsv's metric; a pi log's config lines name its own" ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -m x
+	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -f autoresearch -d lower
+	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
+	nothing_stored
+}
+
+@test "ar-ledger import -F pi: a real log of two sessions keeps each its own workload and its asi; -m exports either" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$R/sessions.jsonl"
+	[ "$stderr" = "ar-ledger: import: 4 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.run, .workload, .metric, .metrics[.metric].median, .asi.hypothesis]')" = '[1,"session-1","pnpm_install_s",26.6,"baseline measurement"]
+[2,"session-1","pnpm_install_s",26.11,"prefer-offline skips registry checks"]
+[3,"session-2","pnpm_install_calls",12,"baseline with new metric"]
+[4,"session-2","pnpm_install_calls",4,"shared install job avoids 8 redundant installs"]' ]
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 2) | .asi')" = '{"hypothesis":"prefer-offline skips registry checks","next_action_hint":"try frozen-lockfile in workflow files","rollback_reason":"negligible improvement"}' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "commit	pnpm_install_s	memory_gb	status	description
+e17781c	26.600000	0.0	keep	Baseline: 26.6s pnpm install, 12 workflow install calls
+ec7875f	26.110000	0.0	discard	prefer-offline: only 0.5s improvement, within noise" ]
+	[ "$stderr" = "ar-ledger: 2 rows of another metric than pnpm_install_s left out: results.tsv holds one metric" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m pnpm_install_calls
+	[ "$output" = "commit	pnpm_install_calls	memory_gb	status	description
+166ccb5	12.000000	0.0	keep	Baseline: 12 workflow pnpm install calls
+9e3b0c2	4.000000	0.0	keep	Shared install job: 9 installs to 1 shared install" ]
+	[ "$stderr" = "ar-ledger: 2 rows of another metric than pnpm_install_calls left out: results.tsv holds one metric" ]
+}
+
+@test "ar-ledger import -F pi: a real checks_failed run keeps its measure; a real crash logged 0 has no metric" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 ar-ledger import -C "$C" -F pi "$R/checks-failed.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "commit	pebble_writepack_1m_ms	memory_gb	status	description
+fef0cba	4291.902000	0.0	checks_failed	Baseline run on scaffold commit; checks failed on a pre-existing lint issue
+f5b94e1	4245.856000	0.0	keep	Clean baseline after lint fixup
+f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k regressed +32%" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 1) | [.verdict, .status, .metrics.pebble_writepack_1m_ms.median, .asi.bench_pipeline_validated]')" = '["invalid","checks_failed",4291.902,true]' ]
+	rm -rf "$L/results"/* "$L/seg"/*
+	run -0 ar-ledger import -C "$C" -F pi "$R/crash-zero.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.run, .verdict, .metrics["combined_µs"].median]')" = '[1,"keep",3818]
+[2,"discard",4063]
+[5,"crash",null]
+[13,"keep",3556]' ]
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 5) | .metrics')" = '{}' ]
+}
+
+@test "ar-ledger export -f autoresearch: an A/A row is aa, a crash keeps its memory, max RSS stands in for memory_gb" {
+	H=$HASH
+	printf '%s\n' \
+	    '{"id":"b1","method":{"commit":"1111111aaaaaaa","hash":"'$H'"},"metric":"ms","aa":true,"metrics":{"ms":{"median":10.5},"maxrss_kb":{"median":2097152}},"verdict":"inconclusive","description":"noise floor"}' \
+	    '{"id":"b2","method":{"commit":"2222222bbbbbbb","hash":"'$H'"},"metric":"ms","aa":false,"metrics":{"ms":{"median":9.5},"memory_gb":{"median":3.25},"maxrss_kb":{"median":2097152}},"verdict":"keep","description":"faster"}' \
+	    '{"id":"b3","method":{"commit":"3333333ccccccc","hash":"'$H'"},"metric":"ms","metrics":{"maxrss_kb":{"median":524288}},"verdict":"crash","description":"segfault"}' |
+	    sign "$T/b.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch
+	[ "$stderr" = "" ]
+	[ "$output" = "commit	ms	memory_gb	status	description
+1111111	10.500000	2.0	aa	noise floor
+2222222	9.500000	3.2	keep	faster
+3333333	0.000000	0.5	crash	segfault" ]
+}
