@@ -172,7 +172,7 @@ put_text(const char *s)
 static void
 autoresearch_header(struct exporter *e, json_t *o, const char *metric)
 {
-	json_t *cols = json_object_get(o, "columns"), *c;
+	json_t *cols = json_object_get(o, "columns");
 	size_t i, n = json_array_size(cols);
 
 	for (i = 0; i < n; i++)
@@ -189,8 +189,9 @@ autoresearch_header(struct exporter *e, json_t *o, const char *metric)
 		e->nhdr = 5;
 	} else {
 		e->hdr = ar_xcalloc(n, sizeof *e->hdr);
-		json_array_foreach(cols, i, c)
-			e->hdr[i] = ar_xstrdup(json_string_value(c));
+		for (i = 0; i < n; i++)
+			e->hdr[i] = ar_xstrdup(json_string_value(
+			    json_array_get(cols, i)));
 		e->nhdr = n;
 	}
 	for (i = 0; i < e->nhdr; i++)
