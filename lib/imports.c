@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "buf.h"
 #include "imports.h"
@@ -25,14 +26,23 @@ ar_import_kind(const char *name)
 	return -1;
 }
 
-/* Lower is better for a metric whose name ends in bpb or loss. */
-static int
-lower_by_name(const char *m)
+/* Lower is better for errors, losses, times and sizes: the endings of
+ * the metric names peers log (val_bpb, primary_rmse, latency_ms). */
+int
+ar_import_lower_by_name(const char *m)
 {
-	size_t n = strlen(m);
+	static const char *const end[] = { "bpb", "bpc", "loss", "ppl",
+	    "perplexity", "mse", "mae", "mape", "err", "error", "wer", "cer",
+	    "latency", "time", "seconds", "_ms", "_us", "_ns", "\xc2\xb5s",
+	    "bytes", "_mb", "_gb", NULL };
+	size_t n = strlen(m), k, i;
 
-	return (n >= 3 && strcmp(m + n - 3, "bpb") == 0) ||
-	    (n >= 4 && strcmp(m + n - 4, "loss") == 0);
+	for (i = 0; end[i]; i++) {
+		k = strlen(end[i]);
+		if (n >= k && strcasecmp(m + n - k, end[i]) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 static int
@@ -111,82 +121,155 @@ dup_or_null(const char *s)
 	return s ? ar_xstrdup(s) : NULL;
 }
 
+/* A run's status: a known one in any case, else its own ("tentative",
+ * "REVERT"), kept as written. -1 for an empty one. */
+static int
+set_status(struct ar_import_row *w, const char *st, int nknown)
+{
+	int s;
+
+	if (!*st)
+		return -1;
+	for (s = 0; s < nknown && strcasecmp(st, status_name[s]); s++)
+		;
+	w->status = s < nknown ? s : AR_IMPORT_OTHER;
+	w->status_text = s < nknown && strcmp(st, status_name[s]) == 0 ?
+	    status_name[s] : ar_xstrdup(st);
+	return 0;
+}
+
+static int
+owns_status(const struct ar_import_row *w)
+{
+	size_t s;
+
+	for (s = 0; s < sizeof status_name / sizeof *status_name; s++)
+		if (w->status_text == status_name[s])
+			return 0;
+	return w->status_text != NULL;
+}
+
 /* ---- karpathy/autoresearch results.tsv ---- */
+
+/* The columns a results.tsv row is made of. */
+enum { C_COMMIT, C_METRIC, C_MEM, C_STATUS, C_DESC, C_N };
+
+static int
+tsv_header(struct ar_import *imp, struct ar_tsv *t, const char *name,
+    const struct ar_import_opt *o, int *c, struct ar_import_err *e)
+{
+	static const char *const std[C_N] = { "commit", NULL, "memory_gb",
+	    "status", "description" };
+	size_t i;
+	int k;
+
+	for (k = 0; k < C_N; k++)
+		c[k] = std[k] ? ar_tsv_col(t, std[k]) : -1;
+	if (c[C_STATUS] < 0)
+		return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no 'status' "
+		    "column (a results.tsv has commit, val_bpb, memory_gb, "
+		    "status, description)", name);
+	if (o && o->metric) {
+		if ((c[C_METRIC] = ar_tsv_col(t, o->metric)) < 0)
+			return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no '%s' "
+			    "column (-m)", name, o->metric);
+		for (k = 0; k < C_N; k++)
+			if (k != C_METRIC && c[k] == c[C_METRIC])
+				return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: "
+				    "'%s' is not a metric (-m)", name,
+				    o->metric);
+	} else if ((c[C_METRIC] = ar_tsv_col(t, "val_bpb")) < 0) {
+		/* The first column of no other use. */
+		for (i = 0; i < t->ncol && c[C_METRIC] < 0; i++) {
+			for (k = 0; k < C_N && c[k] != (int)i; k++)
+				;
+			if (k == C_N)
+				c[C_METRIC] = (int)i;
+		}
+	}
+	if (c[C_METRIC] < 0)
+		return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no metric "
+		    "column (a results.tsv has commit, val_bpb, memory_gb, "
+		    "status, description)", name);
+	imp->metric = keep_str(imp, t->hdr[c[C_METRIC]]);
+	imp->lower = o && o->lower >= 0 ? o->lower :
+	    ar_import_lower_by_name(imp->metric);
+	imp->col = ar_xcalloc(t->ncol + 1, sizeof *imp->col);
+	for (i = 0; i < t->ncol; i++)
+		imp->col[i] = ar_xstrdup(t->hdr[i]);
+	imp->ncol = t->ncol;
+	return 0;
+}
+
+static int
+tsv_row(struct ar_import *imp, struct ar_tsv *t, const char *name,
+    const int *c, struct ar_import_row *w, struct ar_import_err *e)
+{
+	const char *f[C_N];
+	struct ar_buf id = {0};
+	size_t i;
+	int k;
+
+	for (k = 0; k < C_N; k++)
+		f[k] = c[k] >= 0 ? t->field[c[k]] : "";
+	if (set_status(w, f[C_STATUS], AR_IMPORT_CHECKS_FAILED) < 0)
+		return fail(e, AR_IMPORT_E_ROW, t->lineno, "%s: line %zu: "
+		    "empty status", name, t->lineno);
+	if (*f[C_METRIC] && number(e, name, t->lineno, imp->metric,
+	    f[C_METRIC], &w->logged) < 0)
+		return -1;
+	if (!*f[C_METRIC] && w->status == AR_IMPORT_KEEP)
+		return fail(e, AR_IMPORT_E_ROW, t->lineno, "%s: line %zu: a "
+		    "kept run without a metric", name, t->lineno);
+	if (*f[C_MEM] && number(e, name, t->lineno, "memory_gb", f[C_MEM],
+	    &w->memory_gb) < 0)
+		return -1;
+	/* karpathy/autoresearch writes 0 for a crash's figures: none. */
+	if (w->status == AR_IMPORT_CRASH && w->memory_gb == 0)
+		w->memory_gb = NAN;
+	w->value = w->status == AR_IMPORT_CRASH ? NAN : w->logged;
+	w->metric = imp->metric;
+	w->lower = imp->lower;
+	w->session_no = 1;
+	w->commit = *f[C_COMMIT] ? ar_xstrdup(f[C_COMMIT]) : NULL;
+	w->description = c[C_DESC] >= 0 ? ar_xstrdup(f[C_DESC]) : NULL;
+	ar_buf_printf(&id, "%s\t%s\t%s\t%s\t%s", f[C_COMMIT], f[C_METRIC],
+	    f[C_MEM], f[C_STATUS], f[C_DESC]);
+	w->extra = ar_xcalloc(t->ncol + 1, sizeof *w->extra);
+	for (i = 0; i < t->ncol; i++) {
+		for (k = 0; k < C_N && c[k] != (int)i; k++)
+			;
+		if (k < C_N || !t->field[i][0])
+			continue;
+		w->extra[w->nextra].name = imp->col[i];
+		w->extra[w->nextra++].text = ar_xstrdup(t->field[i]);
+		ar_buf_printf(&id, "\t%s=%s", imp->col[i], t->field[i]);
+	}
+	w->ident = ar_xstrdup(id.p);
+	ar_buf_free(&id);
+	return 0;
+}
 
 static int
 read_tsv(struct ar_import *imp, FILE *f, const char *name,
-    struct ar_import_err *e)
+    const struct ar_import_opt *o, struct ar_import_err *e)
 {
-	static const char *const std[4] = { "commit", "memory_gb", "status",
-	    "description" };
 	struct ar_tsv t;
-	int c[4], cm, i, r;
+	int c[C_N], r;
 	size_t cap = 0;
-	const char *metric;
 
 	if (ar_tsv_open_raw(&t, f, name, 1) < 0) {
 		fail(e, AR_IMPORT_E_FORMAT, t.lineno, "%s", t.err);
 		ar_tsv_close(&t);
 		return -1;
 	}
-	for (i = 0; i < 4; i++)
-		c[i] = ar_tsv_col(&t, std[i]);
-	/* The metric: val_bpb, else the first column of no other use. */
-	if ((cm = ar_tsv_col(&t, "val_bpb")) < 0)
-		for (i = 0; i < (int)t.ncol && cm < 0; i++)
-			if (i != c[0] && i != c[1] && i != c[2] && i != c[3])
-				cm = i;
-	/* A missing column is named in the order of a results.tsv's:
-	 * commit, the metric, then the others. */
-	for (i = 0; i < 5; i++) {
-		int j = i == 0 ? 0 : i - 1;
-
-		if ((i == 1 ? cm : c[j]) >= 0)
-			continue;
-		fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no '%s' column (a "
-		    "results.tsv has commit, val_bpb, memory_gb, status, "
-		    "description)", name, i == 1 ? "val_bpb" : std[j]);
-		ar_tsv_close(&t);
-		return -1;
-	}
-	metric = keep_str(imp, t.hdr[cm]);
-	imp->metric = metric;
-	imp->lower = lower_by_name(metric);
+	if (tsv_header(imp, &t, name, o, c, e) < 0)
+		goto fail;
 	while ((r = ar_tsv_next(&t)) == 1) {
-		struct ar_import_row *w;
-		const char *st = t.field[c[2]];
-		double v, mem;
-		int s;
-
-		if (number(e, name, t.lineno, metric, t.field[cm], &v) < 0 ||
-		    number(e, name, t.lineno, "memory_gb", t.field[c[1]],
-		    &mem) < 0)
+		if (tsv_row(imp, &t, name, c, new_row(imp, &cap, t.lineno),
+		    e) < 0)
 			goto fail;
-		for (s = 0; s < AR_IMPORT_CHECKS_FAILED &&
-		    strcmp(st, status_name[s]); s++)
-			;
-		if (s == AR_IMPORT_CHECKS_FAILED) {
-			bad_value(e, name, t.lineno, "status", st, "keep, "
-			    "discard or crash");
-			goto fail;
-		}
-		if (!t.field[c[0]][0]) {
-			fail(e, AR_IMPORT_E_ROW, t.lineno, "%s: line %zu: "
-			    "empty commit", name, t.lineno);
-			goto fail;
-		}
-		w = new_row(imp, &cap, t.lineno);
-		w->ident = ar_xasprintf("%s\t%s\t%s\t%s\t%s", t.field[c[0]],
-		    t.field[cm], t.field[c[1]], st, t.field[c[3]]);
-		w->metric = metric;
-		w->lower = imp->lower;
-		w->status = s;
-		w->status_text = status_name[s];
-		w->logged = v;
-		w->value = s == AR_IMPORT_CRASH ? NAN : v;
-		w->memory_gb = mem;
-		w->commit = ar_xstrdup(t.field[c[0]]);
-		w->description = ar_xstrdup(t.field[c[3]]);
+		imp->nsession = 1;
 	}
 	if (r < 0) {
 		fail(e, AR_IMPORT_E_FORMAT, t.lineno, "%s", t.err);
@@ -199,6 +282,21 @@ fail:
 	return -1;
 }
 
+int
+ar_import_std_header(const struct ar_import *imp, const char *metric)
+{
+	static const char *const std[5] = { "commit", NULL, "memory_gb",
+	    "status", "description" };
+	size_t i;
+
+	if (imp->ncol != 5)
+		return 0;
+	for (i = 0; i < 5; i++)
+		if (strcmp(imp->col[i], std[i] ? std[i] : metric))
+			return 0;
+	return 1;
+}
+
 /* ---- pi-autoresearch autoresearch.jsonl ---- */
 
 /* The settings of the last config line, as copies: rows keep pointers to
@@ -206,6 +304,8 @@ fail:
 struct pi_config {
 	const char *metric, *session;
 	int lower;
+	size_t number;       /* the session's, from 1 */
+	int runs;            /* the session has runs */
 };
 
 static int
@@ -219,6 +319,12 @@ pi_config(struct ar_import *imp, struct pi_config *cf, json_t *o,
 	if (d && strcmp(d, "lower") && strcmp(d, "higher"))
 		return bad_value(e, name, lineno, "bestDirection", d, "lower "
 		    "or higher");
+	/* A config line after runs starts a new session; config lines in a
+	 * row make one. */
+	if (cf->runs) {
+		cf->number++;
+		cf->runs = 0;
+	}
 	if (m)
 		cf->metric = keep_str(imp, m);
 	if (d)
@@ -241,14 +347,10 @@ pi_run(const struct pi_config *cf, json_t *o,
 	if (!st)
 		return fail(e, AR_IMPORT_E_ROW, lineno, "%s: line %zu: run "
 		    "without a status", name, lineno);
-	for (s = 0; s <= AR_IMPORT_CHECKS_FAILED && strcmp(st, status_name[s]);
-	    s++)
-		;
-	if (s > AR_IMPORT_CHECKS_FAILED)
-		return bad_value(e, name, lineno, "status", st, "keep, "
-		    "discard, crash or checks_failed");
-	w->status = s;
-	w->status_text = status_name[s];
+	if (set_status(w, st, AR_IMPORT_OTHER) < 0)
+		return fail(e, AR_IMPORT_E_ROW, lineno, "%s: line %zu: empty "
+		    "status", name, lineno);
+	s = w->status;
 	v = json_object_get(o, "metric");
 	if (json_is_number(v))
 		w->logged = json_number_value(v);
@@ -270,10 +372,14 @@ pi_run(const struct pi_config *cf, json_t *o,
 		w->metrics[n++].value = json_number_value(m);
 		w->nmetrics = n;
 	}
+	v = json_object_get(o, "asi");
+	if (v && !json_is_null(v))
+		w->asi = ar_json_line(v);
 	w->ident = ar_xstrdup(line->p);
 	w->metric = cf->metric;
 	w->lower = cf->lower;
 	w->session = cf->session;
+	w->session_no = cf->number;
 	w->commit = dup_or_null(json_string_value(json_object_get(o,
 	    "commit")));
 	w->description = dup_or_null(json_string_value(json_object_get(o,
@@ -328,6 +434,8 @@ read_pi(struct ar_import *imp, FILE *f, const char *name,
 	cf.metric = keep_str(imp, "metric");
 	cf.session = NULL;
 	cf.lower = 1;
+	cf.number = 1;
+	cf.runs = 0;
 	while (r == 0 && ar_jsonl_line(f, name, &line, &lineno)) {
 		json_t *o = ar_json_parse(line.p, line.len, err, sizeof err);
 		const char *type;
@@ -344,9 +452,12 @@ read_pi(struct ar_import *imp, FILE *f, const char *name,
 		else if (type || !json_object_get(o, "run"))
 			/* Hook and other records carry no measurement. */
 			imp->skipped++;
-		else
+		else {
 			r = pi_run(&cf, o, &line, name, lineno,
 			    new_row(imp, &cap, lineno), e);
+			cf.runs = 1;
+			imp->nsession = cf.number;
+		}
 		json_decref(o);
 	}
 	ar_buf_free(&line);
@@ -357,7 +468,7 @@ read_pi(struct ar_import *imp, FILE *f, const char *name,
 
 int
 ar_import_read(struct ar_import *imp, int from, FILE *f, const char *name,
-    struct ar_import_err *e)
+    const struct ar_import_opt *o, struct ar_import_err *e)
 {
 	int r;
 
@@ -365,7 +476,7 @@ ar_import_read(struct ar_import *imp, int from, FILE *f, const char *name,
 	memset(e, 0, sizeof *e);
 	imp->from = from;
 	r = from == AR_IMPORT_PI ? read_pi(imp, f, name, e) :
-	    read_tsv(imp, f, name, e);
+	    read_tsv(imp, f, name, o, e);
 	if (r < 0) {
 		ar_import_free(imp);
 		imp->from = from;
@@ -373,22 +484,50 @@ ar_import_read(struct ar_import *imp, int from, FILE *f, const char *name,
 	return r;
 }
 
+static void
+free_row(struct ar_import_row *w)
+{
+	size_t j;
+
+	free((char *)w->ident);
+	free((char *)w->commit);
+	free((char *)w->description);
+	free(w->asi);
+	if (owns_status(w))
+		free((char *)w->status_text);
+	for (j = 0; j < w->nextra; j++)
+		free(w->extra[j].text);
+	free(w->extra);
+	for (j = 0; j < w->nmetrics; j++)
+		free(w->metrics[j].name);
+	free(w->metrics);
+}
+
+void
+ar_import_keep_session(struct ar_import *imp, size_t session_no)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < imp->nrow; i++) {
+		if (imp->row[i].session_no == session_no)
+			imp->row[n++] = imp->row[i];
+		else
+			free_row(&imp->row[i]);
+	}
+	imp->nrow = n;
+}
+
 void
 ar_import_free(struct ar_import *imp)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < imp->nrow; i++) {
-		struct ar_import_row *w = &imp->row[i];
-
-		free((char *)w->ident);
-		free((char *)w->commit);
-		free((char *)w->description);
-		for (j = 0; j < w->nmetrics; j++)
-			free(w->metrics[j].name);
-		free(w->metrics);
-	}
+	for (i = 0; i < imp->nrow; i++)
+		free_row(&imp->row[i]);
 	free(imp->row);
+	for (i = 0; i < imp->ncol; i++)
+		free(imp->col[i]);
+	free(imp->col);
 	for (i = 0; i < imp->nstr; i++)
 		free(imp->str[i]);
 	free(imp->str);

@@ -7,21 +7,31 @@
  * its Imported log section (ar-digest(1)).
  *
  * The rule:
- * - results.tsv: TSV without escapes with the columns commit, memory_gb,
- *   status and description, and the metric: val_bpb when there is one,
- *   else the first other column. Every row has a commit, a finite
- *   number as its metric and as memory_gb (karpathy/autoresearch writes
- *   0 for a crash) and the status keep, discard or crash. Lower is
- *   better when the metric's name ends in bpb or loss, higher otherwise.
+ * - results.tsv: TSV without escapes whose header has a status column
+ *   and a metric column; commit, memory_gb and description are
+ *   optional, and every other column is an extra, kept as written. The
+ *   metric is the column the caller names (-m), else val_bpb, else the
+ *   first column of no other use. Lower is better as the caller says
+ *   (-d), else when the name ends (in any case) in bpb, bpc, loss, ppl,
+ *   perplexity, mse, mae, mape, err, error, wer, cer, latency, time,
+ *   seconds, _ms, _us, _ns, µs, bytes, _mb or _gb; higher otherwise.
+ *   A status is keep, discard or crash in any case, or any other word,
+ *   kept as written (an "other" run). A metric and memory_gb are finite
+ *   numbers or empty (missing), and a kept run has a metric. A crash
+ *   has no metric and, when it says 0 (as karpathy/autoresearch writes
+ *   for a crash), no memory_gb. Empty fields are missing.
  * - autoresearch.jsonl: a config line sets, for the lines after it, the
  *   keys it has: metricName (default "metric"), bestDirection ("lower"
- *   or "higher"; default "lower", as pi-autoresearch's own) and name
- *   (the session). Run lines (a "run" key, no "type") have a status
- *   keep, discard, crash or checks_failed; a "metric" that is a number,
- *   null or absent (not in a kept run); "metrics" whose values are
- *   numbers; a "timestamp", when there is one, is a number of seconds
- *   or (above 1e11) milliseconds since 1970, before year 10000. Other
- *   lines are skipped and counted. */
+ *   or "higher"; default "lower", as pi-autoresearch's own) and name.
+ *   A config line after a run starts a new session (numbered from 1):
+ *   sessions are never pooled, as their metrics may differ. Run lines
+ *   (a "run" key, no "type") have a non-empty status: keep, discard,
+ *   crash, checks_failed or any other, kept as written; a "metric"
+ *   that is a number, null or absent (not in a kept run), none for a
+ *   crash (pi writes 0); "metrics" whose values are numbers; "asi",
+ *   any JSON value, kept; a "timestamp", when there is one, is a number
+ *   of seconds or (above 1e11) milliseconds since 1970, before year
+ *   10000. Other lines are skipped and counted. */
 #ifndef AR_IMPORTS_H
 #define AR_IMPORTS_H
 
@@ -36,7 +46,7 @@ enum { AR_IMPORT_AUTORESEARCH, AR_IMPORT_PI };
 
 /* A run's status. */
 enum { AR_IMPORT_KEEP, AR_IMPORT_DISCARD, AR_IMPORT_CRASH,
-	AR_IMPORT_CHECKS_FAILED };
+	AR_IMPORT_CHECKS_FAILED, AR_IMPORT_OTHER };
 
 /* A JSON number as the log wrote it: integer or real. */
 enum { AR_IMPORT_NONE, AR_IMPORT_INT, AR_IMPORT_REAL };
@@ -51,27 +61,45 @@ struct ar_import_metric {
 	double value;
 };
 
+/* A results.tsv column of no known use, as written. */
+struct ar_import_extra {
+	const char *name;    /* the header's, owned by struct ar_import */
+	char *text;
+};
+
+/* What a caller may choose for a results.tsv; a pi log's config lines
+ * choose for it. */
+struct ar_import_opt {
+	const char *metric;  /* the metric's column; NULL: the rule */
+	int lower;           /* 1 lower, 0 higher is better; -1 by name */
+};
+
 /* One run. Strings are NULL where the log has none; they live as long as
  * the struct ar_import. */
 struct ar_import_row {
 	size_t lineno;
 	/* What makes the row itself: a pi line as it is in the file; a
 	 * results.tsv row's commit, metric, memory_gb, status and
-	 * description fields, as they are, joined by tabs in that order. */
+	 * description fields, as they are ("" where a column is missing),
+	 * joined by tabs in that order, then "\tNAME=TEXT" for each extra. */
 	const char *ident;
 	const char *metric;  /* the primary metric's name */
 	int lower;           /* lower is better */
 	int status;          /* an AR_IMPORT_ status */
 	const char *status_text; /* as the log writes it */
+	size_t session_no;   /* from 1; a results.tsv is one session */
 	double value;        /* the metric; NaN for a crash, or none logged */
 	double logged;       /* the metric as logged, a crash's 0 included;
 	                      * NaN when none is */
-	double memory_gb;    /* NaN when none (pi) */
+	double memory_gb;    /* NaN when none, or a crash's 0 */
 	const char *commit;
 	const char *description;
 	const char *session; /* pi: the config's name */
 	struct ar_import_metric *metrics; /* pi: "metrics", in its order */
 	size_t nmetrics;
+	struct ar_import_extra *extra; /* results.tsv: non-empty extras */
+	size_t nextra;
+	char *asi;           /* pi: "asi" as compact JSON; NULL if none */
 	struct ar_import_num run, confidence; /* pi: an integer; a number */
 	double finished;     /* pi: timestamp in seconds, from 0 to below
 	                      * AR_IMPORT_TIME_MAX; NaN when none */
@@ -83,7 +111,10 @@ struct ar_import {
 	int lower;           /* end of the log */
 	struct ar_import_row *row;
 	size_t nrow;
+	size_t nsession;     /* sessions with runs */
 	size_t skipped;      /* pi: lines without a run, config lines aside */
+	char **col;          /* results.tsv: the header, as written */
+	size_t ncol;
 	char **str;          /* names the rows share */
 	size_t nstr;
 };
@@ -107,11 +138,19 @@ struct ar_import_err {
  * -1 for any other name. */
 int ar_import_kind(const char *name);
 /* Reads a whole log of that kind from f (named name in messages) into
- * imp. 0, or -1 with e set and imp empty. A read error, a carriage
- * return or a line over AR_LINE_MAX in a pi log end the process as
- * ar_jsonl_line does. */
+ * imp, with the caller's choices o (NULL: none). 0, or -1 with e set and
+ * imp empty. A read error, a carriage return or a line over AR_LINE_MAX
+ * in a pi log end the process as ar_jsonl_line does. */
 int ar_import_read(struct ar_import *imp, int from, FILE *f,
-	const char *name, struct ar_import_err *e);
+	const char *name, const struct ar_import_opt *o,
+	struct ar_import_err *e);
+/* Lower is better for a metric of that name, by the rule above. */
+int ar_import_lower_by_name(const char *metric);
+/* 1 when the header is karpathy/autoresearch's own: commit, the metric,
+ * memory_gb, status, description, in that order. */
+int ar_import_std_header(const struct ar_import *imp, const char *metric);
+/* Leaves only the rows of one session (a digest's chart of the last). */
+void ar_import_keep_session(struct ar_import *imp, size_t session_no);
 void ar_import_free(struct ar_import *imp);
 
 #endif

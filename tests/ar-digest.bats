@@ -292,9 +292,9 @@ EOF2
 }
 
 @test "ar-digest -F: bad logs and bad command lines" {
-	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\t1.0\t4\tmaybe\tx\n' > "$T/r.tsv"
+	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\t1.0\t4\t\tx\n' > "$T/r.tsv"
 	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
-	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: status \"maybe\": expected keep, discard or crash" ]
+	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: empty status" ]
 	printf 'commit\tval_bpb\tmemory_gb\tstatus\tdescription\nabc\tx\t4\tkeep\tx\n' > "$T/r.tsv"
 	run --separate-stderr -65 ar-digest -F autoresearch "$T/r.tsv"
 	[ "$stderr" = "ar-digest: $T/r.tsv: line 2: val_bpb: \"x\" is not a number" ]
@@ -434,4 +434,78 @@ joins() {
 	[ "$(jq -c '[.sources[] | select(.source == "s1" or .source == "s2" or .source == "s40" or .source == "s0")] | sort_by(.source)' <<< "$output")" = '[{"source":"s0","ideas":1},{"source":"s1","ideas":3},{"source":"s2","ideas":3},{"source":"s40","ideas":1}]' ]
 	[ "$(jq -c '[.ideas[] | select(.id | startswith("i-")) | [.id, .state, .why]]' <<< "$output")" = '[["i-1","new",""],["i-1","failed","agent: gave up"],["i-10","new",""],["i-100","done",""]]' ] ||
 	[ "$(jq -c '[.ideas[] | select(.id | startswith("i-")) | [.id, .state, .why]]' <<< "$output")" = '[["i-1","failed","agent: gave up"],["i-1","new",""],["i-10","new",""],["i-100","done",""]]' ]
+}
+
+# ---- the peers' real logs (tests/fixtures/imports, README there) ----
+
+@test "ar-digest -F pi: a real log of two sessions has a line for each; the best is the last session's, never pooled" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run --separate-stderr -0 ar-digest -F pi "$R/sessions.jsonl" --svg "$T/s.svg"
+	[ "$stderr" = "" ]
+	[ "$output" = "# Campaign digest
+
+## Imported log
+
+Imported rows are unsigned: flagged, shown here, never used as evidence.
+
+| item | value |
+|---|---|
+| source | pi |
+| metric | pnpm_install_calls |
+| better | lower |
+| rows | 4 |
+| flagged_unsigned | 4 |
+| keep | 3 |
+| discard | 1 |
+| crash | 0 |
+| other | 0 |
+| best_kept | 4 |
+| best_commit | 9e3b0c2 |
+| best_description | Shared install job: 9 installs to 1 shared install |
+
+## Imported sessions
+
+Each session of the log by its own metric; the chart shows the last.
+
+| session | name | metric | better | rows | keep | discard | crash | other | best_kept | best_commit |
+|---|---|---|---|---|---|---|---|---|---|---|
+| 1 | CI build time | pnpm_install_s | lower | 2 | 1 | 1 | 0 | 0 | 26.6 | e17781c |
+| 2 | CI build time (workflow structure) | pnpm_install_calls | lower | 2 | 2 | 0 | 0 | 0 | 4 | 9e3b0c2 |" ]
+	# The chart plots the last session alone: its two runs.
+	grep -q '>runs in log order (2)<' "$T/s.svg"
+	xmllint --noout "$T/s.svg"
+	# Higher is better in the first session: its best is its highest.
+	sed '1s/"lower"/"higher"/' "$R/sessions.jsonl" > "$T/h.jsonl"
+	run --separate-stderr -0 ar-digest -f json -F pi "$T/h.jsonl"
+	[ "$(jq -c '[.imported_sessions[] | [.better, .best_kept]]' <<< "$output")" = '[["higher",26.6],["lower",4]]' ]
+}
+
+@test "ar-digest -F: the real logs read as ar-ledger import reads them (other metrics, own statuses, crashes logged 0)" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in extra-columns.tsv:autoresearch roc-auc.tsv:autoresearch trading.tsv:autoresearch \
+	    no-commit.tsv:autoresearch checks-failed.jsonl:pi crash-zero.jsonl:pi; do
+		run --separate-stderr -0 ar-digest -f json -F "${f#*:}" "$R/${f%:*}"
+		printf '%s\n' "$output" | jq -c '.imported_log | [.metric, .better, .keep, .discard, .crash, .other, .best_kept, .best_commit]'
+	done > "$T/got"
+	[ "$(cat "$T/got")" = '["val_bpb","lower",3,1,1,0,1.26899,"c459e32"]
+["roc_auc","higher",3,2,0,0,0.787236,"c49b4a6"]
+["score","higher",2,0,0,3,1.136,"exp4"]
+["primary_rmse","lower",1,1,1,1,0.412,""]
+["pebble_writepack_1m_ms","lower",1,1,0,1,4245.86,"f5b94e1"]
+["combined_µs","lower",2,1,1,0,3556,"b7ae55f"]' ]
+	# ar-ledger import stores the same runs with the same verdicts.
+	ar_ledger_like() {
+		C=$T/camp-$1
+		mkdir -p "$T/prob"
+		cp "$BATS_TEST_DIRNAME/fixtures/problem/problem.json" "$T/prob/"
+		ar-init -p "$T/prob" "$C" > /dev/null
+		ar-ledger import -C "$C" -F "$2" "$R/$1" 2> /dev/null
+		ar-ledger export -C "$C" -u -f jsonl | jq -r .verdict | sort | uniq -c | awk '{ print $1, $2 }'
+	}
+	[ "$(ar_ledger_like trading.tsv autoresearch)" = "1 BASELINE
+2 REVERT
+2 keep" ]
+	[ "$(ar_ledger_like crash-zero.jsonl pi)" = "1 crash
+1 discard
+2 keep" ]
 }

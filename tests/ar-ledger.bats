@@ -64,8 +64,8 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-F] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]
-       ar-ledger import [-C campaign] -F autoresearch|pi file
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-u] [-V] [-k fingerprint] [-A segment]
+       ar-ledger import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file
        ar-ledger compact [-C campaign] [-B]"
 
 # ---- command line ----
@@ -237,9 +237,9 @@ hand_tsv() {
 1111111	0.997900	44.0	keep	baseline
 2222222	1.012346	46.0	discard	worse by 1.4%
 3333333	0.990000	0.0	discard	near miss
-4444444	0.000000	0.0	crash	OOM
+4444444	0.000000	80.0	crash	OOM
 5555555	0.000000	0.0	crash	hung
-6666666	0.000000	0.0	crash	failed the output check
+6666666	0.980000	0.0	invalid	failed the output check
 7777777	0.997900	0.0	discard	same" ]
 }
 
@@ -1212,11 +1212,11 @@ $id	yes	v	$CAMP_ID	$HASH	$(jq -r .seal "$T/d.jsonl")	2	1"
 8e7d6c5	5830.000000	0.0	keep	StringScanner#skip_until instead of scan loop
 7d6c5b4	5910.000000	0.0	discard	memoize tag lookup
 6c5b4a3	0.000000	0.0	crash	inline filter dispatch (segfault in C ext)
-5b4a392	0.000000	0.0	crash	skip whitespace tokens (breaks 3 tests)
+5b4a392	5400.000000	0.0	checks_failed	skip whitespace tokens (breaks 3 tests)
 4a39281	5510.000000	0.0	keep	pre-size output buffer" ]
 	run -0 --separate-stderr ar-ledger export -C "$C" -u
 	save "$T/x.tsv"
-	[ "${lines[0]}" = "id	signed	confidence	description	direction	finished	method.commit	metric	metrics.allocs.median	metrics.parse_us.median	metrics.render_us.median	metrics.total_us.median	run	seq	session	source	verdict" ]
+	[ "${lines[0]}" = "id	signed	confidence	description	direction	finished	method.commit	metric	metrics.allocs.median	metrics.parse_us.median	metrics.render_us.median	metrics.total_us.median	run	seq	session	source	status	verdict	workload" ]
 	id=imp-pi-000003-8684f2b483e1
 	[ "$(get "$T/x.tsv" "$id" signed)" = no ]
 	[ "$(get "$T/x.tsv" "$id" source)" = pi ]
@@ -1325,12 +1325,14 @@ import_fails() {
 	import_fails autoresearch hex.tsv "ar-ledger: hex.tsv: line 5: val_bpb '0x10' is not a finite number"
 	sed '6s/44.9/lots/' "$F" > mem.tsv
 	import_fails autoresearch mem.tsv "ar-ledger: mem.tsv: line 6: memory_gb 'lots' is not a finite number"
-	sed '3s/	keep	/	kept	/' "$F" > status.tsv
-	import_fails autoresearch status.tsv "ar-ledger: status.tsv: line 3: status 'kept': expected keep, discard or crash"
-	sed '9s/^0a1b2c3//' "$F" > commit.tsv
-	import_fails autoresearch commit.tsv "ar-ledger: commit.tsv: line 9: empty commit"
-	cut -f1,2,4,5 "$F" > nomem.tsv
-	import_fails autoresearch nomem.tsv "ar-ledger: nomem.tsv: header: no 'memory_gb' column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
+	sed '3s/	keep	/		/' "$F" > status.tsv
+	import_fails autoresearch status.tsv "ar-ledger: status.tsv: line 3: empty status"
+	sed '3s/0.993200//' "$F" > keep.tsv
+	import_fails autoresearch keep.tsv "ar-ledger: keep.tsv: line 3: a kept run without a metric"
+	cut -f1,3,4,5 "$F" > nometric.tsv
+	import_fails autoresearch nometric.tsv "ar-ledger: nometric.tsv: header: no metric column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
+	cut -f1,2,3,5 "$F" > nostatus.tsv
+	import_fails autoresearch nostatus.tsv "ar-ledger: nostatus.tsv: header: no 'status' column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
 	sed '4s/$/	extra/' "$F" > cols.tsv
 	import_fails autoresearch cols.tsv "ar-ledger: cols.tsv: line 4: 6 fields, header has 5"
 	sed '5s/	[^	]*$//' "$F" > short.tsv
@@ -1362,8 +1364,8 @@ import_fails() {
 	import_fails pi str.jsonl "ar-ledger: str.jsonl: line 3: metric is not a number"
 	sed '3s/"parse_us":2150/"parse_us":"fast"/' "$P" > ms.jsonl
 	import_fails pi ms.jsonl "ar-ledger: ms.jsonl: line 3: metrics.parse_us is not a number"
-	sed '4s/"status":"discard"/"status":"reverted"/' "$P" > status.jsonl
-	import_fails pi status.jsonl "ar-ledger: status.jsonl: line 4: status 'reverted': expected keep, discard, crash or checks_failed"
+	sed '4s/"status":"discard"/"status":""/' "$P" > status.jsonl
+	import_fails pi status.jsonl "ar-ledger: status.jsonl: line 4: empty status"
 	sed '3s/"status":"keep",//' "$P" > nostatus.jsonl
 	import_fails pi nostatus.jsonl "ar-ledger: nostatus.jsonl: line 3: run without a status"
 	sed '7s/"metric":5510/"metric":null/' "$P" > keepnull.jsonl
@@ -1899,4 +1901,147 @@ $(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is store
 	printf 'junk\n%s\t%064d\n' "$COMMIT" 7 > "$C/run/method-hashes"
 	run -0 --separate-stderr ar-ledger verify -C "$C"
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+# ---- the peers' real logs (tests/fixtures/imports, README there) ----
+
+@test "ar-ledger import: real results.tsv logs export back, each by -m (extra columns, other metrics, own statuses, no commit)" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in extra-columns roc-auc trading no-commit; do
+		run -0 ar-ledger import -C "$C" -F autoresearch "$R/$f.tsv"
+	done
+	# karpathy's own number formats come back byte for byte.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m val_bpb
+	[ "$output" = "$(cat "$R/extra-columns.tsv")" ]
+	[ "$stderr" = "ar-ledger: 14 rows of another metric than val_bpb left out: results.tsv holds one metric" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m roc_auc
+	[ "$output" = "$(cat "$R/roc-auc.tsv")" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m score
+	[ "$output" = "commit	score	sharpe	max_dd	status	description
+exp0	-999.000000	0.000	0.00	BASELINE	clean audited branch, no trades before 1h fallback
+exp1	1.079000	1.079	8.74	KEEP	1h fallback + stop_dist fix
+exp2	-999.000000	0.715	4.17	REVERT	tighten meta and lead thresholds
+exp4	1.136000	1.136	9.15	KEEP	raise meta threshold to 0.45
+exp7	1.100000	1.100	5.14	REVERT	confidence-scaled position sizing" ]
+	# A crash without a metric is written 0, as karpathy/autoresearch does.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m primary_rmse
+	[ "$output" = "primary_rmse	raw_baseline	improvement_pct	smoothness	latency_ms	status	description
+0.412000	0.5010	17.8	0.91	3.2	keep	baseline EEGNet
+0.398100	0.5010	20.5	0.88	3.4	tentative	wider temporal kernel, one seed
+0.430200	0.5010	14.1	0.93	2.9	discard	drop the second conv block
+0.000000	0.5010			0.0	crash	CUDA OOM at batch 256" ]
+	# No row of that metric: karpathy's header, named by -m.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m nothing
+	[ "$output" = "commit	nothing	memory_gb	status	description" ]
+	[ "$stderr" = "ar-ledger: 19 rows of another metric than nothing left out: results.tsv holds one metric" ]
+}
+
+@test "ar-ledger import: a real results.tsv keeps its extras, its statuses, and a crash without a metric (never 0)" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in extra-columns roc-auc trading no-commit; do
+		run -0 ar-ledger import -C "$C" -F autoresearch "$R/$f.tsv"
+	done
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	save "$T/x.jsonl"
+	# The direction by the name: roc_auc and score higher, rmse lower.
+	[ "$(jq -r '"\(.metric) \(.direction)"' "$T/x.jsonl" | sort -u)" = "primary_rmse lower
+roc_auc higher
+score higher
+val_bpb lower" ]
+	[ "$(jq -c 'select(.metric == "val_bpb" and .seq == 5) | [.verdict, .metrics, .extra.mfu, .extra.tok_per_sec]' "$T/x.jsonl")" = '["crash",{},"0.0","0"]' ]
+	[ "$(jq -c 'select(.metric == "val_bpb" and .seq == 2) | [.metrics.val_bpb.median, .metrics.memory_gb.median, .extra.final_loss, .status]' "$T/x.jsonl")" = '[2.33567,5.5,"5.155",null]' ]
+	# Statuses of its own: kept as written; KEEP is a keep.
+	[ "$(jq -r 'select(.metric == "score") | "\(.verdict) \(.status)"' "$T/x.jsonl")" = "BASELINE null
+keep KEEP
+REVERT null
+keep KEEP
+REVERT null" ]
+	[ "$(jq -c 'select(.metric == "primary_rmse") | [.seq, .verdict, .method, .metrics.primary_rmse.median, .metrics.memory_gb]' "$T/x.jsonl")" = '[2,"keep",null,0.412,null]
+[3,"tentative",null,0.3981,null]
+[4,"discard",null,0.4302,null]
+[5,"crash",null,null,null]' ]
+}
+
+@test "ar-ledger import -m and -d choose a results.tsv's metric and direction; bad choices are one line" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 ar-ledger import -C "$C" -F autoresearch -m latency_ms -d higher "$R/no-commit.tsv"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.metric, .direction, .metrics.latency_ms.median, (.extra | keys)]' | head -1)" = '["latency_ms","higher",3.2,["improvement_pct","primary_rmse","raw_baseline","smoothness"]]' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "${lines[0]}" = "primary_rmse	raw_baseline	improvement_pct	smoothness	latency_ms	status	description" ]
+	[ "${lines[4]}" = "	0.5010			0.000000	crash	CUDA OOM at batch 256" ]
+	rm -rf "$L/results"/* "$L/seg"/*
+	run -65 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m rmse "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: $R/no-commit.tsv: header: no 'rmse' column (-m)" ]
+	run -65 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m status "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: $R/no-commit.tsv: header: 'status' is not a metric (-m)" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F autoresearch -d down "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: -d down: expected lower or higher" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F autoresearch -m "" "$R/no-commit.tsv"
+	[ "$stderr" = "ar-ledger: -m: an empty metric name" ]
+	run -64 --separate-stderr ar-ledger import -C "$C" -F pi -m x "$R/sessions.jsonl"
+	[ "$stderr" = "ar-ledger: -m and -d choose a results.tsv's metric; a pi log's config lines name its own" ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -m x
+	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -f autoresearch -d lower
+	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
+	nothing_stored
+}
+
+@test "ar-ledger import -F pi: a real log of two sessions keeps each its own workload and its asi; -m exports either" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$R/sessions.jsonl"
+	[ "$stderr" = "ar-ledger: import: 4 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.run, .workload, .metric, .metrics[.metric].median, .asi.hypothesis]')" = '[1,"session-1","pnpm_install_s",26.6,"baseline measurement"]
+[2,"session-1","pnpm_install_s",26.11,"prefer-offline skips registry checks"]
+[3,"session-2","pnpm_install_calls",12,"baseline with new metric"]
+[4,"session-2","pnpm_install_calls",4,"shared install job avoids 8 redundant installs"]' ]
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 2) | .asi')" = '{"hypothesis":"prefer-offline skips registry checks","next_action_hint":"try frozen-lockfile in workflow files","rollback_reason":"negligible improvement"}' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "commit	pnpm_install_s	memory_gb	status	description
+e17781c	26.600000	0.0	keep	Baseline: 26.6s pnpm install, 12 workflow install calls
+ec7875f	26.110000	0.0	discard	prefer-offline: only 0.5s improvement, within noise" ]
+	[ "$stderr" = "ar-ledger: 2 rows of another metric than pnpm_install_s left out: results.tsv holds one metric" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m pnpm_install_calls
+	[ "$output" = "commit	pnpm_install_calls	memory_gb	status	description
+166ccb5	12.000000	0.0	keep	Baseline: 12 workflow pnpm install calls
+9e3b0c2	4.000000	0.0	keep	Shared install job: 9 installs to 1 shared install" ]
+	[ "$stderr" = "ar-ledger: 2 rows of another metric than pnpm_install_calls left out: results.tsv holds one metric" ]
+}
+
+@test "ar-ledger import -F pi: a real checks_failed run keeps its measure; a real crash logged 0 has no metric" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 ar-ledger import -C "$C" -F pi "$R/checks-failed.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "commit	pebble_writepack_1m_ms	memory_gb	status	description
+fef0cba	4291.902000	0.0	checks_failed	Baseline run on scaffold commit; checks failed on a pre-existing lint issue
+f5b94e1	4245.856000	0.0	keep	Clean baseline after lint fixup
+f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k regressed +32%" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 1) | [.verdict, .status, .metrics.pebble_writepack_1m_ms.median, .asi.bench_pipeline_validated]')" = '["invalid","checks_failed",4291.902,true]' ]
+	rm -rf "$L/results"/* "$L/seg"/*
+	run -0 ar-ledger import -C "$C" -F pi "$R/crash-zero.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.run, .verdict, .metrics["combined_µs"].median]')" = '[1,"keep",3818]
+[2,"discard",4063]
+[5,"crash",null]
+[13,"keep",3556]' ]
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 5) | .metrics')" = '{}' ]
+}
+
+@test "ar-ledger export -f autoresearch: an A/A row is aa, a crash keeps its memory, max RSS stands in for memory_gb" {
+	H=$HASH
+	printf '%s\n' \
+	    '{"id":"b1","method":{"commit":"1111111aaaaaaa","hash":"'$H'"},"metric":"ms","aa":true,"metrics":{"ms":{"median":10.5},"maxrss_kb":{"median":2097152}},"verdict":"inconclusive","description":"noise floor"}' \
+	    '{"id":"b2","method":{"commit":"2222222bbbbbbb","hash":"'$H'"},"metric":"ms","aa":false,"metrics":{"ms":{"median":9.5},"memory_gb":{"median":3.25},"maxrss_kb":{"median":2097152}},"verdict":"keep","description":"faster"}' \
+	    '{"id":"b3","method":{"commit":"3333333ccccccc","hash":"'$H'"},"metric":"ms","metrics":{"maxrss_kb":{"median":524288}},"verdict":"crash","description":"segfault"}' |
+	    sign "$T/b.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch
+	[ "$stderr" = "" ]
+	[ "$output" = "commit	ms	memory_gb	status	description
+1111111	10.500000	2.0	aa	noise floor
+2222222	9.500000	3.2	keep	faster
+3333333	0.000000	0.5	crash	segfault" ]
 }

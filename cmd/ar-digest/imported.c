@@ -1,6 +1,8 @@
 /* imported.c: the digest of a karpathy/autoresearch results.tsv or a
  * pi-autoresearch log (-F), read by lib/imports as ar-ledger import reads
- * it: its rows counted by status and the best kept value. */
+ * it: its rows counted by status and the best kept value of its last
+ * session; a log of several sessions has a line for each, as their
+ * metrics may differ and are never pooled. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +50,8 @@ read_log(struct digest *dg, const char *from, const char *path)
 		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
 		    AR_EX_IO, "%s:", path);
 	G->from = from;
-	if (ar_import_read(&G->imp, ar_import_kind(from), f, name, &e) < 0)
+	if (ar_import_read(&G->imp, ar_import_kind(from), f, name, NULL,
+	    &e) < 0)
 		die_import(&e, name);
 	if (f != stdin)
 		fclose(f);
@@ -59,8 +62,9 @@ read_log(struct digest *dg, const char *from, const char *path)
 		int cls = log_cls(w->status);
 
 		G->n[cls]++;
-		/* Each row by the direction in force at its line. */
-		if (cls == L_KEEP && isfinite(w->value) && (!G->has_best ||
+		/* The best of the last session: the metric in force. */
+		if (cls == L_KEEP && isfinite(w->value) &&
+		    w->session_no == G->imp.nsession && (!G->has_best ||
 		    (w->lower ? w->value < G->best : w->value > G->best))) {
 			G->best = w->value;
 			G->has_best = 1;
@@ -72,10 +76,55 @@ read_log(struct digest *dg, const char *from, const char *path)
 	}
 }
 
+/* One line per session, each by its own metric and direction. */
+static void
+build_sessions(struct digest *dg)
+{
+	struct ar_import *imp = &dg->G.imp;
+	struct sect *s;
+	size_t i, k;
+
+	s = sect(dg, "imported_sessions", "Imported sessions", "isssiiiiins",
+	    "session", "name", "metric", "better", "rows", "keep", "discard",
+	    "crash", "other", "best_kept", "best_commit", NULL);
+	s->note = "Each session of the log by its own metric; the chart "
+	    "shows the last.";
+	for (k = 1; k <= imp->nsession; k++) {
+		const struct ar_import_row *first = NULL, *best = NULL;
+		size_t n[L_N] = {0}, rows = 0;
+		char a[8][32];
+
+		for (i = 0; i < imp->nrow; i++) {
+			const struct ar_import_row *w = &imp->row[i];
+			int cls = log_cls(w->status);
+
+			if (w->session_no != k)
+				continue;
+			first = first ? first : w;
+			rows++;
+			n[cls]++;
+			if (cls == L_KEEP && isfinite(w->value) && (!best ||
+			    (w->lower ? w->value < best->value :
+			    w->value > best->value)))
+				best = w;
+		}
+		if (!first)
+			continue;
+		a[6][0] = 0;
+		if (best)
+			snprintf(a[6], sizeof a[6], "%.6g", best->value);
+		row(s, fi(a[0], k), first->session ? first->session : "",
+		    first->metric, first->lower ? "lower" : "higher",
+		    fi(a[1], rows), fi(a[2], n[L_KEEP]), fi(a[3], n[L_DISCARD]),
+		    fi(a[4], n[L_CRASH]), fi(a[5], n[L_OTHER]), a[6],
+		    best && best->commit ? best->commit : "");
+	}
+}
+
 void
 build_log(struct digest *dg)
 {
-	const struct logsum *G = &dg->G;
+	struct logsum *G = &dg->G;
 	struct sect *s;
 	char a[32];
 
@@ -100,4 +149,8 @@ build_log(struct digest *dg)
 	row(s, "best_kept", a);
 	row(s, "best_commit", G->best_commit);
 	row(s, "best_description", G->best_desc);
+	if (G->imp.nsession > 1) {
+		build_sessions(dg);
+		ar_import_keep_session(&G->imp, G->imp.nsession);
+	}
 }

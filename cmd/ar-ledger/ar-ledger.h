@@ -231,10 +231,11 @@ scan_exit(int e)
 
 /* export.c */
 int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
-	long after);
+	long after, const char *metric);
 
 /* store.c */
 int cmd_append(struct lctx *cx, int argc, char **argv);
-int cmd_import(struct lctx *cx, const char *from, const char *file);
+int cmd_import(struct lctx *cx, const char *from, const char *file,
+	const char *metric, int lower);
 
 #endif

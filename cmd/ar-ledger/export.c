@@ -21,7 +21,10 @@ struct exporter {
 	const char *map_src;
 	long *map;           /* output column -> segment column, or -1 */
 	size_t left_unsigned, rows, other_metric;
-	char *metric;
+	char *metric;        /* results.tsv's metric */
+	const char *want;    /* -m, or NULL */
+	char **hdr;          /* results.tsv's columns */
+	size_t nhdr;
 	int header_done;
 	long after;          /* -A: the last segment left out; -1 none */
 };
@@ -124,17 +127,77 @@ put_tsv_header(struct exporter *e)
 	putchar('\n');
 }
 
+/* A results.tsv status: an imported row's as its log wrote it; a
+ * result's by its verdict (ar-ledger(1) says how). */
 static const char *
-status_of(const char *verdict)
+status_of(json_t *o)
 {
-	if (!verdict)
+	const char *st = json_string_value(json_object_get(o, "status"));
+	const char *verdict = json_string_value(json_object_get(o,
+	    "verdict"));
+
+	if (st)
+		return st;
+	if (json_object_get(o, "source") && verdict)
+		return verdict;
+	if (json_is_true(json_object_get(o, "aa")))
+		return "aa";
+	if (!verdict || strcmp(verdict, "crash") == 0 ||
+	    strcmp(verdict, "timeout") == 0)
 		return "crash";
-	if (strcmp(verdict, "keep") == 0)
-		return "keep";
-	if (strcmp(verdict, "crash") == 0 || strcmp(verdict, "timeout") == 0 ||
-	    strcmp(verdict, "invalid") == 0)
-		return "crash";
+	if (strcmp(verdict, "keep") == 0 || strcmp(verdict, "invalid") == 0)
+		return verdict;
 	return "discard";
+}
+
+/* A metric's median, found by name, not by dotted path: a metric's
+ * name may hold a '.'. */
+static json_t *
+median(json_t *o, const char *metric)
+{
+	return json_object_get(json_object_get(json_object_get(o, "metrics"),
+	    metric), "median");
+}
+
+/* results.tsv has no escapes: tabs and newlines become spaces. */
+static void
+put_text(const char *s)
+{
+	for (; s && *s; s++)
+		putchar(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+/* The header: an imported results.tsv's own columns, else
+ * karpathy/autoresearch's. */
+static void
+autoresearch_header(struct exporter *e, json_t *o, const char *metric)
+{
+	json_t *cols = json_object_get(o, "columns");
+	size_t i, n = json_array_size(cols);
+
+	for (i = 0; i < n; i++)
+		if (!json_is_string(json_array_get(cols, i)))
+			n = 0;
+	e->metric = ar_xstrdup(metric);
+	if (n == 0) {
+		static const char *const std[5] = { "commit", NULL,
+		    "memory_gb", "status", "description" };
+
+		e->hdr = ar_xcalloc(5, sizeof *e->hdr);
+		for (i = 0; i < 5; i++)
+			e->hdr[i] = ar_xstrdup(std[i] ? std[i] : metric);
+		e->nhdr = 5;
+	} else {
+		e->hdr = ar_xcalloc(n, sizeof *e->hdr);
+		for (i = 0; i < n; i++)
+			e->hdr[i] = ar_xstrdup(json_string_value(
+			    json_array_get(cols, i)));
+		e->nhdr = n;
+	}
+	for (i = 0; i < e->nhdr; i++)
+		printf("%s%s", i ? "\t" : "", e->hdr[i]);
+	putchar('\n');
+	e->header_done = 1;
 }
 
 static void
@@ -142,40 +205,61 @@ put_autoresearch(struct exporter *e, json_t *o)
 {
 	const char *commit = ar_json_str(o, "method.commit");
 	const char *metric = json_string_value(json_object_get(o, "metric"));
-	const char *st = status_of(json_string_value(json_object_get(o,
-	    "verdict")));
+	const char *st = status_of(o);
 	const char *desc = json_string_value(json_object_get(o, "description"));
-	json_t *v = NULL, *mem;
+	const char *verdict = json_string_value(json_object_get(o, "verdict"));
+	int imported = json_object_get(o, "source") != NULL, crash;
+	json_t *v, *mem, *x = json_object_get(o, "extra");
+	size_t i;
 
 	if (!metric)
 		metric = "val_bpb";
-	/* results.tsv has one metric column: the first row's metric. */
-	if (e->header_done && strcmp(metric, e->metric) != 0) {
+	/* results.tsv has one metric column: -m's, else the first row's. */
+	if ((e->want && strcmp(metric, e->want)) ||
+	    (e->header_done && strcmp(metric, e->metric) != 0)) {
 		e->other_metric++;
 		e->rows--;
 		return;
 	}
-	/* Not by dotted path: a metric's name may hold a '.'. */
-	v = json_object_get(json_object_get(json_object_get(o, "metrics"),
-	    metric), "median");
-	mem = json_object_get(json_object_get(json_object_get(o, "metrics"),
-	    "memory_gb"), "median");
+	crash = !verdict || strcmp(verdict, "crash") == 0 ||
+	    strcmp(verdict, "timeout") == 0;
+	v = median(o, metric);
+	/* The memory measured, or else the run's max RSS. */
+	if (!json_is_number(mem = median(o, "memory_gb")) &&
+	    json_is_number(mem = median(o, "maxrss_kb")))
+		mem = json_real(json_number_value(mem) / 1048576);
+	else
+		json_incref(mem);
 	if (!desc)
 		desc = json_string_value(json_object_get(o, "why"));
-	if (!e->header_done) {
-		e->metric = ar_xstrdup(metric);
-		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n", metric);
-		e->header_done = 1;
+	if (!e->header_done)
+		autoresearch_header(e, o, metric);
+	for (i = 0; i < e->nhdr; i++) {
+		const char *c = e->hdr[i];
+
+		if (i)
+			putchar('\t');
+		if (strcmp(c, "commit") == 0) {
+			if (imported)
+				put_text(commit);
+			else
+				printf("%.7s", commit ? commit : "0000000");
+		} else if (strcmp(c, metric) == 0)
+			/* karpathy/autoresearch writes 0 for a crash. */
+			printf("%.6f", crash || !json_is_number(v) ? 0.0 :
+			    json_number_value(v));
+		else if (strcmp(c, "memory_gb") == 0)
+			printf("%.1f", json_is_number(mem) ?
+			    json_number_value(mem) : 0.0);
+		else if (strcmp(c, "status") == 0)
+			put_text(st);
+		else if (strcmp(c, "description") == 0)
+			put_text(desc);
+		else
+			put_text(json_string_value(json_object_get(x, c)));
 	}
-	printf("%.7s\t%.6f\t%.1f\t%s\t", commit ? commit : "0000000",
-	    strcmp(st, "crash") == 0 || !json_is_number(v) ? 0.0 :
-	    json_number_value(v), strcmp(st, "crash") == 0 ||
-	    !json_is_number(mem) ? 0.0 : json_number_value(mem), st);
-	/* results.tsv has no escapes: tabs and newlines become spaces. */
-	for (; desc && *desc; desc++)
-		putchar(*desc == '\t' || *desc == '\n' || *desc == '\r' ? ' ' :
-		    *desc);
 	putchar('\n');
+	json_decref(mem);
 }
 
 static int
@@ -327,7 +411,7 @@ emit(const struct ar_row *r, void *arg)
 
 int
 cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
-    long after)
+    long after, const char *metric)
 {
 	struct exporter e;
 	struct scanner s;
@@ -341,6 +425,7 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	e.fmt = fmt;
 	e.with_unsigned = with_unsigned;
 	e.after = after;
+	e.want = metric;
 	s.after = after;
 	cut = after > 0 ? (unsigned long)after : 0;
 	if (verify) {
@@ -367,11 +452,16 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	if (ar_ledger_scan_after(&cx->led, cut, emit, &e, err, sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
 	if (fmt == F_AUTORESEARCH && !e.header_done)
-		printf("commit\tval_bpb\tmemory_gb\tstatus\tdescription\n");
+		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n",
+		    metric ? metric : "val_bpb");
 	if (e.other_metric)
 		ar_warn("%zu rows of another metric than %s left out: "
-		    "results.tsv holds one metric", e.other_metric, e.metric);
+		    "results.tsv holds one metric", e.other_metric,
+		    e.metric ? e.metric : metric);
 	free(e.metric);
+	for (k = 0; k < e.nhdr; k++)
+		free(e.hdr[k]);
+	free(e.hdr);
 	if (e.left_unsigned)
 		ar_warn("%zu unsigned (imported) rows left out; -u includes "
 		    "them", e.left_unsigned);

@@ -18,8 +18,8 @@
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
 	"verify [-C campaign] [-F] [-s] [-k fingerprint]\n"
-	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-u] [-V] [-k fingerprint] [-A segment]\n"
-	"import [-C campaign] -F autoresearch|pi file\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-u] [-V] [-k fingerprint] [-A segment]\n"
+	"import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file\n"
 	"compact [-C campaign] [-B]";
 
 static void
@@ -74,8 +74,9 @@ main(int argc, char **argv)
 	static const char *const subs[] = { "append", "verify", "export",
 		"import", "compact", NULL };
 	struct lctx cx;
-	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL;
+	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL, *metric = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
+	int lower = -1;
 	int is_verify, full = 0;
 	long after = -1;
 
@@ -95,7 +96,7 @@ main(int argc, char **argv)
 	/* -F is verify's "full", and import's format (--from). */
 	is_verify = strcmp(cmd, "verify") == 0;
 	while ((c = getopt_long(argc, argv, is_verify ? "A:BC:f:Fk:suV" :
-	    "A:BC:f:F:k:suV", longopts, NULL)) != -1) {
+	    "A:BC:d:f:F:k:m:suV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A':
 			after = (long)ar_opt_long("-A", optarg, 0, 99999999);
@@ -103,6 +104,17 @@ main(int argc, char **argv)
 		case 's': strict = 1; break;
 		case 'B': brk = 1; break;
 		case 'C': dir = optarg; break;
+		case 'd':
+			if (strcmp(optarg, "lower") && strcmp(optarg, "higher"))
+				ar_die(AR_EX_USAGE, "-d %s: expected lower or "
+				    "higher", optarg);
+			lower = strcmp(optarg, "lower") == 0;
+			break;
+		case 'm':
+			if (!*optarg)
+				ar_die(AR_EX_USAGE, "-m: an empty metric name");
+			metric = optarg;
+			break;
 		case 'f':
 			if (strcmp(optarg, "tsv") == 0)
 				fmt = F_TSV;
@@ -133,6 +145,14 @@ main(int argc, char **argv)
 		ar_usage(usage);
 	if (after >= 0 && (strcmp(cmd, "export") || fmt == F_AUTORESEARCH))
 		ar_usage(usage);
+	/* -m and -d choose a results.tsv's metric: a pi log's config lines
+	 * name its own. */
+	if ((metric || lower >= 0) && !(strcmp(cmd, "import") == 0 ||
+	    (strcmp(cmd, "export") == 0 && fmt == F_AUTORESEARCH && lower < 0)))
+		ar_usage(usage);
+	if ((metric || lower >= 0) && from && strcmp(from, "pi") == 0)
+		ar_die(AR_EX_USAGE, "-m and -d choose a results.tsv's metric; "
+		    "a pi log's config lines name its own");
 	/* The commands that store: a bad AR_LEDGER_COMPACT is said before
 	 * anything is stored (the library would keep its default). */
 	if (strcmp(cmd, "append") == 0 || strcmp(cmd, "import") == 0) {
@@ -155,10 +175,10 @@ main(int argc, char **argv)
 		open_all(&cx, dir);
 		if (verify || pin)
 			check_pin(&cx, pin);
-		r = cmd_export(&cx, fmt, with_unsigned, verify, after);
+		r = cmd_export(&cx, fmt, with_unsigned, verify, after, metric);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
 		open_all(&cx, dir);
-		r = cmd_import(&cx, from, argv[0]);
+		r = cmd_import(&cx, from, argv[0], metric, lower);
 	} else if (strcmp(cmd, "compact") == 0 && argc == 0) {
 		open_all(&cx, dir);
 		r = cmd_compact(&cx, brk);

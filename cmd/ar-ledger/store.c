@@ -160,22 +160,84 @@ metric_obj(double v)
 	return json_pack("{s:f}", "median", v);
 }
 
-/* A results.tsv row as an unsigned result. */
-static json_t *
-record_autoresearch(const struct ar_import_row *w)
+/* A run's verdict: keep, discard and crash as they are, checks_failed
+ * an invalid run, any other status as the log wrote it. */
+static const char *
+verdict_of(const struct ar_import_row *w)
 {
-	char *id = import_id("autoresearch", w->lineno, w->ident);
-	json_t *o;
+	static const char *const v[] = { "keep", "discard", "crash",
+	    "invalid" };
 
-	o = json_pack("{s:s, s:s, s:{s:s}, s:s, s:s, s:{s:o, s:o},"
-	    " s:s, s:s, s:I}",
-	    "id", id, "source", "autoresearch",
-	    "method", "commit", w->commit,
+	return w->status == AR_IMPORT_OTHER ? w->status_text : v[w->status];
+}
+
+/* What both kinds of log share. A crash has no measurement: both tools
+ * log 0 for it, which a min would take as the best. */
+static json_t *
+record_common(const struct ar_import_row *w, const char *src)
+{
+	json_t *o, *metrics = json_object();
+	const char *verdict = verdict_of(w);
+	char *id = import_id(src, w->lineno, w->ident);
+	size_t i;
+
+	if (w->status != AR_IMPORT_CRASH) {
+		if (!isnan(w->logged))
+			json_object_set_new(metrics, w->metric,
+			    metric_obj(w->logged));
+		for (i = 0; i < w->nmetrics; i++)
+			json_object_set_new(metrics, w->metrics[i].name,
+			    metric_obj(w->metrics[i].value));
+	}
+	if (!isnan(w->memory_gb))
+		json_object_set_new(metrics, "memory_gb",
+		    metric_obj(w->memory_gb));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:I}",
+	    "id", id, "source", src,
 	    "metric", w->metric, "direction", w->lower ? "lower" : "higher",
-	    "metrics", w->metric, metric_obj(w->logged), "memory_gb",
-	    metric_obj(w->memory_gb), "verdict", w->status_text,
-	    "description", w->description, "seq", (json_int_t)w->lineno);
+	    "metrics", metrics, "verdict", verdict,
+	    "seq", (json_int_t)w->lineno);
 	free(id);
+	if (!o)
+		return NULL;
+	if (strcmp(verdict, w->status_text) != 0)
+		json_object_set_new(o, "status", json_string(w->status_text));
+	if (w->commit)
+		json_object_set_new(o, "method", json_pack("{s:s}", "commit",
+		    w->commit));
+	if (w->description)
+		json_object_set_new(o, "description",
+		    json_string(w->description));
+	return o;
+}
+
+/* A results.tsv row as an unsigned result: its extra columns as
+ * written, and its header where it is not karpathy/autoresearch's, so
+ * that an export writes the log back as it was. */
+static json_t *
+record_autoresearch(const struct ar_import *imp,
+    const struct ar_import_row *w)
+{
+	json_t *o = record_common(w, "autoresearch");
+	size_t i;
+
+	if (!o)
+		return NULL;
+	if (w->nextra) {
+		json_t *x = json_object();
+
+		for (i = 0; i < w->nextra; i++)
+			json_object_set_new(x, w->extra[i].name,
+			    json_string(w->extra[i].text));
+		json_object_set_new(o, "extra", x);
+	}
+	if (!ar_import_std_header(imp, w->metric)) {
+		json_t *c = json_array();
+
+		for (i = 0; i < imp->ncol; i++)
+			json_array_append_new(c, json_string(imp->col[i]));
+		json_object_set_new(o, "columns", c);
+	}
 	return o;
 }
 
@@ -186,38 +248,29 @@ number_json(const struct ar_import_num *n)
 	    json_real(n->d);
 }
 
-/* A pi run as an unsigned result; checks_failed is an invalid run. */
+/* A pi run as an unsigned result; each session its own workload, so
+ * that sessions of other metrics are never pooled. */
 static json_t *
 record_pi(const struct ar_import_row *w)
 {
-	json_t *o, *metrics = json_object();
-	char *id;
-	size_t i;
+	json_t *o = record_common(w, "pi");
+	char wl[48];
 
-	if (!isnan(w->logged))
-		json_object_set_new(metrics, w->metric,
-		    metric_obj(w->logged));
-	for (i = 0; i < w->nmetrics; i++)
-		json_object_set_new(metrics, w->metrics[i].name,
-		    metric_obj(w->metrics[i].value));
-	id = import_id("pi", w->lineno, w->ident);
-	o = json_pack("{s:s, s:s, s:s, s:s, s:o, s:s, s:I}",
-	    "id", id, "source", "pi",
-	    "metric", w->metric, "direction", w->lower ? "lower" : "higher",
-	    "metrics", metrics, "verdict",
-	    w->status == AR_IMPORT_CHECKS_FAILED ? "invalid" : w->status_text,
-	    "seq", (json_int_t)w->lineno);
-	free(id);
 	if (!o)
 		return NULL;
-	if (w->commit)
-		json_object_set_new(o, "method", json_pack("{s:s}", "commit",
-		    w->commit));
-	if (w->description)
-		json_object_set_new(o, "description",
-		    json_string(w->description));
+	snprintf(wl, sizeof wl, "session-%zu", w->session_no);
+	json_object_set_new(o, "workload", json_string(wl));
 	if (w->session && *w->session)
 		json_object_set_new(o, "session", json_string(w->session));
+	if (w->asi) {
+		char err[256];
+		json_t *a = ar_json_parse(w->asi, strlen(w->asi), err,
+		    sizeof err);
+
+		if (!a)
+			ar_die(AR_EX_SOFTWARE, "asi: %s", err);
+		json_object_set_new(o, "asi", a);
+	}
 	if (w->confidence.kind != AR_IMPORT_NONE)
 		json_object_set_new(o, "confidence",
 		    number_json(&w->confidence));
@@ -236,8 +289,10 @@ record_pi(const struct ar_import_row *w)
 }
 
 int
-cmd_import(struct lctx *cx, const char *from, const char *file)
+cmd_import(struct lctx *cx, const char *from, const char *file,
+    const char *metric, int lower)
 {
+	struct ar_import_opt opt = { metric, lower };
 	FILE *in;
 	struct ar_import imp;
 	struct ar_import_err e;
@@ -249,7 +304,7 @@ cmd_import(struct lctx *cx, const char *from, const char *file)
 		ar_die(AR_EX_NOINPUT, "%s:", file);
 	if (kind < 0)
 		ar_die(AR_EX_USAGE, "-F %s: expected autoresearch or pi", from);
-	if (ar_import_read(&imp, kind, in, file, &e) < 0)
+	if (ar_import_read(&imp, kind, in, file, &opt, &e) < 0)
 		ar_die(AR_EX_DATA, "%s", e.msg);
 	fclose(in);
 	if (imp.skipped)
@@ -258,7 +313,7 @@ cmd_import(struct lctx *cx, const char *from, const char *file)
 	recs = ar_xmalloc((imp.nrow ? imp.nrow : 1) * sizeof *recs);
 	for (i = 0; i < imp.nrow; i++) {
 		recs[i] = kind == AR_IMPORT_PI ? record_pi(&imp.row[i]) :
-		    record_autoresearch(&imp.row[i]);
+		    record_autoresearch(&imp, &imp.row[i]);
 		if (!recs[i])
 			ar_die(AR_EX_SOFTWARE, "cannot build a record");
 	}
