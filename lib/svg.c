@@ -1,6 +1,7 @@
 /* svg.c: one plot as SVG; svg.h says what each call draws. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "io.h"
 #include "svg.h"
@@ -259,4 +260,302 @@ ar_svg_note(struct ar_svg *p, double x, double y, const char *s)
 	fprintf(p->f, "<text x=\"%g\" y=\"%g\">", x, y);
 	ar_xml_put(p->f, s);
 	fputs("</text>\n", p->f);
+}
+
+void
+ar_svg_nice(struct ar_svg_ticks *t, double lo, double hi, int want)
+{
+	double span, raw, mag, f, top;
+
+	if (!isfinite(lo) || !isfinite(hi)) {
+		lo = 0;
+		hi = 1;
+	}
+	if (lo > hi) {
+		double x = lo;
+
+		lo = hi;
+		hi = x;
+	}
+	/* One value: a tenth of it either side (1 around zero). */
+	if (!(hi - lo > fabs(hi) * 1e-9)) {
+		double d = lo != 0 ? fabs(lo) * 0.1 : 1;
+
+		lo -= d;
+		hi += d;
+	}
+	span = hi - lo;
+	raw = span / (want > 0 ? want : 5);
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	t->step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	/* A tolerance keeps 0.3 from becoming 0.30000000000000004's tick. */
+	t->i0 = (long)floor(lo / t->step + 1e-9);
+	t->n = (long)ceil(hi / t->step - 1e-9) - t->i0;
+	if (t->n < 1)
+		t->n = 1;
+	top = fmax(fabs(ar_svg_tick(t, 0)), fabs(ar_svg_tick(t, t->n)));
+	if (top >= 1e6 || t->step < 1e-4) {
+		t->dec = -1;
+		t->sig = (int)(floor(log10(top)) - floor(log10(t->step) + 1e-9))
+		    + 1;
+		if (t->sig < 2)
+			t->sig = 2;
+		if (t->sig > 12)
+			t->sig = 12;
+	} else {
+		t->dec = t->step >= 1 ? 0 : (int)ceil(-log10(t->step) - 1e-9);
+		t->sig = 0;
+	}
+}
+
+double
+ar_svg_tick(const struct ar_svg_ticks *t, long i)
+{
+	return (double)(t->i0 + i) * t->step;
+}
+
+void
+ar_svg_tickfmt(char *b, size_t n, const struct ar_svg_ticks *t, double v)
+{
+	/* Zero is 0 whatever rounding left of it, never -0. */
+	if (fabs(v) < t->step * 1e-6)
+		v = 0;
+	if (t->dec < 0)
+		snprintf(b, n, "%.*g", v == 0 ? 1 : t->sig, v);
+	else
+		snprintf(b, n, "%.*f", t->dec, v);
+}
+
+void
+ar_svg_yticks(struct ar_svg *p, const struct ar_svg_ticks *t, double extra)
+{
+	long i;
+	char b[64];
+
+	p->ymin = ar_svg_tick(t, 0) - extra * t->step;
+	p->ymax = ar_svg_tick(t, t->n);
+	for (i = 0; i <= t->n; i++) {
+		double v = ar_svg_tick(t, i), y = ar_svg_y(p, v);
+
+		ar_svg_tickfmt(b, sizeof b, t, v);
+		fprintf(p->f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" "
+		    "y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%s</text>\n", p->l, y, p->w - p->r,
+		    y, p->l - 6, y + 4, b);
+	}
+}
+
+void
+ar_svg_xtick_at(struct ar_svg *p, double x, const char *s)
+{
+	double y = p->h - p->b;
+
+	fprintf(p->f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
+	    "stroke=\"black\"/><text x=\"%.1f\" y=\"%g\" "
+	    "text-anchor=\"middle\">", x, y, x, y + 5, x, y + 20);
+	ar_xml_put(p->f, s);
+	fputs("</text>\n", p->f);
+}
+
+void
+ar_svg_dot_faint(struct ar_svg *p, double x, double y, double r,
+    const char *fill)
+{
+	fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%g\" fill=\"%s\" "
+	    "fill-opacity=\"0.45\"/>\n", x, y, r, fill);
+}
+
+/* The length of the UTF-8 character at s, 0 when it is not one. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ?
+	    3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+void
+ar_svg_clip(char *dst, size_t n, const char *s, size_t max)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t o = 0, chars = 0;
+
+	if (!n)
+		return;
+	while (*u) {
+		size_t l = utf8_len(u);
+
+		if (chars == max || o + (l ? l : 1) + 4 > n) {
+			/* Cut: an ellipsis says so. */
+			if (o + 4 <= n) {
+				memcpy(dst + o, "\xe2\x80\xa6", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (!l) {
+			dst[o++] = '?';
+			u++;
+		} else if (l == 1) {
+			dst[o++] = *u < 0x20 || *u == 0x7f ? ' ' : (char)*u;
+			u++;
+		} else {
+			memcpy(dst + o, u, l);
+			o += l;
+			u += l;
+		}
+		chars++;
+	}
+	dst[o] = 0;
+}
+
+void
+ar_svg_label(struct ar_svg *p, double x, double y, double angle, int end,
+    const char *colour, const char *s, const char *tip)
+{
+	fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" transform=\"rotate(%g %.1f "
+	    "%.1f)\" font-size=\"10\" fill=\"%s\"%s>", x, y, angle, x, y,
+	    colour, end ? " text-anchor=\"end\"" : "");
+	if (tip) {
+		fputs("<title>", p->f);
+		ar_xml_put(p->f, tip);
+		fputs("</title>", p->f);
+	}
+	ar_xml_put(p->f, s);
+	fputs("</text>\n", p->f);
+}
+
+static const char *const curve_colour[] = { "#1f77b4", "#d62728",
+	"#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
+
+/* Text at (x, y) in colour, starting there or ending there. */
+static void
+put_at(struct ar_svg *p, double x, double y, int end, const char *colour,
+    const char *extra, const char *s)
+{
+	fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\"%s fill=\"%s\"%s>", x, y,
+	    end ? " text-anchor=\"end\"" : "", colour, extra);
+	ar_xml_put(p->f, s);
+	fputs("</text>", p->f);
+}
+
+void
+ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
+    const struct ar_svg_curve *c, size_t n, size_t more)
+{
+	struct ar_svg p;
+	struct ar_svg_ticks t;
+	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, kt, pad, right;
+	char txt[512], name[256];
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < c[i].np; j++) {
+			kmax = fmax(kmax, c[i].p[j].k);
+			ymin = fmin(ymin, c[i].p[j].lo);
+			ymax = fmax(ymax, c[i].p[j].hi);
+		}
+	/* The baseline's line at 1 is always in view. */
+	if (!metric) {
+		ymin = fmin(ymin, 1);
+		ymax = fmax(ymax, 1);
+	}
+	/* Room above and below for the labels of the knee and crosses. */
+	pad = isfinite(ymin) ? (ymax - ymin) * 0.06 : 0;
+	ar_svg_nice(&t, ymin - pad, ymax + pad, 5);
+	ar_svg_begin(&p, f, decl, 900, 440, 80, 330, 40, 60);
+	ar_svg_xlog2(&p, kmax);
+	right = p.w - p.r;
+	snprintf(txt, sizeof txt, "Scale curves: %s against k, 95%% intervals",
+	    metric ? metric : "ratio to the baseline");
+	ar_svg_title(&p, txt);
+	ar_svg_yticks(&p, &t, 0);
+	ar_svg_axes(&p);
+	for (kt = 1; kt <= kmax; kt *= 2)
+		ar_svg_xtick(&p, kt);
+	ar_svg_xlabel(&p, "k, GPUs (or CPUs) of the bundle, log scale");
+	if (metric)
+		snprintf(txt, sizeof txt, "%s (%s is better)", metric, lower ?
+		    "lower" : "higher");
+	else
+		snprintf(txt, sizeof txt, "ratio to baseline (higher is "
+		    "better)");
+	ar_svg_clip(name, sizeof name, txt, 60);
+	ar_svg_ylabel(&p, name);
+	if (!metric)
+		ar_svg_hline(&p, 1.0, "baseline");
+	for (i = 0; i < n; i++) {
+		const char *col = curve_colour[i % 8];
+		const struct ar_svg_curve *q = &c[i];
+		double top = p.t + 34 * (double)i;
+
+		/* The band, then the line, then the points. */
+		if (q->np) {
+			ar_svg_poly(&p, AR_SVG_BAND, col);
+			for (j = 0; j < q->np; j++)
+				ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+				    ar_svg_y(&p, q->p[j].hi));
+			for (j = q->np; j-- > 0;)
+				ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+				    ar_svg_y(&p, q->p[j].lo));
+			ar_svg_poly_end(&p);
+			ar_svg_poly(&p, AR_SVG_LINE, col);
+			for (j = 0; j < q->np; j++)
+				ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
+				    ar_svg_y(&p, q->p[j].y));
+			ar_svg_poly_end(&p);
+		}
+		for (j = 0; j < q->np; j++) {
+			double x = ar_svg_x(&p, q->p[j].k);
+			double y = ar_svg_y(&p, q->p[j].y);
+			/* Labels turn inward near the right edge and go
+			 * below a point near the top: never over a tick. */
+			int end = x > right - 60;
+
+			if (q->p[j].feasible) {
+				ar_svg_dot(&p, x, y, 4, col);
+			} else {
+				ar_svg_cross(&p, x, y, 10, col, 2.5, NULL);
+				put_at(&p, end ? x - 8 : x + 8, y + 18, end, col,
+				    "", "infeasible");
+				fputc('\n', p.f);
+			}
+			if (q->knee && q->p[j].k == (double)q->knee) {
+				fprintf(p.f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				    "r=\"9\" fill=\"none\" stroke=\"%s\" "
+				    "stroke-width=\"2\"/>", x, y, col);
+				put_at(&p, end ? x - 12 : x + 12, y - 12 < p.t + 12 ?
+				    y + 24 : y - 12, end, col, "", "knee");
+				fputc('\n', p.f);
+			}
+		}
+		/* The legend: the name, then workload, knee and best. */
+		fprintf(p.f, "<rect x=\"%g\" y=\"%g\" width=\"14\" height=\"4\" "
+		    "fill=\"%s\"/>", right + 16, top + 4, col);
+		ar_svg_clip(name, sizeof name, q->name ? q->name : "", 44);
+		put_at(&p, right + 36, top + 9, 0, "black", "", name);
+		ar_svg_clip(name, sizeof name, q->workload ? q->workload : "",
+		    24);
+		if (q->knee)
+			snprintf(txt, sizeof txt, "%s: knee %ld, best %ld", name,
+			    q->knee, q->best_k);
+		else
+			snprintf(txt, sizeof txt, "%s: no feasible point", name);
+		put_at(&p, right + 36, top + 23, 0, "#555", " font-size=\"11\"",
+		    txt);
+		fputc('\n', p.f);
+	}
+	if (more) {
+		snprintf(txt, sizeof txt, "and %zu more", more);
+		ar_svg_note(&p, right + 16, p.t + 34 * (double)n + 9, txt);
+	}
+	ar_svg_end(&p);
 }

@@ -80,4 +80,60 @@ void ar_svg_key(struct ar_svg *p, int kind, double y, double size,
 /* A line of text at pixel (x, y), for notes in the legend. */
 void ar_svg_note(struct ar_svg *p, double x, double y, const char *text);
 
+/* Ticks a reader can add up: n + 1 values i0 * step .. (i0 + n) * step,
+ * the step 1, 2 or 5 times a power of ten, the first at or below lo and
+ * the last at or above hi, about want steps apart. A single value or an
+ * empty range gets a span around it. Labels have as many decimals as
+ * the step needs (0, 0.5, 1.0, 1.5), or 3 significant digits and an
+ * exponent beyond 1e6 and below 1e-4. */
+struct ar_svg_ticks {
+	double step;
+	long i0, n;
+	int dec;             /* decimals; -1: %g with sig digits */
+	int sig;
+};
+void ar_svg_nice(struct ar_svg_ticks *t, double lo, double hi, int want);
+double ar_svg_tick(const struct ar_svg_ticks *t, long i);
+void ar_svg_tickfmt(char *b, size_t n, const struct ar_svg_ticks *t,
+	double v);
+/* The y scale from the first tick to the last, below by extra steps
+ * more (room for a row of failures), and a labelled grid line at each
+ * tick. */
+void ar_svg_yticks(struct ar_svg *p, const struct ar_svg_ticks *t,
+	double extra);
+/* A tick under the x axis at pixel x, labelled with text. */
+void ar_svg_xtick_at(struct ar_svg *p, double x, const char *text);
+/* A dot drawn faintly: the points that lost. */
+void ar_svg_dot_faint(struct ar_svg *p, double x, double y, double r,
+	const char *fill);
+/* Text from the data, made fit for a picture: at most max characters
+ * (an ellipsis ends what was cut), control characters as spaces, bytes
+ * that are not UTF-8 as '?'; dst holds n bytes. */
+void ar_svg_clip(char *dst, size_t n, const char *s, size_t max);
+/* A label of the data at pixel (x, y), turned by angle degrees
+ * (clockwise), starting there, or ending there when end is set; tip,
+ * if given, is the whole text, shown on hover. */
+void ar_svg_label(struct ar_svg *p, double x, double y, double angle,
+	int end, const char *colour, const char *text, const char *tip);
+
+/* Scale curves, the picture ar-curve --svg and ar-digest --html share:
+ * per curve, in one of eight colours, its 95% band, its points joined
+ * by a line, infeasible points as crosses, the knee ringed; k on a log2
+ * axis; the baseline dashed at 1 when the score is the ratio; a legend
+ * of names, each with its workload, knee and best k. */
+struct ar_svg_cpt {
+	double k, y, lo, hi;
+	int feasible;
+};
+struct ar_svg_curve {
+	const char *name, *workload;
+	const struct ar_svg_cpt *p;
+	size_t np;
+	long knee, best_k;   /* 0 when none */
+};
+/* metric: NULL for the ratio to the baseline; lower: lower is better;
+ * more: curves not drawn, said in the legend. */
+void ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
+	const struct ar_svg_curve *c, size_t n, size_t more);
+
 #endif
