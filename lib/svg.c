@@ -3,8 +3,50 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "io.h"
 #include "svg.h"
+
+/* The length of the UTF-8 character at s, 0 when it is not one. */
+static size_t
+utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ?
+	    3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Text escaped for XML, and kept XML: control characters become
+ * spaces and bytes that are not UTF-8 '?', whatever the data holds. */
+static void
+put(FILE *f, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u) {
+		size_t l = utf8_len(u);
+
+		if (l > 1) {
+			fwrite(u, 1, l, f);
+			u += l;
+			continue;
+		}
+		switch (*u) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			fputc(!l ? '?' : *u < 0x20 || *u == 0x7f ? ' ' : *u, f);
+		}
+		u++;
+	}
+}
 
 void
 ar_svg_begin(struct ar_svg *p, FILE *f, int decl, double w, double h,
@@ -69,7 +111,7 @@ static void
 text(struct ar_svg *p, const char *attrs, const char *s)
 {
 	fprintf(p->f, "<text %s>", attrs);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>", p->f);
 }
 
@@ -77,7 +119,7 @@ void
 ar_svg_title(struct ar_svg *p, const char *s)
 {
 	fprintf(p->f, "<text x=\"%g\" y=\"22\" font-size=\"15\">", p->l);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -122,7 +164,7 @@ ar_svg_xlabel(struct ar_svg *p, const char *s)
 {
 	fprintf(p->f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">",
 	    (p->l + p->w - p->r) / 2, p->h - 18);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -133,7 +175,7 @@ ar_svg_ylabel(struct ar_svg *p, const char *s)
 
 	fprintf(p->f, "<text x=\"18\" y=\"%g\" transform=\"rotate(-90 18 %g)\" "
 	    "text-anchor=\"middle\">", y, y);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -145,7 +187,7 @@ ar_svg_hline(struct ar_svg *p, double v, const char *label)
 	fprintf(p->f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" y2=\"%.1f\" "
 	    "stroke=\"black\" stroke-dasharray=\"6 4\"/><text x=\"%g\" "
 	    "y=\"%.1f\">", p->l, y, p->w - p->r, y, p->w - p->r - 60, y - 5);
-	ar_xml_put(p->f, label);
+	put(p->f, label);
 	fputs("</text>\n", p->f);
 }
 
@@ -166,7 +208,7 @@ ar_svg_cross(struct ar_svg *p, double x, double y, double size,
 	if (label) {
 		fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"%s\">", x + 8,
 		    y + 16, colour);
-		ar_xml_put(p->f, label);
+		put(p->f, label);
 		fputs("</text>", p->f);
 	}
 	fputc('\n', p->f);
@@ -180,7 +222,7 @@ ar_svg_ring(struct ar_svg *p, double x, double y, double r,
 	    "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
 	    "text-anchor=\"middle\" fill=\"%s\">", x, y, r, colour, x,
 	    y - (r + 5), colour);
-	ar_xml_put(p->f, label);
+	put(p->f, label);
 	fputs("</text>\n", p->f);
 }
 
@@ -258,7 +300,7 @@ void
 ar_svg_note(struct ar_svg *p, double x, double y, const char *s)
 {
 	fprintf(p->f, "<text x=\"%g\" y=\"%g\">", x, y);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -354,7 +396,7 @@ ar_svg_xtick_at(struct ar_svg *p, double x, const char *s)
 	fprintf(p->f, "<line x1=\"%.1f\" y1=\"%g\" x2=\"%.1f\" y2=\"%g\" "
 	    "stroke=\"black\"/><text x=\"%.1f\" y=\"%g\" "
 	    "text-anchor=\"middle\">", x, y, x, y + 5, x, y + 20);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -364,22 +406,6 @@ ar_svg_dot_faint(struct ar_svg *p, double x, double y, double r,
 {
 	fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%g\" fill=\"%s\" "
 	    "fill-opacity=\"0.45\"/>\n", x, y, r, fill);
-}
-
-/* The length of the UTF-8 character at s, 0 when it is not one. */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ?
-	    3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
 }
 
 void
@@ -426,10 +452,10 @@ ar_svg_label(struct ar_svg *p, double x, double y, double angle, int end,
 	    colour, end ? " text-anchor=\"end\"" : "");
 	if (tip) {
 		fputs("<title>", p->f);
-		ar_xml_put(p->f, tip);
+		put(p->f, tip);
 		fputs("</title>", p->f);
 	}
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>\n", p->f);
 }
 
@@ -443,7 +469,7 @@ put_at(struct ar_svg *p, double x, double y, int end, const char *colour,
 {
 	fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\"%s fill=\"%s\"%s>", x, y,
 	    end ? " text-anchor=\"end\"" : "", colour, extra);
-	ar_xml_put(p->f, s);
+	put(p->f, s);
 	fputs("</text>", p->f);
 }
 
@@ -482,7 +508,9 @@ ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 	for (kt = 1; kt <= kmax; kt *= 2)
 		ar_svg_xtick(&p, kt);
 	ar_svg_xlabel(&p, "k, GPUs (or CPUs) of the bundle, log scale");
-	if (metric)
+	if (metric && lower < 0)
+		snprintf(txt, sizeof txt, "%s", metric);
+	else if (metric)
 		snprintf(txt, sizeof txt, "%s (%s is better)", metric, lower ?
 		    "lower" : "higher");
 	else

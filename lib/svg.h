@@ -131,7 +131,8 @@ struct ar_svg_curve {
 	size_t np;
 	long knee, best_k;   /* 0 when none */
 };
-/* metric: NULL for the ratio to the baseline; lower: lower is better;
+/* metric: NULL for the ratio to the baseline; lower: lower is better
+ * (1), higher (0) or not known (-1);
  * more: curves not drawn, said in the legend. */
 void ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 	const struct ar_svg_curve *c, size_t n, size_t more);

@@ -100,8 +100,10 @@ jl() {
 	grep -q 'stroke-dasharray' "$T/c.svg"
 	[ "$(grep -c '>infeasible<' "$T/c.svg")" -eq 1 ]
 	[ "$(grep -c '>knee<' "$T/c.svg")" -eq 2 ]
-	grep -q '>c4nd1d4 decode (knee 4, best 4)<' "$T/c.svg"
-	grep -q '>c0ffee0 decode (knee 4, best 8)<' "$T/c.svg"
+	grep -q '>c4nd1d4<' "$T/c.svg"
+	grep -q '>decode: knee 4, best 4<' "$T/c.svg"
+	grep -q '>c0ffee0<' "$T/c.svg"
+	grep -q '>decode: knee 4, best 8<' "$T/c.svg"
 }
 
 @test "ar-curve --svg: at most 8 groups drawn, the legend says how many more" {
