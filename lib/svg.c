@@ -496,7 +496,9 @@ ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 	}
 	/* Room above and below for the labels of the knee and crosses. */
 	pad = isfinite(ymin) ? (ymax - ymin) * 0.06 : 0;
-	ar_svg_nice(&t, ymin - pad, ymax + pad, 5);
+	/* Scores that cannot go below zero get no ticks below it. */
+	ar_svg_nice(&t, ymin >= 0 && ymin - pad < 0 ? 0 : ymin - pad,
+	    ymax + pad, 5);
 	ar_svg_begin(&p, f, decl, 900, 440, 80, 330, 40, 60);
 	ar_svg_xlog2(&p, kmax);
 	right = p.w - p.r;

@@ -98,7 +98,8 @@ draw(FILE *f, int decl, const struct spt *pt, size_t npt, int lower,
 		ymin = 0, ymax = 1;
 	/* Room above for the labels of the kept steps. */
 	span = ymax - ymin > 0 ? ymax - ymin : fabs(ymax) * 0.1 + 1e-9;
-	ar_svg_nice(&t, ymin - span * 0.04, ymax + span * 0.3, 5);
+	ar_svg_nice(&t, ymin >= 0 && ymin - span * 0.04 < 0 ? 0 :
+	    ymin - span * 0.04, ymax + span * 0.3, 5);
 	ar_svg_begin(&p, f, decl, 900, 440, 80, 170, 40, 60);
 	ar_svg_xslots(&p, n);
 	ar_svg_yticks(&p, &t, 0.6);
