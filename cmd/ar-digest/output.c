@@ -175,12 +175,14 @@ method_title(const struct digest *dg, const char *hash, const char *wl)
 {
 	const struct results *D = &dg->D;
 	const struct item *last = NULL;
-	size_t i, j;
+	size_t i, j, hl = strlen(hash);
 
+	/* A method's key is its hash, a tab, its workload. */
 	for (i = 0; i < D->mcap; i++) {
 		const struct method *m = &D->m[i];
 
-		if (!m->hash || strcmp(m->hash, hash) || strcmp(m->wl, wl))
+		if (!m->hash || strncmp(m->hash, hash, hl) ||
+		    m->hash[hl] != '\t' || strcmp(m->wl, wl))
 			continue;
 		for (j = 0; j < m->nkp; j++)
 			if (m->kp[j].last.idea[0] && (!last ||
