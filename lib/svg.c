@@ -63,6 +63,7 @@ ar_svg_begin(struct ar_svg *p, FILE *f, int decl, double w, double h,
 	p->ymax = 1;
 	p->xlog = 0;
 	p->xn = 1;
+	p->xpad = 0;
 	if (decl)
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%g\" "
@@ -95,7 +96,8 @@ double
 ar_svg_x(const struct ar_svg *p, double v)
 {
 	if (p->xlog)
-		return p->l + (p->w - p->l - p->r) * log2(v) / p->xn;
+		return p->l + p->xpad + (p->w - p->l - p->r - 2 * p->xpad) *
+		    log2(v) / p->xn;
 	return p->l + (p->w - p->l - p->r) * (v + 0.5) / p->xn;
 }
 
@@ -473,6 +475,28 @@ put_at(struct ar_svg *p, double x, double y, int end, const char *colour,
 	fputs("</text>", p->f);
 }
 
+/* Whether a label of len characters at (x, y), ending there when end
+ * is set, keeps clear of those drawn; if so, it is taken as drawn. */
+static int
+mark_free(double (*mark)[3], size_t *n, double x, double y, int end,
+    size_t len)
+{
+	double w = 6.5 * (double)len, x0 = end ? x - w : x;
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (x0 < mark[i][1] + 4 && mark[i][0] < x0 + w + 4 &&
+		    fabs(mark[i][2] - y) < 14)
+			return 0;
+	if (*n < 64) {
+		mark[*n][0] = x0;
+		mark[*n][1] = x0 + w;
+		mark[*n][2] = y;
+		++*n;
+	}
+	return 1;
+}
+
 void
 ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
     const struct ar_svg_curve *c, size_t n, size_t more)
@@ -481,7 +505,8 @@ ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 	struct ar_svg_ticks t;
 	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, kt, pad, right;
 	char txt[512], name[256];
-	size_t i, j;
+	size_t i, j, nmark = 0;
+	double mark[64][3];  /* labels drawn: x from, x to, y */
 
 	for (i = 0; i < n; i++)
 		for (j = 0; j < c[i].np; j++) {
@@ -501,6 +526,8 @@ ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 	    ymax + pad, 5);
 	ar_svg_begin(&p, f, decl, 900, 440, 80, 330, 40, 60);
 	ar_svg_xlog2(&p, kmax);
+	/* Points and rings stay off the axes. */
+	p.xpad = 24;
 	right = p.w - p.r;
 	snprintf(txt, sizeof txt, "Scale curves: %s against k, 95%% intervals",
 	    metric ? metric : "ratio to the baseline");
@@ -550,20 +577,28 @@ ar_svg_curves(FILE *f, int decl, const char *metric, int lower,
 			 * below a point near the top: never over a tick. */
 			int end = x > right - 60;
 
+			double ly;
+
 			if (q->p[j].feasible) {
 				ar_svg_dot(&p, x, y, 4, col);
 			} else {
 				ar_svg_cross(&p, x, y, 10, col, 2.5, NULL);
-				put_at(&p, end ? x - 8 : x + 8, y + 18, end, col,
-				    "", "infeasible");
+				ly = y + 18;
+				if (mark_free(mark, &nmark, end ? x - 8 : x + 8, ly,
+				    end, 10))
+					put_at(&p, end ? x - 8 : x + 8, ly, end,
+					    col, "", "infeasible");
 				fputc('\n', p.f);
 			}
 			if (q->knee && q->p[j].k == (double)q->knee) {
 				fprintf(p.f, "<circle cx=\"%.1f\" cy=\"%.1f\" "
 				    "r=\"9\" fill=\"none\" stroke=\"%s\" "
 				    "stroke-width=\"2\"/>", x, y, col);
-				put_at(&p, end ? x - 12 : x + 12, y - 12 < p.t + 12 ?
-				    y + 24 : y - 12, end, col, "", "knee");
+				ly = y - 12 < p.t + 12 ? y + 24 : y - 12;
+				if (mark_free(mark, &nmark, end ? x - 12 : x + 12,
+				    ly, end, 4))
+					put_at(&p, end ? x - 12 : x + 12, ly, end,
+					    col, "", "knee");
 				fputc('\n', p.f);
 			}
 		}

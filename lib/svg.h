@@ -17,6 +17,7 @@ struct ar_svg {
 	double ymin, ymax;   /* the y scale: linear */
 	int xlog;            /* x: log2 of a value, else the slot of an index */
 	double xn;           /* the slots; or log2 of the largest value */
+	double xpad;         /* log2 x: pixels kept free at either end */
 };
 
 /* Starts a picture w by h with the plot inside the margins l, r, t, b,
