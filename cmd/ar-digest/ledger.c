@@ -500,11 +500,12 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			p->id = D->ids.len;
 			ar_buf_add(&D->ids, it.id, strlen(it.id) + 1);
 			/* A keep's description follows its id: the picture
-			 * labels kept steps with it. */
+			 * labels kept steps with it: the idea's title, else
+			 * its id, else the method's label. */
 			if (it.v == V_KEEP) {
 				const char *d = idea_title(dg, it.idea);
 
-				d = d ? d : it.label;
+				d = d ? d : it.idea[0] ? it.idea : it.label;
 				ar_buf_add(&D->ids, d, strlen(d));
 			}
 			ar_buf_addc(&D->ids, 0);

@@ -168,8 +168,9 @@ out_close(FILE *f, const char *path, char *tmp)
 		ar_die(ar_errno_exit(errno), "%s:", path);
 }
 
-/* The idea title of the method with this hash on this workload: of its
- * latest result that names an idea; NULL when none. */
+/* The name of the method with this hash on this workload: the title of
+ * the idea its latest result names, else that idea's id; NULL when no
+ * result names one. */
 static const char *
 method_title(const struct digest *dg, const char *hash, const char *wl)
 {
@@ -189,7 +190,10 @@ method_title(const struct digest *dg, const char *hash, const char *wl)
 			    strcmp(m->kp[j].last.id, last->id) > 0))
 				last = &m->kp[j].last;
 	}
-	return last ? idea_title(dg, last->idea) : NULL;
+	if (!last)
+		return NULL;
+	return idea_title(dg, last->idea) ? idea_title(dg, last->idea) :
+	    last->idea;
 }
 
 /* A curve to draw: its object, its best score, where it was read. */
@@ -212,7 +216,7 @@ cmp_pick(const void *a, const void *b)
 
 /* The scale curves read with -c, drawn: the 8 with the best scores
  * (as read, for a metric whose direction the curves do not say), each
- * named by its idea's title, else its label. */
+ * named by its idea's title or id, else its label. */
 static void
 html_curves(const struct digest *dg, FILE *f)
 {
