@@ -513,3 +513,31 @@ EOF2
 	run --separate-stderr -0 ar-digest -l "$FIX/export.tsv" --html "$T/q.html"
 	[ "$(grep -c '<svg' "$T/q.html")" -eq 1 ]
 }
+
+@test "ar-digest -F pi --svg: nice ticks for negative values and for a single run" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	yticks() {
+		grep 'stroke="#ddd"' "$1" | sed 's/.*">\(.*\)<\/text>/\1/' | paste -sd ' '
+	}
+	{
+		echo '{"type":"config","name":"neg","metricName":"score","bestDirection":"higher"}'
+		echo '{"run":1,"commit":"a1","metric":-3.2,"status":"keep","description":"baseline"}'
+		echo '{"run":2,"commit":"a2","metric":-2.5,"status":"keep","description":"less negative"}'
+		echo '{"run":3,"commit":"a3","metric":-2.9,"status":"discard","description":"worse"}'
+		echo '{"run":4,"commit":"a4","metric":-1.1,"status":"keep","description":"best"}'
+	} > "$T/neg.jsonl"
+	run --separate-stderr -0 ar-digest -F pi "$T/neg.jsonl" --svg "$T/n.svg"
+	xmllint --noout "$T/n.svg"
+	[ "$(yticks "$T/n.svg")" = "-4 -3 -2 -1 0" ]
+	grep -q '>score (higher is better)</text>' "$T/n.svg"
+	grep -q '>less negative</text>' "$T/n.svg"
+	{
+		echo '{"type":"config","name":"one","metricName":"score","bestDirection":"higher"}'
+		echo '{"run":1,"commit":"a1","metric":7.5,"status":"keep","description":"only"}'
+	} > "$T/one.jsonl"
+	run --separate-stderr -0 ar-digest -F pi "$T/one.jsonl" --svg "$T/o.svg"
+	xmllint --noout "$T/o.svg"
+	[ "$(yticks "$T/o.svg")" = "6.5 7.0 7.5 8.0 8.5" ]
+	grep -q '>run, in log order (1 run, 1 kept)</text>' "$T/o.svg"
+}

@@ -96,8 +96,9 @@ draw(FILE *f, int decl, const struct spt *pt, size_t npt, int lower,
 	}
 	if (!isfinite(ymin))
 		ymin = 0, ymax = 1;
-	/* Room above for the labels of the kept steps. */
-	span = ymax - ymin > 0 ? ymax - ymin : fabs(ymax) * 0.1 + 1e-9;
+	/* Room above for the labels of the kept steps; one value alone
+	 * gets the span ar_svg_nice gives it. */
+	span = ymax - ymin;
 	ar_svg_nice(&t, ymin >= 0 && ymin - span * 0.04 < 0 ? 0 :
 	    ymin - span * 0.04, ymax + span * 0.3, 5);
 	ar_svg_begin(&p, f, decl, 900, 440, 80, 170, 40, 60);
@@ -229,8 +230,8 @@ staircase(const struct results *D, FILE *f, int decl)
 		pt[i].desc = id + strlen(id) + 1;
 		keeps += pt[i].cls == 0;
 	}
-	snprintf(xl, sizeof xl, "result, in id order (%zu results, %zu kept)",
-	    D->npt, keeps);
+	snprintf(xl, sizeof xl, "result, in id order (%zu result%s, %zu "
+	    "kept)", D->npt, D->npt == 1 ? "" : "s", keeps);
 	draw(f, decl, pt, D->npt, 0, 1, "Progress: ratio to the baseline by "
 	    "result, running best of keeps", "ratio to baseline (higher is "
 	    "better)", xl, "discard, equivalent,",
@@ -261,8 +262,8 @@ staircase_log(const struct logsum *G, FILE *f, int decl)
 	    "keeps", G->metric);
 	snprintf(yl, sizeof yl, "%s (%s is better)", G->metric, G->lower ?
 	    "lower" : "higher");
-	snprintf(xl, sizeof xl, "run, in log order (%zu runs, %zu kept)",
-	    imp->nrow, G->n[L_KEEP]);
+	snprintf(xl, sizeof xl, "run, in log order (%zu run%s, %zu kept)",
+	    imp->nrow, imp->nrow == 1 ? "" : "s", G->n[L_KEEP]);
 	draw(f, decl, pt, imp->nrow, G->lower, 0, title, yl, xl,
 	    "discard, other", "(faint)", "crash");
 	free(pt);
