@@ -508,7 +508,7 @@ EOF2
 	    "$(grep -n -m1 'Scale curves: ratio' "$T/p.html" | cut -d: -f1)" ]
 	[ "$(grep -n -m1 '<h2>Summary</h2>' "$T/p.html" | cut -d: -f1)" -gt \
 	    "$(grep -n -m1 '<th>label</th><th>workload</th><th>device</th><th>knee</th>' "$T/p.html" | cut -d: -f1)" ]
-	grep -q '<tr><th>rows</th><td>15</td><th>taken</th><td>13</td><th>flagged_unsigned</th><td>1</td></tr>' "$T/p.html"
+	grep -q '<tr><th>rows</th><td>15</td><th>taken</th><td>13</td><th>flagged unsigned</th><td>1</td></tr>' "$T/p.html"
 	# Without -c, no curves are drawn.
 	run --separate-stderr -0 ar-digest -l "$FIX/export.tsv" --html "$T/q.html"
 	[ "$(grep -c '<svg' "$T/q.html")" -eq 1 ]

@@ -289,18 +289,24 @@ html_curves(const struct digest *dg, FILE *f)
 	free(pk);
 }
 
-/* A section of items and values: three pairs a row, a compact table. */
+/* A section of items and values: three pairs a row, a compact table;
+ * the items read as words (first_started: first started). */
 static void
 html_kv(const struct sect *s, FILE *f)
 {
-	size_t k;
+	char item[TXT];
+	size_t k, i;
 
 	fputs("<table class=\"kv\">\n", f);
 	for (k = 0; k < s->nrow; k++) {
 		if (k % 3 == 0)
 			fputs("<tr>", f);
 		fputs("<th>", f);
-		ar_xml_put(f, s->cell[k * 2]);
+		cpy(item, sizeof item, s->cell[k * 2]);
+		for (i = 0; item[i]; i++)
+			if (item[i] == '_')
+				item[i] = ' ';
+		ar_xml_put(f, item);
 		fputs("</th><td>", f);
 		ar_xml_put(f, s->cell[k * 2 + 1]);
 		fputs("</td>", f);
