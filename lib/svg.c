@@ -136,21 +136,6 @@ ar_svg_axes(struct ar_svg *p)
 }
 
 void
-ar_svg_ygrid(struct ar_svg *p, double lo, double span, int n, int digits)
-{
-	int i;
-
-	for (i = 0; i <= n; i++) {
-		double v = lo + span * (double)i / n, y = ar_svg_y(p, v);
-
-		fprintf(p->f, "<line x1=\"%g\" y1=\"%.1f\" x2=\"%g\" "
-		    "y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%g\" y=\"%.1f\" "
-		    "text-anchor=\"end\">%.*g</text>\n", p->l, y, p->w - p->r,
-		    y, p->l - 6, y + 4, digits, v);
-	}
-}
-
-void
 ar_svg_xtick(struct ar_svg *p, double v)
 {
 	double x = ar_svg_x(p, v), y = p->h - p->b;
@@ -214,18 +199,6 @@ ar_svg_cross(struct ar_svg *p, double x, double y, double size,
 		fputs("</text>", p->f);
 	}
 	fputc('\n', p->f);
-}
-
-void
-ar_svg_ring(struct ar_svg *p, double x, double y, double r,
-    const char *colour, const char *label)
-{
-	fprintf(p->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%g\" fill=\"none\" "
-	    "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
-	    "text-anchor=\"middle\" fill=\"%s\">", x, y, r, colour, x,
-	    y - (r + 5), colour);
-	put(p->f, label);
-	fputs("</text>\n", p->f);
 }
 
 void

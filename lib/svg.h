@@ -1,9 +1,11 @@
 /* svg.h: the drawing ar-curve --svg and ar-digest --svg and --html share:
- * one plot in a picture, its axes, ticks and grid lines, lines and
- * bands, markers and a legend right of the plot, all text escaped. Every
- * call writes whole elements and ends its line. Points of the data are
- * written to 0.1 pixel, the fixed parts of the layout as %g; the same
- * calls always write the same bytes. */
+ * one plot in a picture, its axes, ticks at 1-2-5 steps and grid lines,
+ * lines and bands, markers, labels and a legend right of the plot, all
+ * text escaped and kept XML; and the scale-curve picture whole, so that
+ * both programs draw it one way. Every call writes whole elements and
+ * ends its line. Points of the data are written to 0.1 pixel, the fixed
+ * parts of the layout as %g; the same calls always write the same
+ * bytes. */
 #ifndef AR_SVG_H
 #define AR_SVG_H
 
@@ -39,10 +41,6 @@ double ar_svg_y(const struct ar_svg *p, double v);
 void ar_svg_title(struct ar_svg *p, const char *text);
 /* The two axes, left and bottom. */
 void ar_svg_axes(struct ar_svg *p);
-/* n + 1 grid lines across the plot at lo + span * i / n, each labelled
- * on the left with digits significant digits. */
-void ar_svg_ygrid(struct ar_svg *p, double lo, double span, int n,
-	int digits);
 /* A tick under the x axis at value v, labelled with it. */
 void ar_svg_xtick(struct ar_svg *p, double v);
 /* The names of the axes: under the x axis; turned, left of the y axis. */
@@ -52,14 +50,11 @@ void ar_svg_ylabel(struct ar_svg *p, const char *text);
 void ar_svg_hline(struct ar_svg *p, double v, const char *label);
 
 /* Markers at pixel (x, y): a filled dot of radius r; a cross size wide,
- * with a label at its lower right if one is given; a ring of radius r,
- * labelled above. */
+ * with a label at its lower right if one is given. */
 void ar_svg_dot(struct ar_svg *p, double x, double y, double r,
 	const char *fill);
 void ar_svg_cross(struct ar_svg *p, double x, double y, double size,
 	const char *colour, double width, const char *label);
-void ar_svg_ring(struct ar_svg *p, double x, double y, double r,
-	const char *colour, const char *label);
 
 /* A line (polyline, 2 pixels wide) or a band (polygon, filled at 15%)
  * through points given one by one; ar_svg_poly_end closes it after the
