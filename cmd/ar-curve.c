@@ -1024,112 +1024,38 @@ text_group(const struct view *g)
 
 /* ---- SVG ---- */
 
-static const char *const colour[] = { "#1f77b4", "#d62728", "#2ca02c",
-	"#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2" };
-
-/* The curves of the first 8 groups against k on a log scale, each with
- * its band of intervals, its points (a cross where infeasible) and its
- * knee; the legend names them. */
+/* The curves of the first 8 groups, drawn by lib/svg; the legend names
+ * each by its label. */
 static void
 svg(const char *path, struct view *g, size_t ng)
 {
-	struct ar_svg p;
-	double kmax = 1, ymin = INFINITY, ymax = -INFINITY, kt;
-	char *tmp, txt[256];
+	struct ar_svg_curve c[8];
+	struct ar_svg_cpt *pt[8];
+	char *tmp;
 	FILE *f = ar_out_open(path, &tmp);
 	size_t i, j, shown = ng < 8 ? ng : 8;
 
 	if (!f)
 		ar_die(ar_errno_exit(errno), "%s:", path);
-	for (i = 0; i < shown; i++)
-		for (j = 0; j < g[i].np; j++) {
-			if (g[i].p[j].k > kmax)
-				kmax = g[i].p[j].k;
-			if (g[i].p[j].lo < ymin)
-				ymin = g[i].p[j].lo;
-			if (g[i].p[j].hi > ymax)
-				ymax = g[i].p[j].hi;
-		}
-	if (!O.metric) {
-		/* The baseline's line at 1 is always in view. */
-		if (ymin > 1)
-			ymin = 1;
-		if (ymax < 1)
-			ymax = 1;
-	}
-	if (!isfinite(ymin)) {
-		ymin = 0;
-		ymax = 1;
-	}
-	{
-		double pad = (ymax - ymin) * 0.08 + 1e-9;
-
-		ymin -= pad;
-		ymax += pad;
-	}
-	ar_svg_begin(&p, f, 1, 900, 440, 70, 330, 40, 60);
-	p.ymin = ymin;
-	p.ymax = ymax;
-	ar_svg_xlog2(&p, kmax);
-	snprintf(txt, sizeof txt, "%s against k (log scale), 95%% intervals",
-	    O.metric ? O.metric : "ratio to the baseline");
-	ar_svg_title(&p, txt);
-	/* Axes, k ticks at powers of two, five score ticks. */
-	ar_svg_axes(&p);
-	for (kt = 1; kt <= kmax; kt *= 2)
-		ar_svg_xtick(&p, kt);
-	ar_svg_xlabel(&p, "k (GPUs or CPUs of the bundle)");
-	ar_svg_ygrid(&p, ymin, ymax - ymin, 4, 3);
-	if (!O.metric)
-		ar_svg_hline(&p, 1.0, "baseline");
 	for (i = 0; i < shown; i++) {
-		const char *c = colour[i % 8];
-		struct view *q = &g[i];
-
-		if (!q->np)
-			continue;
-		/* The CI band, then the line, then the points. */
-		ar_svg_poly(&p, AR_SVG_BAND, c);
-		for (j = 0; j < q->np; j++)
-			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
-			    ar_svg_y(&p, q->p[j].hi));
-		for (j = q->np; j-- > 0;)
-			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
-			    ar_svg_y(&p, q->p[j].lo));
-		ar_svg_poly_end(&p);
-		ar_svg_poly(&p, AR_SVG_LINE, c);
-		for (j = 0; j < q->np; j++)
-			ar_svg_point(&p, ar_svg_x(&p, q->p[j].k),
-			    ar_svg_y(&p, q->p[j].y));
-		ar_svg_poly_end(&p);
-		for (j = 0; j < q->np; j++) {
-			double x = ar_svg_x(&p, q->p[j].k);
-			double y = ar_svg_y(&p, q->p[j].y);
-
-			if (q->p[j].feasible)
-				ar_svg_dot(&p, x, y, 4, c);
-			else
-				ar_svg_cross(&p, x, y, 10, c, 2.5,
-				    "infeasible");
-			if (q->has_best && q->p[j].k == q->knee)
-				ar_svg_ring(&p, x, y, 9, c, "knee");
+		pt[i] = ar_xcalloc(g[i].np + 1, sizeof *pt[i]);
+		for (j = 0; j < g[i].np; j++) {
+			pt[i][j].k = g[i].p[j].k;
+			pt[i][j].y = g[i].p[j].y;
+			pt[i][j].lo = g[i].p[j].lo;
+			pt[i][j].hi = g[i].p[j].hi;
+			pt[i][j].feasible = g[i].p[j].feasible;
 		}
-		if (q->has_best)
-			snprintf(txt, sizeof txt, "%s %s (knee %ld, best %ld)",
-			    q->label, q->workload, q->knee,
-			    q->best_k);
-		else
-			snprintf(txt, sizeof txt, "%s %s", q->label,
-			    q->workload);
-		ar_svg_key(&p, AR_SVG_KEY_SWATCH, 20 * (double)i, 0, c, txt,
-		    NULL);
+		c[i].name = g[i].label;
+		c[i].workload = g[i].workload;
+		c[i].p = pt[i];
+		c[i].np = g[i].np;
+		c[i].knee = g[i].has_best ? g[i].knee : 0;
+		c[i].best_k = g[i].has_best ? g[i].best_k : 0;
 	}
-	if (ng > shown) {
-		snprintf(txt, sizeof txt, "and %zu more", ng - shown);
-		ar_svg_note(&p, p.w - p.r + 16, p.t + 20 * (double)shown + 9,
-		    txt);
-	}
-	ar_svg_end(&p);
+	ar_svg_curves(f, 1, O.metric, O.lower, c, shown, ng - shown);
+	for (i = 0; i < shown; i++)
+		free(pt[i]);
 	if (ar_out_close(f, path, tmp) < 0)
 		ar_die(ar_errno_exit(errno), "%s:", path);
 }

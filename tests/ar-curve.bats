@@ -100,8 +100,10 @@ jl() {
 	grep -q 'stroke-dasharray' "$T/c.svg"
 	[ "$(grep -c '>infeasible<' "$T/c.svg")" -eq 1 ]
 	[ "$(grep -c '>knee<' "$T/c.svg")" -eq 2 ]
-	grep -q '>c4nd1d4 decode (knee 4, best 4)<' "$T/c.svg"
-	grep -q '>c0ffee0 decode (knee 4, best 8)<' "$T/c.svg"
+	grep -q '>c4nd1d4<' "$T/c.svg"
+	grep -q '>decode: knee 4, best 4<' "$T/c.svg"
+	grep -q '>c0ffee0<' "$T/c.svg"
+	grep -q '>decode: knee 4, best 8<' "$T/c.svg"
 }
 
 @test "ar-curve --svg: at most 8 groups drawn, the legend says how many more" {
@@ -477,4 +479,74 @@ h2	cBbbbbb	w	cuda	ratio	8	predicted	2.0625	1.68221	2.44279				amdahl	0.466667	0.
 	run --separate-stderr -0 ar-curve -f jsonl "$T/tab.tsv"
 	[ "$(jl '[.method, .workload, .label, .points[0].id]')" = '["m","x\tw","c1","b"]
 ["m\tx","w","c0","a"]' ]
+}
+
+# Issue 18, the pictures: ticks a reader can add up, a y-axis label that
+# says which way is better, text from the data escaped.
+
+# mticks V...: one method's metric x at k 1, 2, 4, ... (no interval);
+# prints the labels of the y grid and the y-axis label.
+mticks() {
+	local k=1 v
+	printf 'id\tsigned\tverified\tmethod.hash\tworkload\tdevice\tshape.k\tverdict\tmetrics.x.median\n' > "$T/m.tsv"
+	for v in "$@"; do
+		printf 'r%s\tyes\tyes\tm\tw\tcuda\t%s\tkeep\t%s\n' "$k" "$k" "$v" >> "$T/m.tsv"
+		k=$((k * 2))
+	done
+	ar-curve -m x ${LOWER:+-l} --svg "$T/m.svg" "$T/m.tsv" > /dev/null
+	xmllint --noout "$T/m.svg"
+	grep 'stroke="#ddd"' "$T/m.svg" | sed 's/.*">\(.*\)<\/text>/\1/' | paste -sd ' '
+	grep -o 'rotate(-90 [^>]*>[^<]*' "$T/m.svg" | sed 's/.*>//'
+}
+
+@test "ar-curve --svg: y ticks at 1, 2 or 5 times a power of ten, for tiny, huge and single values" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	run -0 mticks 0.9 1.3
+	[ "${lines[0]}" = "0.8 0.9 1.0 1.1 1.2 1.3 1.4" ]
+	[ "${lines[1]}" = "x (higher is better)" ]
+	run -0 mticks 0.127 2.77 5.42
+	[ "${lines[0]}" = "0 2 4 6" ]
+	run -0 mticks 1.2e-7 3.1e-7
+	[ "${lines[0]}" = "1e-07 1.5e-07 2e-07 2.5e-07 3e-07 3.5e-07" ]
+	run -0 mticks 2.1e9 8.3e9
+	[ "${lines[0]}" = "0 2e+09 4e+09 6e+09 8e+09 1e+10" ]
+	run -0 mticks 123456 123789
+	[ "${lines[0]}" = "123400 123500 123600 123700 123800 123900" ]
+	# A single point: a span around it, still nice.
+	run -0 mticks 5
+	[ "${lines[0]}" = "4.4 4.6 4.8 5.0 5.2 5.4 5.6" ]
+	LOWER=1 run -0 mticks 5 4
+	[ "${lines[1]}" = "x (lower is better)" ]
+}
+
+@test "ar-curve --svg: the ratio's axis is labelled, higher is better; the baseline tick is 1.0" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	run -0 ar-curve --svg "$T/c.svg" "$FIX/seed.tsv"
+	xmllint --noout "$T/c.svg"
+	grep -q '>ratio to baseline (higher is better)</text>' "$T/c.svg"
+	grep -q 'text-anchor="end">1.0</text>' "$T/c.svg"
+	grep -q '>k, GPUs (or CPUs) of the bundle, log scale</text>' "$T/c.svg"
+	# Same input, same bytes.
+	ar-curve --svg "$T/d.svg" "$FIX/seed.tsv" > /dev/null
+	cmp "$T/c.svg" "$T/d.svg"
+}
+
+@test "ar-curve --svg: hostile names are escaped, the picture stays XML" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	{
+		echo "$H"
+		row a1 1 1.0
+		row a2 2 1.4
+	} | sed 's/c0ffee0000/<scrip/; s/decode/]]><script>alert(1)<\/script>\&/' > "$T/evil.tsv"
+	# A control character in a name: a space in the picture.
+	printf 'a3\tyes\tyes\tabc123\t<scrip\tx\001y\tcuda\t1\tkeep\ttrue\tfalse\t1.1\t1.0\t1.2\t40\n' >> "$T/evil.tsv"
+	run -0 ar-curve --svg "$T/e.svg" "$T/evil.tsv"
+	xmllint --noout "$T/e.svg"
+	[ "$(grep -ci '<script' "$T/e.svg")" -eq 0 ]
+	[ "$(grep -c ']]>' "$T/e.svg")" -eq 0 ]
+	grep -q '>&lt;scrip<' "$T/e.svg"
+	grep -q '&lt;script&gt;' "$T/e.svg"
 }

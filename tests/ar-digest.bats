@@ -508,4 +508,109 @@ Each session of the log by its own metric; the chart shows the last.
 	[ "$(ar_ledger_like crash-zero.jsonl pi)" = "1 crash
 1 discard
 2 keep" ]
+
+# Issue 18, the pictures: kept steps labelled with what was kept, the
+# others faint at their own value, x ticks, the scale curves drawn in the
+# HTML page and named by idea title, the summary compact; text from the
+# data (idea titles, descriptions) escaped everywhere.
+
+@test "ar-digest --svg: kept steps labelled with their descriptions, discards faint at their value, x ticks" {
+	run --separate-stderr -0 ar-digest -F autoresearch "$FIX/results.tsv" --svg "$T/s.svg"
+	xmllint --noout "$T/s.svg"
+	grep -q '>val_bpb (lower is better)</text>' "$T/s.svg"
+	# Each step of the running best, labelled; long ones cut, whole on hover.
+	grep -q '>baseline</text>' "$T/s.svg"
+	grep -q '>increase LR to 0.04</text>' "$T/s.svg"
+	grep -q '>warmdown ratio 0.5 -&gt; 0.6</text>' "$T/s.svg"
+	grep -q '<title>muon momentum 0.95 with nesterov</title>muon momentum 0.95 with nest…</text>' "$T/s.svg"
+	[ "$(grep -c 'rotate(-30 \|rotate(30 ' "$T/s.svg")" -eq 4 ]
+	# Three discards, faint; none on the baseline's row.
+	[ "$(grep -c 'fill-opacity="0.45"' "$T/s.svg")" -eq 3 ]
+	# Runs numbered under the x axis.
+	for n in 1 2 8; do
+		grep -q "text-anchor=\"middle\">$n</text>" "$T/s.svg"
+	done
+}
+
+@test "ar-digest --svg --html: titles from agents are escaped; the HTML runs no script from the data" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	spools
+	export AR_NOW=2026-11-26T12:00:00Z
+	evil='<script>alert(1)</script> ]]> & "q"'
+	jq -cn --arg t "$evil" '{id: "i-evil", title: $t, category: "x", created: "2026-11-20T09:00:10Z"}' \
+	    > "$T/ideas/new/1000001-20261120T090010.000000Z-0000000000000010-i-evil"
+	tab=$(printf '\t')
+	cat > "$T/e.tsv" <<EOF2
+id${tab}signed${tab}verified${tab}verdict${tab}method.hash${tab}method.commit${tab}workload${tab}shape.k${tab}ratio.median${tab}idea
+r1${tab}yes${tab}yes${tab}discard${tab}h1${tab}c1${tab}w${tab}1${tab}0.9${tab}
+r2${tab}yes${tab}yes${tab}keep${tab}h3${tab}c0ffee0${tab}w${tab}1${tab}1.2${tab}i-evil
+r3${tab}yes${tab}yes${tab}keep${tab}h3${tab}c0ffee0${tab}w${tab}2${tab}1.5${tab}i-evil
+EOF2
+	printf '%s\n' '{"method":"h3","label":"c0ffee0","workload":"w","device":"cuda","score":"ratio","points":[{"k":1,"score":1.2,"ci_lo":1.1,"ci_hi":1.3,"feasible":true},{"k":2,"score":1.5,"ci_lo":1.4,"ci_hi":1.6,"feasible":true}],"knee":2,"best_k":2,"best_score":1.5}' \
+	    '{"method":"h9","label":"<script>x","workload":"]]><script>","device":"cuda","score":"ratio","points":[{"k":1,"score":1.0,"ci_lo":0.9,"ci_hi":1.1,"feasible":false}],"knee":null,"best_k":null}' > "$T/c.jsonl"
+	run --separate-stderr -0 ar-digest -l "$T/e.tsv" -i "$T/ideas" -c "$T/c.jsonl" --svg "$T/s.svg" --html "$T/p.html"
+	xmllint --noout "$T/s.svg"
+	xmllint --noout "$T/p.html"
+	for f in "$T/s.svg" "$T/p.html"; do
+		[ "$(grep -ci '<script' "$f")" -eq 0 ]
+		[ "$(grep -c ']]>' "$f")" -eq 0 ]
+		grep -q '&lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &quot;q&quot;' "$f"
+	done
+	# The kept step is labelled with the idea's title, cut to 28
+	# characters.
+	grep -q '>&lt;script&gt;alert(1)&lt;/script&gt; ]]…</text>' "$T/s.svg"
+	# In the curves, the method is named by its idea's title.
+	grep -q '<text x="[0-9.]*" y="[0-9.]*" fill="black">&lt;script&gt;alert(1)&lt;/script&gt; ]]&gt; &amp; &quot;q&quot;</text>' "$T/p.html"
+	grep -q '>&lt;script&gt;x</text>' "$T/p.html"
+}
+
+@test "ar-digest --html: the scale curves drawn above their table, the summary compact" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	run --separate-stderr -0 ar-digest -l "$FIX/export.tsv" -c "$FIX/curves.jsonl" --html "$T/p.html"
+	xmllint --noout "$T/p.html"
+	[ "$(grep -c '<svg' "$T/p.html")" -eq 2 ]
+	[ "$(grep -c '<h2>Scale curves</h2>' "$T/p.html")" -eq 1 ]
+	grep -q '>Scale curves: ratio to the baseline against k, 95% intervals</text>' "$T/p.html"
+	grep -q '>ratio to baseline (higher is better)</text>' "$T/p.html"
+	grep -q '>knee</text>' "$T/p.html"
+	grep -q '>decode: knee 4, best 4</text>' "$T/p.html"
+	# The picture, then its table, then the summary.
+	[ "$(grep -n -m1 '<th>label</th><th>workload</th><th>device</th><th>knee</th>' "$T/p.html" | cut -d: -f1)" -gt \
+	    "$(grep -n -m1 'Scale curves: ratio' "$T/p.html" | cut -d: -f1)" ]
+	[ "$(grep -n -m1 '<h2>Summary</h2>' "$T/p.html" | cut -d: -f1)" -gt \
+	    "$(grep -n -m1 '<th>label</th><th>workload</th><th>device</th><th>knee</th>' "$T/p.html" | cut -d: -f1)" ]
+	grep -q '<tr><th>rows</th><td>15</td><th>taken</th><td>13</td><th>flagged unsigned</th><td>1</td></tr>' "$T/p.html"
+	# Without -c, no curves are drawn.
+	run --separate-stderr -0 ar-digest -l "$FIX/export.tsv" --html "$T/q.html"
+	[ "$(grep -c '<svg' "$T/q.html")" -eq 1 ]
+}
+
+@test "ar-digest -F pi --svg: nice ticks for negative values and for a single run" {
+	command -v xmllint >/dev/null 2>&1 ||
+	    skip "xmllint (libxml2-utils) is not installed"
+	yticks() {
+		grep 'stroke="#ddd"' "$1" | sed 's/.*">\(.*\)<\/text>/\1/' | paste -sd ' '
+	}
+	{
+		echo '{"type":"config","name":"neg","metricName":"score","bestDirection":"higher"}'
+		echo '{"run":1,"commit":"a1","metric":-3.2,"status":"keep","description":"baseline"}'
+		echo '{"run":2,"commit":"a2","metric":-2.5,"status":"keep","description":"less negative"}'
+		echo '{"run":3,"commit":"a3","metric":-2.9,"status":"discard","description":"worse"}'
+		echo '{"run":4,"commit":"a4","metric":-1.1,"status":"keep","description":"best"}'
+	} > "$T/neg.jsonl"
+	run --separate-stderr -0 ar-digest -F pi "$T/neg.jsonl" --svg "$T/n.svg"
+	xmllint --noout "$T/n.svg"
+	[ "$(yticks "$T/n.svg")" = "-4 -3 -2 -1 0" ]
+	grep -q '>score (higher is better)</text>' "$T/n.svg"
+	grep -q '>less negative</text>' "$T/n.svg"
+	{
+		echo '{"type":"config","name":"one","metricName":"score","bestDirection":"higher"}'
+		echo '{"run":1,"commit":"a1","metric":7.5,"status":"keep","description":"only"}'
+	} > "$T/one.jsonl"
+	run --separate-stderr -0 ar-digest -F pi "$T/one.jsonl" --svg "$T/o.svg"
+	xmllint --noout "$T/o.svg"
+	[ "$(yticks "$T/o.svg")" = "6.5 7.0 7.5 8.0 8.5" ]
+	grep -q '>run, in log order (1 run, 1 kept)</text>' "$T/o.svg"
 }

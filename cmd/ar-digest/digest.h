@@ -19,6 +19,7 @@
 #include "hmap.h"
 #include "id.h"
 #include "imports.h"
+#include "json.h"
 #include "manifest.h"
 #include "stats.h"
 
@@ -67,7 +68,8 @@ struct method {
 };
 
 struct point {           /* one staircase point, only for --svg/--html */
-	size_t id;           /* offset of the id in the arena */
+	size_t id;           /* offset of the id in the arena; after its NUL,
+	                      * a keep's idea title or label, NUL */
 	const char *idp;     /* the id, once the arena is complete */
 	float r;
 	unsigned char cls;   /* 0 keep, 1 other verdict, 2 failure */
@@ -185,6 +187,7 @@ struct digest {
 	struct tallies cat, src;
 	long long now_s;     /* AR_NOW, or the clock */
 	struct logsum G;
+	json_t *curves;      /* the curves read (-c), for --html to draw */
 	struct sect S[NSECT];
 	char stale_note[128];
 	size_t nsect;

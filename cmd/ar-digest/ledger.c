@@ -499,6 +499,16 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			p = &D->pt[D->npt++];
 			p->id = D->ids.len;
 			ar_buf_add(&D->ids, it.id, strlen(it.id) + 1);
+			/* A keep's description follows its id: the picture
+			 * labels kept steps with it: the idea's title, else
+			 * its id, else the method's label. */
+			if (it.v == V_KEEP) {
+				const char *d = idea_title(dg, it.idea);
+
+				d = d ? d : it.idea[0] ? it.idea : it.label;
+				ar_buf_add(&D->ids, d, strlen(d));
+			}
+			ar_buf_addc(&D->ids, 0);
 			p->r = has_r ? (float)it.r : NAN;
 			p->cls = it.v == V_KEEP ? 0 : it.v == V_CRASH ||
 			    it.v == V_TIMEOUT || it.v == V_INVALID || !has_r ? 2 : 1;

@@ -50,6 +50,7 @@ free_digest(struct digest *dg)
 	free(dg->idea);
 	free(D->rsd);
 	free(D->pt);
+	json_decref(dg->curves);
 	ar_buf_free(&D->ids);
 	for (i = 0; i < dg->cat.n; i++)
 		free(dg->cat.a[i].key);

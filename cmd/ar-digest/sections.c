@@ -194,8 +194,10 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The curves as rows of s; each curve's object also into keep, if any,
+ * for the HTML page to draw. */
 static void
-read_curves(const char *path, struct sect *s)
+read_curves(const char *path, struct sect *s, json_t *keep)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	struct ar_buf b = {0};
@@ -233,6 +235,8 @@ read_curves(const char *path, struct sect *s)
 		row(s, label, ar_json_str(o, "workload") ? ar_json_str(o,
 		    "workload") : "", ar_json_str(o, "device") ? ar_json_str(o,
 		    "device") : "", x, y, z, model ? model : "");
+		if (keep)
+			json_array_append(keep, o);
 		json_decref(o);
 	}
 	if (f != stdin)
@@ -444,7 +448,9 @@ build(struct digest *dg, const char *curves)
 		s = sect(dg, "curves", "Scale curves", "sssiins", "label",
 		    "workload", "device", "knee", "best_k", "best_score", "model",
 		    NULL);
-		read_curves(curves, s);
+		if (D->want_points)
+			dg->curves = json_array();
+		read_curves(curves, s, dg->curves);
 	}
 
 	ar_sort(D->near, D->nnear, sizeof *D->near, cmp_item_better);
