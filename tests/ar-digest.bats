@@ -472,7 +472,7 @@ Each session of the log by its own metric; the chart shows the last.
 | 1 | CI build time | pnpm_install_s | lower | 2 | 1 | 1 | 0 | 0 | 26.6 | e17781c |
 | 2 | CI build time (workflow structure) | pnpm_install_calls | lower | 2 | 2 | 0 | 0 | 0 | 4 | 9e3b0c2 |" ]
 	# The chart plots the last session alone: its two runs.
-	grep -q '>runs in log order (2)<' "$T/s.svg"
+	grep -q '>run, in log order (2 runs, 2 kept)<' "$T/s.svg"
 	xmllint --noout "$T/s.svg"
 	# Higher is better in the first session: its best is its highest.
 	sed '1s/"lower"/"higher"/' "$R/sessions.jsonl" > "$T/h.jsonl"
@@ -508,6 +508,7 @@ Each session of the log by its own metric; the chart shows the last.
 	[ "$(ar_ledger_like crash-zero.jsonl pi)" = "1 crash
 1 discard
 2 keep" ]
+}
 
 # Issue 18, the pictures: kept steps labelled with what was kept, the
 # others faint at their own value, x ticks, the scale curves drawn in the

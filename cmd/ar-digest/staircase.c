@@ -245,12 +245,15 @@ staircase_log(const struct logsum *G, FILE *f, int decl)
 {
 	const struct ar_import *imp = &G->imp;
 	struct spt *pt = ar_xcalloc(imp->nrow + 1, sizeof *pt);
-	size_t i;
+	size_t i, kept = 0;
 	char title[TXT + 64], yl[TXT + 32], xl[96];
 
 	for (i = 0; i < imp->nrow; i++) {
 		const struct ar_import_row *r = &imp->row[i];
 		int cls = log_cls(r->status);
+
+		/* The keeps drawn: of a log of several sessions, the last. */
+		kept += cls == L_KEEP;
 
 		pt[i].v = r->value;
 		pt[i].cls = cls == L_KEEP ? 0 : cls == L_CRASH ||
@@ -263,7 +266,7 @@ staircase_log(const struct logsum *G, FILE *f, int decl)
 	snprintf(yl, sizeof yl, "%s (%s is better)", G->metric, G->lower ?
 	    "lower" : "higher");
 	snprintf(xl, sizeof xl, "run, in log order (%zu run%s, %zu kept)",
-	    imp->nrow, imp->nrow == 1 ? "" : "s", G->n[L_KEEP]);
+	    imp->nrow, imp->nrow == 1 ? "" : "s", kept);
 	draw(f, decl, pt, imp->nrow, G->lower, 0, title, yl, xl,
 	    "discard, other", "(faint)", "crash");
 	free(pt);
