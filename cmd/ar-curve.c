@@ -22,11 +22,12 @@
 #include "hmap.h"
 #include "io.h"
 #include "json.h"
+#include "spool.h"
 #include "svg.h"
 #include "tsv.h"
 
 static const char usage[] =
-	"[-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [--text] "
+	"[-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [-i ideas] [--text] "
 	"[--svg file] [file ...]";
 
 /* The rows are summarized as they stream, never kept: per group
@@ -60,6 +61,7 @@ struct grp {
 	uint32_t key;        /* arena: method TAB workload TAB device, NUL,
 	                      * then the method's and workload's lengths */
 	uint32_t label;      /* arena: the first row's label */
+	uint32_t idea;       /* arena: the first row's idea, with -i */
 	uint32_t first;      /* arena: the first row's id: least k, then id */
 	uint32_t np;         /* points, sorted by k */
 	struct pt *p;        /* room for max(4, 2^ceil(log2 np)) */
@@ -102,7 +104,7 @@ static struct {
 /* The options; with R above, the only file-level state. */
 static struct {
 	int fmt, text, unverified, lower;
-	const char *metric, *svg;
+	const char *metric, *svg, *ideas;
 	double kpred[64];    /* -k */
 	size_t nkpred;
 } O;
@@ -324,8 +326,9 @@ point_of(struct grp *g, uint32_t k)
  * key, k and id gives. */
 static void
 add_row(const char *m, const char *w, const char *d, uint32_t k,
-    const char *id, const char *lab, size_t labn, int has_y, double y,
-    double lo, double hi, long n, const char *verdict, int feasible)
+    const char *id, const char *lab, size_t labn, const char *idea,
+    int has_y, double y, double lo, double hi, long n, const char *verdict,
+    int feasible)
 {
 	struct grp *g = group_of(m, w, d);
 	int is_first = !g->np || k < (g->p[0].k & PT_K) || (k ==
@@ -382,6 +385,8 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 			g->label = arena_room(labn + 1);
 		memcpy(R.a + g->label, lab, labn);
 		R.a[g->label + labn] = 0;
+		if (idea)
+			g->idea = idea[0] ? arena_str(idea) : 0;
 	}
 }
 
@@ -438,12 +443,70 @@ score_field(const struct ar_tsv *t, int c, const char *name, double *v)
 	return 1;
 }
 
+/* -i: each group whose first row names an idea takes the idea's title
+ * from the ideas spool as its label. Only the records of those ideas are
+ * read; an idea without a record or a title keeps the label it has. */
+static void
+idea_titles(const char *dir)
+{
+	static const char *const sub[] = { "new", "cur", "done", "failed" };
+	struct ar_hmap want = {0};
+	size_t i, j, n, it, pos;
+	char **names;
+
+	if (ar_spool_check(dir) < 0)
+		ar_die(AR_EX_NOINPUT, "%s: not a spool (-i)", dir);
+	for (i = 0; i < R.ng; i++)
+		if (R.g[i].idea)
+			ar_hmap_put(&want, ar_hash_str(R.a + R.g[i].idea),
+			    (uint32_t)i);
+	for (i = 0; i < 4 && want.n; i++) {
+		if (ar_spool_list(dir, sub[i], &names, &n) < 0)
+			ar_die(AR_EX_IO, "%s/%s:", dir, sub[i]);
+		for (j = 0; j < n; j++) {
+			struct ar_lease l;
+			struct ar_buf b = {0};
+			const char *title = NULL;
+			char *p, err[256];
+			json_t *o = NULL;
+			uint32_t h, t = 0;
+
+			if (ar_spool_parse(names[j], &l) < 0)
+				continue;
+			h = ar_hash_str(l.id);
+			it = 0;
+			while (ar_hmap_next(&want, h, &it, &pos)) {
+				if (strcmp(R.a + R.g[pos].idea, l.id))
+					continue;
+				if (!t) {
+					p = ar_spool_path(dir, sub[i], names[j]);
+					if (ar_readfile(p, &b, AR_LINE_MAX + 1) == 0)
+						o = ar_json_parse(b.p, b.len, err,
+						    sizeof err);
+					free(p);
+					title = json_string_value(
+					    json_object_get(o, "title"));
+					if (!title || !title[0])
+						break;
+					t = arena_str(title);
+				}
+				R.g[pos].label = t;
+			}
+			json_decref(o);
+			ar_buf_free(&b);
+		}
+		ar_spool_free_list(names, n);
+	}
+	ar_hmap_free(&want);
+}
+
 static void
 read_rows(FILE *f, const char *name, struct left *left)
 {
 	struct ar_tsv t;
 	char cy[128], clo[128], chi[128], cn[128];
 	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl, c_dev;
+	int c_idea;
 	int c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi, c_n;
 
 	if (ar_tsv_open(&t, f, name) < 0)
@@ -466,6 +529,7 @@ read_rows(FILE *f, const char *name, struct left *left)
 	c_hash = col(&t, "method.hash", 1);
 	c_commit = col(&t, "method.commit", 0);
 	c_dir = col(&t, "method.dir", 0);
+	c_idea = O.ideas ? col(&t, "idea", 0) : -1;
 	c_wl = col(&t, "workload", 1);
 	c_dev = col(&t, "device", 1);
 	c_k = col(&t, "shape.k", 1);
@@ -555,8 +619,8 @@ read_rows(FILE *f, const char *name, struct left *left)
 			labn = strnlen(lab, 7);
 		}
 		add_row(method, t.field[c_wl], t.field[c_dev], (uint32_t)k,
-		    t.field[c_id], lab, labn, has_y, y, lo, hi, n, v,
-		    feasible);
+		    t.field[c_id], lab, labn, c_idea >= 0 ? t.field[c_idea] :
+		    O.ideas ? "" : NULL, has_y, y, lo, hi, n, v, feasible);
 	}
 	ar_tsv_close(&t);
 }
@@ -1101,9 +1165,10 @@ main(int argc, char **argv)
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
 	parse_klist("1,2,4,8");
-	while ((c = getopt_long(argc, argv, "f:k:lm:U", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:i:k:lm:U", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f': fmt = optarg; break;
+		case 'i': O.ideas = optarg; break;
 		case 'k': parse_klist(optarg); break;
 		case 'l': O.lower = 1; break;
 		case 'm': O.metric = optarg; break;
@@ -1131,6 +1196,8 @@ main(int argc, char **argv)
 				fclose(f);
 		}
 	}
+	if (O.ideas)
+		idea_titles(O.ideas);
 	if (left.unsigned_ || left.unverified || left.aa || left.noscore)
 		ar_warn("left out %zu unsigned row%s, %zu not verified%s, %zu "
 		    "A/A; %zu row%s without a score", left.unsigned_,

@@ -19,7 +19,7 @@ H="id	signed	verified	method.hash	method.commit	workload	device	shape.k	verdict	
 
 setup() {
 	ar_setup ar-curve
-	USAGE="usage: ar-curve [-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [--text] [--svg file] [file ...]"
+	USAGE="usage: ar-curve [-U] [-f tsv|jsonl] [-m metric] [-l] [-k list] [-i ideas] [--text] [--svg file] [file ...]"
 	cd "$T"
 }
 
@@ -549,4 +549,33 @@ mticks() {
 	[ "$(grep -c ']]>' "$T/e.svg")" -eq 0 ]
 	grep -q '>&lt;scrip<' "$T/e.svg"
 	grep -q '&lt;script&gt;' "$T/e.svg"
+}
+
+@test "ar-curve -i: curves named by their ideas' titles (escaped), read from the ideas spool; others keep their label" {
+	{
+		printf 'id\tsigned\tverified\tmethod.hash\tmethod.commit\tworkload\tdevice\tshape.k\tverdict\tratio.median\tidea\n'
+		printf 'r1\tyes\tyes\th1\tc1aaaaaaaa\tw\tcuda\t1\tkeep\t1.2\ti-1\n'
+		printf 'r2\tyes\tyes\th1\tc1aaaaaaaa\tw\tcuda\t2\tkeep\t1.9\ti-1\n'
+		printf 'r3\tyes\tyes\th2\tc2bbbbbbbb\tw\tcuda\t1\tkeep\t1.1\ti-2\n'
+		printf 'r4\tyes\tyes\th3\tc3cccccccc\tw\tcuda\t1\tkeep\t1.0\ti-9\n'
+		printf 'r5\tyes\tyes\th4\tc4dddddddd\tw\tcuda\t1\tkeep\t0.9\t\n'
+	} > "$T/p.tsv"
+	ar-queue init "$T/ideas"
+	printf '%s\n' '{"id": "i-1", "title": "four rows <at> a time"}' \
+	    '{"id": "i-2", "title": "prefetch\tthe weights"}' '{"id": "i-3", "title": "unused"}' > "$T/i.jsonl"
+	ar-queue put -f jsonl "$T/ideas" "$T/i.jsonl" > /dev/null
+	ar-queue claim -H me -n 1 "$T/ideas" > /dev/null
+	ar-queue done -H me "$T/ideas" i-1
+	run --separate-stderr -0 ar-curve -i "$T/ideas" --svg "$T/c.svg" "$T/p.tsv"
+	[ "$(tail -n +2 <<< "$output" | cut -f1,2 | sort -u)" = "h1	four rows <at> a time
+h2	prefetch\\tthe weights
+h3	c3ccccc
+h4	c4ddddd" ]
+	grep -q '>four rows &lt;at&gt; a time<' "$T/c.svg"
+	# Without -i, the commits.
+	run --separate-stderr -0 ar-curve "$T/p.tsv"
+	[ "$(cut -f2 <<< "$output" | sort -u | tr '\n' ' ')" = "c1aaaaa c2bbbbb c3ccccc c4ddddd label " ]
+	# Not a spool: exit 66, one line.
+	run --separate-stderr -66 ar-curve -i "$T/nothere" "$T/p.tsv"
+	[ "$stderr" = "ar-curve: $T/nothere: not a spool (-i)" ]
 }
