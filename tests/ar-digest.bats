@@ -16,7 +16,7 @@ FIX="$BATS_TEST_DIRNAME/fixtures/digest"
 
 setup() {
 	ar_setup ar-digest
-	USAGE="usage: ar-digest [-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [--svg file] [--html file]"
+	USAGE="usage: ar-digest [-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] [-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] [-m metric] [-d lower|higher] [--svg file] [--html file]"
 	cd "$T"
 }
 
@@ -614,4 +614,21 @@ EOF2
 	xmllint --noout "$T/o.svg"
 	[ "$(yticks "$T/o.svg")" = "6.5 7.0 7.5 8.0 8.5" ]
 	grep -q '>run, in log order (1 run, 1 kept)</text>' "$T/o.svg"
+}
+
+@test "ar-digest -F autoresearch -m -d: the metric and direction chosen as ar-ledger import takes them; with pi or without -F, exit 64" {
+	X=$BATS_TEST_DIRNAME/fixtures/imports/extra-columns.tsv
+	run --separate-stderr -0 ar-digest -f json -F autoresearch "$X"
+	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["val_bpb","lower",1.26899]' ]
+	run --separate-stderr -0 ar-digest -f json -F autoresearch "$X" -m tok_per_sec
+	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["tok_per_sec","higher",37700]' ]
+	run --separate-stderr -0 ar-digest -f json -m tok_per_sec -d lower -F autoresearch "$X"
+	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["tok_per_sec","lower",36982]' ]
+	run --separate-stderr -65 ar-digest -F autoresearch "$X" -m nosuch
+	[ "$stderr" = "ar-digest: $X: header: no 'nosuch' column (-m)" ]
+	run --separate-stderr -64 ar-digest -F pi "$BATS_TEST_DIRNAME/fixtures/imports/sessions.jsonl" -m x
+	[ "$stderr" = "ar-digest: -m and -d choose the metric of a results.tsv (-F autoresearch); a pi log's config lines name its own" ]
+	run --separate-stderr -64 ar-digest -d lower -l /dev/null
+	run --separate-stderr -64 ar-digest -F autoresearch "$X" -d sideways
+	[ "$stderr" = "ar-digest: -d sideways: expected lower or higher" ]
 }

@@ -213,7 +213,8 @@ void read_ideas(struct digest *dg, const char *ideas);
 const char *idea_title(const struct digest *dg, const char *id);
 
 /* imported.c */
-void read_log(struct digest *dg, const char *from, const char *path);
+void read_log(struct digest *dg, const char *from, const char *path,
+    const struct ar_import_opt *o);
 void build_log(struct digest *dg);
 int log_cls(int status);
 

@@ -38,7 +38,8 @@ die_import(const struct ar_import_err *e, const char *name)
 }
 
 void
-read_log(struct digest *dg, const char *from, const char *path)
+read_log(struct digest *dg, const char *from, const char *path,
+    const struct ar_import_opt *o)
 {
 	struct logsum *G = &dg->G;
 	struct ar_import_err e;
@@ -50,8 +51,7 @@ read_log(struct digest *dg, const char *from, const char *path)
 		ar_die(errno == ENOENT || errno == EACCES ? AR_EX_NOINPUT :
 		    AR_EX_IO, "%s:", path);
 	G->from = from;
-	if (ar_import_read(&G->imp, ar_import_kind(from), f, name, NULL,
-	    &e) < 0)
+	if (ar_import_read(&G->imp, ar_import_kind(from), f, name, o, &e) < 0)
 		die_import(&e, name);
 	if (f != stdin)
 		fclose(f);

@@ -19,7 +19,7 @@
 static const char usage[] =
 	"[-f md|json] [-b budget] [-C campaign] [-l ledger.tsv] "
 	"[-c curves.jsonl] [-i ideas] [-q queue] [-F autoresearch|pi file] "
-	"[--svg file] [--html file]";
+	"[-m metric] [-d lower|higher] [--svg file] [--html file]";
 
 static int
 cmp_point(const void *a, const void *b)
@@ -84,6 +84,7 @@ main(int argc, char **argv)
 	const char *fmt = "md", *ledger = NULL, *curves = NULL, *svgp = NULL;
 	const char *htmlp = NULL, *ideas = NULL, *queue = NULL, *logp = NULL;
 	const char *campaign = NULL, *from = NULL;
+	struct ar_import_opt io = { NULL, -1 };
 	struct digest *dg = ar_xcalloc(1, sizeof *dg);
 	struct results *D = &dg->D;
 	long long budget = 4000;
@@ -93,7 +94,7 @@ main(int argc, char **argv)
 
 	ar_setprog(argv[0]);
 	ar_std_args(argc, argv, usage);
-	while ((c = getopt_long(argc, argv, "b:c:C:f:F:i:l:q:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:c:C:d:f:F:i:l:m:q:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (ar_parse_long(optarg, &budget) < 0 || budget < 1 ||
@@ -115,6 +116,17 @@ main(int argc, char **argv)
 			from = optarg;
 			logp = argv[optind++];
 			break;
+		case 'd':
+			if (strcmp(optarg, "lower") && strcmp(optarg, "higher"))
+				ar_die(AR_EX_USAGE, "-d %s: expected lower or "
+				    "higher", optarg);
+			io.lower = strcmp(optarg, "lower") == 0;
+			break;
+		case 'm':
+			if (!*optarg)
+				ar_die(AR_EX_USAGE, "-m: an empty metric name");
+			io.metric = optarg;
+			break;
 		case 'i': ideas = optarg; break;
 		case 'q': queue = optarg; break;
 		case 'l': ledger = optarg; break;
@@ -130,6 +142,11 @@ main(int argc, char **argv)
 	if (curves && strcmp(curves, "-") == 0 && (!ledger ||
 	    strcmp(ledger, "-") == 0))
 		ar_die(AR_EX_USAGE, "-c -: standard input is the ledger's");
+	/* -m and -d choose a results.tsv's metric, as ar-ledger import's
+	 * do: a pi log's config lines name its own. */
+	if ((io.metric || io.lower >= 0) && (!from || strcmp(from, "pi") == 0))
+		ar_die(AR_EX_USAGE, "-m and -d choose the metric of a results.tsv "
+		    "(-F autoresearch); a pi log's config lines name its own");
 	if (logp && (ledger || curves))
 		ar_die(AR_EX_USAGE, "-F: a log is digested alone, without -l "
 		    "or -c");
@@ -140,7 +157,7 @@ main(int argc, char **argv)
 	if (ideas)
 		read_ideas(dg, ideas);
 	if (logp) {
-		read_log(dg, from, logp);
+		read_log(dg, from, logp, &io);
 		build_log(dg);
 	} else if (ledger || (!ideas && !queue)) {
 		if (!ledger || strcmp(ledger, "-") == 0) {
