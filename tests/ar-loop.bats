@@ -98,7 +98,8 @@ busy() {
 # Results land loose, one file each (ar-bench -a); a thousand of them
 # make every export slow until they are in a segment. The ledger now
 # compacts them itself (ar-ledger(1), AR_LEDGER_COMPACT): here it does
-# not, as a ledger written before that.
+# not, as a ledger written before that. A budget of a million
+# experiments asks ar-sched next for at most the 100,000 it takes.
 @test "ar-loop: a step puts a thousand loose results into a segment" {
 	ar-sign-test -C camp -g 1008 -s 5 > many.jsonl
 	split -l 16 many.jsonl part.
@@ -107,7 +108,7 @@ busy() {
 	done
 	[ "$(find camp/ledger/results -name '*.json' | wc -l)" -eq 1008 ]
 	n=$(rows)
-	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 100000 "${B[@]}"
+	AR_PLANNER= AR_AGENT= run --separate-stderr -0 ar-loop "${L[@]}" --once --experiments 1000000 "${B[@]}"
 	[[ $stderr != *"compact"* ]]
 	[ "$(find camp/ledger/results -name '*.json' | wc -l)" -lt 16 ]
 	[ "$(find camp/ledger/seg -name '*.tsv' | wc -l)" -ge 1 ]
