@@ -112,12 +112,18 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 int
 ar_readfile(const char *path, struct ar_buf *b, size_t max)
 {
+	return ar_readfile_at(AT_FDCWD, path, b, max);
+}
+
+int
+ar_readfile_at(int dirfd, const char *path, struct ar_buf *b, size_t max)
+{
 	struct stat st;
 	ssize_t n;
 	int fd, sized = 0;
 
 	ar_buf_clear(b);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
 	/* Sized once for a regular file, and read straight into the
 	 * buffer: summaries of megabytes are read on every decision. */
@@ -127,11 +133,12 @@ ar_readfile(const char *path, struct ar_buf *b, size_t max)
 		sized = 1;
 	}
 	for (;;) {
-		size_t room = b->cap - b->len;
+		size_t room = b->cap - b->len, want;
 
 		if (room < 2 || (!sized && room < 4097))
 			ar_buf_reserve(b, 65536);
-		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		want = b->cap - b->len - 1;
+		n = read(fd, b->p + b->len, want);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -145,6 +152,10 @@ ar_readfile(const char *path, struct ar_buf *b, size_t max)
 		}
 		b->len += (size_t)n;
 		b->p[b->len] = '\0';
+		/* A regular file read short is at its end: no read more to
+		 * hear it (a spool of records is thousands of files). */
+		if (sized && (size_t)n < want)
+			break;
 	}
 	if (!b->p)
 		ar_buf_reserve(b, 0), b->p[0] = '\0';

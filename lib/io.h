@@ -27,6 +27,11 @@ int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,
 /* Reads a whole file of at most max bytes; -1 with errno on failure
  * (EFBIG when larger). */
 int ar_readfile(const char *path, struct ar_buf *b, size_t max);
+/* The same, path relative to the directory dirfd (AT_FDCWD: the current
+ * one): a spool's thousands of records without a lookup of the whole
+ * path each. */
+int ar_readfile_at(int dirfd, const char *path, struct ar_buf *b,
+	size_t max);
 /* The last 10 lines of a file, at most 2000 bytes, as valid UTF-8
  * without control characters but newlines and tabs; "" if unreadable. */
 char *ar_tail_of(const char *path);

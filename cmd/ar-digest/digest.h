@@ -83,6 +83,7 @@ struct results {
 	int has_best, mixed_wl;
 	struct item near[KEEP], crash[KEEP], inval[KEEP];
 	size_t nnear, ncrash, ninval, tnear, tcrash, tinval;
+	size_t wnear, wcrash, winval;  /* the last of each, once full */
 	double *rsd;
 	size_t nrsd, caprsd;
 	char metric[TXT], workload[TXT], device[16], first[64], last[64];

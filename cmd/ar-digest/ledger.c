@@ -108,22 +108,27 @@ better(const struct item *a, const struct item *b)
 	return strcmp(a->id, b->id) < 0;
 }
 
-/* Keeps the KEEP items that cmp puts first. */
+/* Keeps the KEEP items that cmp puts first; *w is the last of them
+ * once there are KEEP, found again only when it is replaced: most rows
+ * are compared once, not KEEP times. */
 static void
-keep_top(struct item *a, size_t *n, const struct item *x,
+keep_top(struct item *a, size_t *n, size_t *w, const struct item *x,
     int (*first)(const struct item *, const struct item *))
 {
-	size_t i, w = 0;
+	size_t i;
 
 	if (*n < KEEP) {
 		a[(*n)++] = *x;
+		if (*n < KEEP)
+			return;
+	} else if (first(x, &a[*w])) {
+		a[*w] = *x;
+	} else {
 		return;
 	}
-	for (i = 1; i < KEEP; i++)
-		if (first(&a[w], &a[i]))
-			w = i;
-	if (first(x, &a[w]))
-		a[w] = *x;
+	for (*w = 0, i = 1; i < KEEP; i++)
+		if (first(&a[*w], &a[i]))
+			*w = i;
 }
 
 static int
@@ -478,15 +483,15 @@ read_ledger(struct digest *dg, FILE *f, const char *name)
 			pool_item(m, &it);
 		if (has_r && it.v == V_INCONC) {
 			D->tnear++;
-			keep_top(D->near, &D->nnear, &it, better);
+			keep_top(D->near, &D->nnear, &D->wnear, &it, better);
 		}
 		if (it.v == V_CRASH || it.v == V_TIMEOUT) {
 			D->tcrash++;
-			keep_top(D->crash, &D->ncrash, &it, later);
+			keep_top(D->crash, &D->ncrash, &D->wcrash, &it, later);
 		}
 		if (it.v == V_INVALID) {
 			D->tinval++;
-			keep_top(D->inval, &D->ninval, &it, later);
+			keep_top(D->inval, &D->ninval, &D->winval, &it, later);
 		}
 		if (D->want_points) {
 			struct point *p;

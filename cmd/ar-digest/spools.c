@@ -1,10 +1,12 @@
 /* spools.c: the health of the ideas and queue spools (-i, -q), the
  * categories and sources of the ideas, and staleness: how many results
  * landed between an idea's creation and the start of its measurement. */
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "hmap.h"
@@ -176,8 +178,15 @@ scan_spool(struct digest *dg, const char *dir, int ideas, struct health *hl)
 		char **names;
 		size_t n;
 
+		char *sp;
+		int dfd;
+
 		if (ar_spool_list(dir, spsub[i], &names, &n) < 0)
 			ar_die(AR_EX_IO, "%s/%s:", dir, spsub[i]);
+		/* Records read relative to their directory. */
+		sp = ar_spool_path(dir, spsub[i], "");
+		dfd = open(sp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		free(sp);
 		for (j = 0; j < n; j++) {
 			struct ar_lease l;
 			struct ar_buf b = {0};
@@ -197,7 +206,9 @@ scan_spool(struct digest *dg, const char *dir, int ideas, struct health *hl)
 					hl->expired++;
 				holder(&holders, &hl->nh, &hix, l.holder);
 			}
-			if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+			if ((dfd >= 0 ? ar_readfile_at(dfd, names[j], &b,
+			    AR_LINE_MAX + 1) : ar_readfile(p, &b,
+			    AR_LINE_MAX + 1)) < 0) {
 				ar_warn("%s:", p);
 				hl->bad++;
 				ar_buf_free(&b);
@@ -228,6 +239,8 @@ scan_spool(struct digest *dg, const char *dir, int ideas, struct health *hl)
 			json_decref(o);
 		}
 		ar_spool_free_list(names, n);
+		if (dfd >= 0)
+			close(dfd);
 	}
 	for (k = 0; k < hl->nh; k++)
 		free(holders[k]);
