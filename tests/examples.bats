@@ -99,6 +99,35 @@ examples() {
 	done
 }
 
+# The runner itself, on the pages of tests/fixtures/examples/pages/.
+@test "examples: a page whose examples hold passes" {
+	run "$AR_TESTS/examples-run" "$FIX/pages/good.1" "$W"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"good.1: 14 examples: 11 run, 2 syntax only" ]]
+}
+
+@test "examples: a page whose examples are wrong fails, saying where and why" {
+	local p=$FIX/pages/broken.1
+	run "$AR_TESTS/examples-run" "$p" "$W"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -qx "$p:9: the output differs from the page: echo one" <<< "$output"
+	grep -qx "$p:11: exit 2: ls /nonexistent/dir" <<< "$output"
+	# Distinct ids of the page are distinct ids of the run.
+	grep -q "^$p:12: the output differs from the page" <<< "$output"
+	grep -qx "$p:17: syntax: if true; then echo; done" <<< "$output"
+}
+
+@test "examples: a display without a command or a mark fails" {
+	local p=$FIX/pages/unmarked.1
+	run "$AR_TESTS/examples-run" "$p" "$W"
+	[ "$status" -eq 1 ]
+	same "$output" "examples-extract: $p:9: a block without \$ commands and without a mark
+examples-extract: $p:11: unknown mark: gpu-only
+examples-extract: $p:16: the command never ends"
+}
+
 @test "examples: ar-agent(1)" {
 	camp
 	examples ar-agent.1
