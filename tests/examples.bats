@@ -132,9 +132,9 @@ examples() {
 	local p=$FIX/pages/unmarked.1
 	run "$AR_TESTS/examples-run" "$p" "$W"
 	[ "$status" -eq 1 ]
-	same "$output" "examples-extract: $p:9: a block without \$ commands and without a mark
-examples-extract: $p:11: unknown mark: gpu-only
-examples-extract: $p:16: the command never ends"
+	same "$output" "examples-run: $p:9: a block without \$ commands and without a mark
+examples-run: $p:11: unknown mark: gpu-only
+examples-run: $p:16: the command never ends"
 }
 
 @test "examples: ar-agent(1)" {
