@@ -49,6 +49,10 @@
 
 load common
 
+# Only a hang takes this long (a page's examples take seconds to a
+# minute, even on a loaded machine): then the test fails, not the run.
+BATS_TEST_TIMEOUT=${BATS_TEST_TIMEOUT:-900}
+
 setup() {
 	ar_setup ar-ledger
 	export AR_TOP=$TOP
