@@ -9,18 +9,25 @@
 # whole (a continuation, an open quote or pipe, a here-document); the
 # lines after that, up to the next "$ " or the end of the display, are
 # its output. A command must exit 0, unless the next one is "echo $?",
-# which then shows its status. Where the page shows output, the command
-# must print exactly that (stdout and stderr together), except that an
-# id, an RFC 3339 time or a hash of 40 or 64 hex digits stands for any
-# of its kind (the same one wherever it repeats); later commands that
-# name such a token get the one the run printed in its place.
+# which then shows its status; the shell has pipefail, so that a program
+# failing into jq fails (SIGPIPE from a reader such as head does not).
+# Where the page shows output, the command must print exactly that
+# (stdout, line-buffered as on a terminal, and stderr together), except
+# that an id, an RFC 3339 time or a hash of 40 or 64 hex digits stands
+# for any of its kind (the same one wherever it repeats, distinct ones
+# for distinct ones); later commands and outputs that name such a token
+# get the one the run printed in its place.
 #
 # A display whose examples cannot run here, or not as they are, says so
-# in an mdoc comment on the line just before its .Bd (or .Dl):
+# in an mdoc comment on the line just before its .Bd (or .Dl); inside a
+# display, just before a "$ " line, syntax-only, any-output and folded
+# mark that command only. The reason in parentheses is required but for
+# folded, script, file and crontab:
 #
 #	.\" example: syntax-only (needs a GPU)
 #		checked with bash -n only, for a GPU, Slurm, an agent CLI
-#		(claude), the network, or minutes of measurement
+#		(claude), the network, a daemon, or more measurement than the
+#		time this file may take
 #	.\" example: any-output (measured: the figures vary)
 #		run, status checked, output not compared
 #	.\" example: folded
@@ -28,8 +35,8 @@
 #	.\" example: script
 #		the display, without "$ ", is one command (a shell script)
 #	.\" example: file sum/gen
-#		the display is the content of that file, written (executable
-#		where it starts with #!) in the scratch directory
+#		the display is the content of that file, saved (executable
+#		where it starts with #!) in the shell's current directory
 #	.\" example: crontab
 #		crontab lines: the command of each checked with bash -n
 #	.\" example: skip (a list of files)
@@ -43,9 +50,11 @@
 # reachable as in the pages; camp, a campaign of problems/int8-matvec with
 # signed results in its ledger and an idea in its queue; results.tsv,
 # seed.tsv, topo.tsv and methods.tsv of tests/fixtures/examples; the small
-# problem /tmp/demo/sortprob of ar-init(1); for ar-ledger(1), a
-# campaign /srv/campaign like camp; ./run-one of ar-queue(1). /tmp/demo and /srv of the
-# pages are W/tmp/demo and W/srv; HOME is W/home/ann (/home/ann in output).
+# problem /tmp/demo/sortprob of ar-init(1); for ar-ledger(1), a campaign
+# /srv/campaign like camp; ./run-one of ar-queue(1). /tmp/demo and /srv
+# of the pages are W/tmp/demo and W/srv; HOME is W/home/ann (/home/ann
+# in output). The pages whose examples measure in ar-bench's sandbox
+# are skipped where it cannot make one (not root, or no bwrap).
 
 load common
 
