@@ -86,7 +86,7 @@ for i in 1 2 3 4; do
 	s=$(since "$t0")
 	queued=$(grep -c 'experiments\? queued' "$work/err" || :)
 	case $i in
-	1) what="first step (ledger never exported)" ;;
+	1) what="first step (${reuse:+the campaign as kept}${reuse:-ledger never exported})" ;;
 	2) what="step 2 (500 new results, loose)" ;;
 	3) what="step 3 (1,500 more: a compaction)" ;;
 	*) what="step 4 (nothing new)" ;;

@@ -382,6 +382,7 @@ staleness(struct digest *dg)
 	struct stale_in *sl = &dg->st;
 	struct sect *s;
 	struct stale *st;
+	struct ar_hmap first = {0};
 	size_t i, j, n = 0;
 	char a[3][32];
 
@@ -392,19 +393,21 @@ staleness(struct digest *dg)
 	 * then in the order read, so that an id put twice matches as the
 	 * first one read that was created before the run. */
 	ar_sort(sl->itime, sl->nitime, sizeof *sl->itime, cmp_itime);
+	/* Each id's first place in that order, by hash: one lookup a
+	 * result, not a bisection. */
+	for (i = 0; i < sl->nitime; i++)
+		if (i == 0 || strcmp(sl->itime[i].id, sl->itime[i - 1].id))
+			ar_hmap_put(&first, ar_hash_str(sl->itime[i].id), i);
 	st = ar_xcalloc(sl->nist, sizeof *st);
 	for (i = 0; i < sl->nist; i++) {
 		const struct ideastart *is = &sl->ist[i];
-		size_t lo = 0, hi = sl->nitime;
+		size_t lo = sl->nitime, it = 0, pos;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (strcmp(sl->itime[mid].id, is->idea) < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		while (ar_hmap_next(&first, ar_hash_str(is->idea), &it, &pos))
+			if (strcmp(sl->itime[pos].id, is->idea) == 0) {
+				lo = pos;
+				break;
+			}
 		for (j = lo; j < sl->nitime && strcmp(sl->itime[j].id,
 		    is->idea) == 0; j++) {
 			const struct ideatime *it = &sl->itime[j];
@@ -445,6 +448,7 @@ staleness(struct digest *dg)
 		}
 	}
 	free(st);
+	ar_hmap_free(&first);
 }
 
 void

@@ -39,6 +39,58 @@ rfc3339(void)
 	    "now reads back");
 }
 
+/* What timegm gives, the way ar_time_parse used it: -1 for a date it
+ * moves (31 February, 23:59:60). */
+static int
+by_timegm(int y, int mo, int d, int h, int mi, int sec, time_t *t)
+{
+	struct tm tm = {0};
+
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	*t = timegm(&tm);
+	return tm.tm_mday != d || tm.tm_mon != mo - 1 ? -1 : 0;
+}
+
+static void
+against_timegm(void)
+{
+	static const int ys[] = { 0, 1, 4, 99, 100, 400, 1600, 1899, 1900,
+		1969, 1970, 1999, 2000, 2024, 2026, 2100, 2400, 9999 };
+	static const int hms[][3] = { { 0, 0, 0 }, { 12, 34, 56 },
+		{ 23, 59, 59 }, { 23, 59, 60 }, { 10, 59, 60 } };
+	size_t i, k, bad = 0, n = 0;
+	int mo, d;
+
+	for (i = 0; i < sizeof ys / sizeof ys[0]; i++)
+		for (mo = 1; mo <= 12; mo++)
+			for (d = 1; d <= 31; d++)
+				for (k = 0; k < 5; k++) {
+					struct timespec ts;
+					char b[40];
+					time_t t;
+					int want, got;
+
+					snprintf(b, sizeof b, "%04d-%02d-%02dT%02d:"
+					    "%02d:%02dZ", ys[i], mo, d, hms[k][0],
+					    hms[k][1], hms[k][2]);
+					want = by_timegm(ys[i], mo, d, hms[k][0],
+					    hms[k][1], hms[k][2], &t);
+					got = ar_time_parse(b, &ts);
+					n++;
+					if (got != want || (got == 0 &&
+					    ts.tv_sec != t))
+						bad++;
+				}
+	OK(bad == 0 && n == 18 * 12 * 31 * 5, "parse: as timegm on 33,480 "
+	    "dates and times of years 0 to 9999 (leap years, 31 February, "
+	    "leap seconds)");
+}
+
 static void
 mono(void)
 {
@@ -49,6 +101,7 @@ mono(void)
 
 const struct unit_test unit_timefmt[] = {
 	TEST(rfc3339),
+	TEST(against_timegm),
 	TEST(mono),
 	UNIT_END,
 };
