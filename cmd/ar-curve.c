@@ -746,8 +746,8 @@ measured(const struct view *g, double k)
  * sure: the value scaled to six digits by one exact power of ten, then
  * rounded; a value too near a rounding boundary, or out of the range of
  * exact powers, goes to printf. */
-static const char *
-g6(char *b, double v)
+static char *
+g6_end(char *b, double v)
 {
 	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
 		1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
@@ -760,7 +760,7 @@ g6(char *b, double v)
 
 	if (a == 0) {
 		strcpy(b, signbit(v) ? "-0" : "0");
-		return b;
+		return b + strlen(b);
 	}
 	if (!(a >= 1e-15 && a < 1e15))
 		goto slow;
@@ -828,9 +828,17 @@ g6(char *b, double v)
 			*o++ = dig[i];
 	}
 	*o = 0;
-	return b;
+	return o;
 slow:
-	snprintf(b, 32, "%.6g", v);
+	return b + snprintf(b, 32, "%.6g", v);
+}
+
+/* g6's digits; their end is known, so a line takes them without a
+ * strlen. */
+static const char *
+g6(char *b, double v)
+{
+	g6_end(b, v);
 	return b;
 }
 
@@ -866,7 +874,7 @@ num(struct ar_buf *b, double v)
 	char t[32];
 
 	if (isfinite(v))
-		bs(b, g6(t, v));
+		bput(b, t, (size_t)(g6_end(t, v) - t));
 }
 
 /* "%ld", by hand: printf costs more than the rest of a line. */
