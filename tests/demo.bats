@@ -29,6 +29,15 @@ teardown() {
 		grep -q "^== $part" <<< "$stderr"
 	done
 	[ "$(head -n 1 <<< "$(sed -n '/^k	verdict	method	ratio	95% CI	why$/,$p' <<< "$output")")" = "k	verdict	method	ratio	95% CI	why" ]
+	# The curves are named by their ideas' titles, not commits.
+	titles=$(jq -r .title "$TOP/examples/agent/ideas.jsonl")
+	n=0
+	while IFS= read -r line; do
+		name=${line% (*}
+		grep -qxF "$name" <<< "$titles"
+		n=$((n + 1))
+	done < <(grep ' ratio vs k: ' <<< "$output")
+	[ "$n" -ge 1 ]
 	[ -s "$T/d/campaign/loop/digest.md" ]
 	[ -s "$T/d/campaign/loop/curves.svg" ]
 }
