@@ -2,11 +2,14 @@
  * of a method's score stage (lib/metric), TSV (lib/tsv), RFC 3339 times
  * (lib/timefmt), UTF-8 and its repair (lib/utf8), JSON (lib/json), a
  * runner request (lib/runner), a spool record's name (lib/spool) and
- * an id's time (lib/id). */
+ * an id's time (lib/id); and the fast paths of lines (lib/io), UTF-8 and
+ * times against what a byte at a time and timegm give. */
 #include <math.h>
 
+#include "buf.h"
 #include "fuzz.h"
 #include "id.h"
+#include "io.h"
 #include "json.h"
 #include "metric.h"
 #include "runner.h"
@@ -34,6 +37,105 @@ tsv(const uint8_t *d, size_t n)
 	} else
 		CHECK(t.err[0]);
 	fclose(f);
+}
+
+/* The readers' fast paths against what a byte at a time gives: lines
+ * from stdio's buffer, the ASCII run of the UTF-8 check, and a time read
+ * by hand against timegm's. */
+static long
+utf8_slow(const unsigned char *s, size_t len)
+{
+	size_t i = 0, k, m;
+	unsigned cp;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf)
+			m = 1, cp = s[i] & 0x1f;
+		else if (s[i] >= 0xe0 && s[i] <= 0xef)
+			m = 2, cp = s[i] & 0x0f;
+		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
+			m = 3, cp = s[i] & 0x07;
+		else
+			return (long)i;
+		for (k = 1; k <= m; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (s[i + k] & 0x3f);
+		}
+		if ((m == 2 && cp < 0x800) || (m == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return (long)i;
+		i += m + 1;
+	}
+	return -1;
+}
+
+static void
+getline_same(const uint8_t *d, size_t n)
+{
+	/* A small max, so that long lines are cut too. */
+	size_t max = n ? d[0] % 64 + 1 : 8, at = 0;
+	FILE *f = fmemopen((void *)d, n ? n : 1, "r");
+	struct ar_buf b = {0};
+	int r;
+
+	if (!f || !n) {
+		if (f)
+			fclose(f);
+		return;
+	}
+	while ((r = ar_getline(f, &b, max)) != AR_LINE_EOF) {
+		const uint8_t *nl = memchr(d + at, '\n', n - at);
+		size_t len = (size_t)((nl ? nl : d + n) - (d + at));
+
+		CHECK(r == (len > max ? AR_LINE_LONG : AR_LINE_OK));
+		CHECK(b.len == (len > max ? max : len));
+		CHECK(memcmp(b.p, d + at, b.len) == 0 && b.p[b.len] == 0);
+		at += len + (nl != NULL);
+		if (at >= n)
+			break;
+	}
+	CHECK(at >= n || r != AR_LINE_EOF);
+	fclose(f);
+	ar_buf_free(&b);
+}
+
+static void
+time_same(const char *s)
+{
+	struct timespec ts;
+	struct tm tm = {0};
+	int y, mo, dd, h, mi, sec;
+	char z;
+
+	/* Only the plain form: digits where they belong, then Z. */
+	if (strlen(s) != 20 || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo,
+	    &dd, &h, &mi, &sec, &z) != 7 || z != 'Z')
+		return;
+	for (size_t i = 0; i < 19; i++)
+		if ((i == 4 || i == 7) ? s[i] != '-' : i == 10 ? s[i] != 'T' :
+		    (i == 13 || i == 16) ? s[i] != ':' : (s[i] < '0' || s[i] > '9'))
+			return;
+	if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || h > 23 || mi > 59 ||
+	    sec > 60)
+		return;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = dd;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	{
+		time_t t = timegm(&tm);
+		int moved = tm.tm_mday != dd || tm.tm_mon != mo - 1;
+
+		CHECK((ar_time_parse(s, &ts) == 0) == !moved);
+		CHECK(moved || ts.tv_sec == t);
+	}
 }
 
 int
@@ -67,6 +169,9 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	}
 	bad = ar_utf8_invalid((const char *)d, n);
 	CHECK(bad >= -1 && bad < (long)n);
+	CHECK(bad == utf8_slow(d, n));
+	getline_same(d, n);
+	time_same(s);
 	{
 		/* Repaired text is valid, and so is any prefix cut where
 		 * ar_utf8_prefix says. */
