@@ -94,6 +94,12 @@ key_of(uint64_t base, size_t m, int ki, long j)
 	    ((uint64_t)j << 40)));
 }
 
+/* The reader of the landscape file being read, for an ar_on_die hook to
+ * close: a malformed file ends in ar_die mid-read, and the fuzz target,
+ * whose hook jumps back instead of exiting, would otherwise keep every
+ * refused file's buffers. */
+static struct ar_tsv *sim_reading;
+
 /* ---- reading landscapes ---- */
 
 static int
@@ -130,6 +136,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		    AR_EX_NOINPUT : AR_EX_IO, "%s:", path);
 	if (ar_tsv_open(&t, f, path) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
+	sim_reading = &t;
 	c_land = ar_tsv_need(&t, "landscape");
 	c_meth = ar_tsv_need(&t, "method");
 	c_k = ar_tsv_need(&t, "k");
@@ -261,6 +268,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		M->guard[ki] = guard;
 		M->gmax[ki] = gmax;
 	}
+	sim_reading = NULL;
 	ar_tsv_close(&t);
 	if (f != stdin)
 		fclose(f);

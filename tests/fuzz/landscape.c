@@ -1,9 +1,8 @@
 /* landscape.c: the landscape files of ar-sched simulate (ar-sched(1)),
  * read by cmd/ar-sched/simulate.c, which this target includes to reach
  * its static reader. The reader ends the process on a malformed file
- * (ar_die, 65); here its cleanup hook jumps back instead, so a refused
- * file is a normal outcome, and what the reader had allocated then is
- * not counted as a leak. What it accepts has a row for every method
+ * (ar_die, 65); here its cleanup hook frees what the reader had read
+ * and jumps back instead, so a refused file is a normal outcome. What it accepts has a row for every method
  * at every k, and finite scores, noises and costs. */
 #include <setjmp.h>
 #include <sanitizer/lsan_interface.h>
@@ -16,10 +15,22 @@
 const char sched_usage[] = "usage: ar-sched " USAGE_SIMULATE;
 
 static jmp_buf died;
+static struct land *ls;
+static size_t nl;
 
+/* Called by ar_die while the reader's frame is live: what it had read
+ * and its TSV reader are freed, so that refused files do not pile up
+ * (two million of them filled 2 GB), then back to the target. */
 static void
 back(void)
 {
+	if (sim_reading) {
+		ar_tsv_close(sim_reading);
+		sim_reading = NULL;
+	}
+	free_lands(ls, nl);
+	ls = NULL;
+	nl = 0;
 	longjmp(died, 1);
 }
 
@@ -27,8 +38,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	static int hooked;
-	struct land *ls = NULL;
-	size_t nl = 0, i, j;
+	size_t i, j;
 	char path[128];
 	int ki;
 
@@ -59,5 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			}
 	}
 	free_lands(ls, nl);
+	ls = NULL;
+	nl = 0;
 	return 0;
 }
