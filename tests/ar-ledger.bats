@@ -64,7 +64,7 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-F] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-u] [-V] [-k fingerprint] [-A segment]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment]
        ar-ledger import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file
        ar-ledger compact [-C campaign] [-B]"
 
@@ -2044,4 +2044,19 @@ f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k
 1111111	10.500000	2.0	aa	noise floor
 2222222	9.500000	3.2	keep	faster
 3333333	0.000000	0.5	crash	segfault" ]
+}
+
+@test "ar-ledger export -f autoresearch -w: one workload's rows (a pi session) in a results.tsv; -w elsewhere is a usage error" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	ar-ledger import -C "$C" -F pi "$R/sessions.jsonl" 2> /dev/null
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -w session-2
+	[ "$output" = "commit	pnpm_install_calls	memory_gb	status	description
+166ccb5	12.000000	0.0	keep	Baseline: 12 workflow pnpm install calls
+9e3b0c2	4.000000	0.0	keep	Shared install job: 9 installs to 1 shared install" ]
+	[ "$stderr" = "ar-ledger: 2 rows of other workloads than session-2 left out (-w)" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -w session-1
+	[ "${#lines[@]}" -eq 3 ]
+	[ "${lines[1]%%	*}" = e17781c ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -w session-1
+	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
 }

@@ -20,7 +20,8 @@ struct exporter {
 	char **map_hdr;      /* the segment header the map belongs to */
 	const char *map_src;
 	long *map;           /* output column -> segment column, or -1 */
-	size_t left_unsigned, rows, other_metric;
+	size_t left_unsigned, rows, other_metric, other_workload;
+	const char *workload; /* -w, or NULL */
 	char *metric;        /* results.tsv's metric */
 	const char *want;    /* -m, or NULL */
 	char **hdr;          /* results.tsv's columns */
@@ -212,6 +213,16 @@ put_autoresearch(struct exporter *e, json_t *o)
 	json_t *v, *mem, *x = json_object_get(o, "extra");
 	size_t i;
 
+	if (e->workload) {
+		const char *w = json_string_value(json_object_get(o,
+		    "workload"));
+
+		if (!w || strcmp(w, e->workload) != 0) {
+			e->other_workload++;
+			e->rows--;
+			return;
+		}
+	}
 	if (!metric)
 		metric = "val_bpb";
 	/* results.tsv has one metric column: -m's, else the first row's. */
@@ -411,7 +422,7 @@ emit(const struct ar_row *r, void *arg)
 
 int
 cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
-    long after, const char *metric)
+    long after, const char *metric, const char *workload)
 {
 	struct exporter e;
 	struct scanner s;
@@ -426,6 +437,7 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	e.with_unsigned = with_unsigned;
 	e.after = after;
 	e.want = metric;
+	e.workload = workload;
 	s.after = after;
 	cut = after > 0 ? (unsigned long)after : 0;
 	if (verify) {
@@ -454,6 +466,9 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	if (fmt == F_AUTORESEARCH && !e.header_done)
 		printf("commit\t%s\tmemory_gb\tstatus\tdescription\n",
 		    metric ? metric : "val_bpb");
+	if (e.other_workload)
+		ar_warn("%zu rows of other workloads than %s left out (-w)",
+		    e.other_workload, workload);
 	if (e.other_metric)
 		ar_warn("%zu rows of another metric than %s left out: "
 		    "results.tsv holds one metric", e.other_metric,

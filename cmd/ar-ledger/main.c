@@ -18,7 +18,7 @@
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
 	"verify [-C campaign] [-F] [-s] [-k fingerprint]\n"
-	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-u] [-V] [-k fingerprint] [-A segment]\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment]\n"
 	"import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file\n"
 	"compact [-C campaign] [-B]";
 
@@ -75,6 +75,7 @@ main(int argc, char **argv)
 		"import", "compact", NULL };
 	struct lctx cx;
 	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL, *metric = NULL;
+	const char *workload = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
 	int lower = -1;
 	int is_verify, full = 0;
@@ -96,7 +97,7 @@ main(int argc, char **argv)
 	/* -F is verify's "full", and import's format (--from). */
 	is_verify = strcmp(cmd, "verify") == 0;
 	while ((c = getopt_long(argc, argv, is_verify ? "A:BC:f:Fk:suV" :
-	    "A:BC:d:f:F:k:m:suV", longopts, NULL)) != -1) {
+	    "A:BC:d:f:F:k:m:suVw:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A':
 			after = (long)ar_opt_long("-A", optarg, 0, 99999999);
@@ -114,6 +115,9 @@ main(int argc, char **argv)
 			if (!*optarg)
 				ar_die(AR_EX_USAGE, "-m: an empty metric name");
 			metric = optarg;
+			break;
+		case 'w':
+			workload = optarg;
 			break;
 		case 'f':
 			if (strcmp(optarg, "tsv") == 0)
@@ -150,6 +154,10 @@ main(int argc, char **argv)
 	if ((metric || lower >= 0) && !(strcmp(cmd, "import") == 0 ||
 	    (strcmp(cmd, "export") == 0 && fmt == F_AUTORESEARCH && lower < 0)))
 		ar_usage(usage);
+	/* -w picks one workload's rows for a results.tsv: a session of a
+	 * pi log, whose metric another session may share. */
+	if (workload && !(strcmp(cmd, "export") == 0 && fmt == F_AUTORESEARCH))
+		ar_usage(usage);
 	if ((metric || lower >= 0) && from && strcmp(from, "pi") == 0)
 		ar_die(AR_EX_USAGE, "-m and -d choose a results.tsv's metric; "
 		    "a pi log's config lines name its own");
@@ -175,7 +183,8 @@ main(int argc, char **argv)
 		open_all(&cx, dir);
 		if (verify || pin)
 			check_pin(&cx, pin);
-		r = cmd_export(&cx, fmt, with_unsigned, verify, after, metric);
+		r = cmd_export(&cx, fmt, with_unsigned, verify, after, metric,
+		    workload);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
 		open_all(&cx, dir);
 		r = cmd_import(&cx, from, argv[0], metric, lower);
