@@ -52,6 +52,8 @@ free_segments(struct ar_ledger *l)
 	l->nseg = 0;
 }
 
+static void idx_range(struct ar_seg *s);
+
 static int
 load_segments(struct ar_ledger *l, char *err, size_t errlen)
 {
@@ -101,6 +103,8 @@ load_segments(struct ar_ledger *l, char *err, size_t errlen)
 		}
 		close(fd);
 		free(ip);
+		idx_range(s);
+		s->num = ar_ledger_seg_number(s->path);
 	}
 	ar_spool_free_list(names, n);
 	free(sd);
@@ -148,12 +152,46 @@ ar_ledger_close(struct ar_ledger *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* Binary search over the sorted lines of an index. */
+/* A line of an index against an id, as strcmp orders them. */
 static int
-idx_has(const char *idx, size_t len, const char *id)
+line_cmp(const char *line, size_t len, const char *id, size_t idlen)
 {
-	size_t lo = 0, hi = len, idlen = strlen(id);
+	int c = memcmp(line, id, len < idlen ? len : idlen);
 
+	return c ? c : (len > idlen) - (len < idlen);
+}
+
+/* The segment's first and last lines, for idx_has's range check. */
+static void
+idx_range(struct ar_seg *s)
+{
+	const char *nl;
+	size_t end = s->idxlen;
+
+	s->lolen = s->hioff = s->hilen = 0;
+	if (!s->idx || !s->idxlen)
+		return;
+	nl = memchr(s->idx, '\n', s->idxlen);
+	s->lolen = nl ? (size_t)(nl - s->idx) : s->idxlen;
+	if (end && s->idx[end - 1] == '\n')
+		end--;
+	s->hioff = end;
+	while (s->hioff > 0 && s->idx[s->hioff - 1] != '\n')
+		s->hioff--;
+	s->hilen = end - s->hioff;
+}
+
+/* Binary search over the sorted lines of an index, after a look at its
+ * range. */
+static int
+idx_has(const struct ar_seg *s, const char *id)
+{
+	const char *idx = s->idx;
+	size_t lo = 0, hi = s->idxlen, idlen = strlen(id);
+
+	if (!idx || line_cmp(idx, s->lolen, id, idlen) > 0 ||
+	    line_cmp(idx + s->hioff, s->hilen, id, idlen) < 0)
+		return 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2, start = mid, end;
 		int c;
@@ -163,10 +201,7 @@ idx_has(const char *idx, size_t len, const char *id)
 		end = start;
 		while (end < hi && idx[end] != '\n')
 			end++;
-		c = memcmp(idx + start, id, end - start < idlen ?
-		    end - start : idlen);
-		if (c == 0)
-			c = (end - start > idlen) - (end - start < idlen);
+		c = line_cmp(idx + start, end - start, id, idlen);
 		if (c == 0)
 			return 1;
 		if (c < 0)
@@ -183,8 +218,7 @@ seg_of(const struct ar_ledger *l, const char *id)
 	size_t i;
 
 	for (i = 0; i < l->nseg; i++)
-		if (l->seg[i].idx && idx_has(l->seg[i].idx, l->seg[i].idxlen,
-		    id))
+		if (idx_has(&l->seg[i], id))
 			return (int)i;
 	return -1;
 }
@@ -216,9 +250,7 @@ ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
 	size_t i;
 
 	for (i = 0; i < l->nseg; i++)
-		if (ar_ledger_seg_number(l->seg[i].path) <= upto &&
-		    l->seg[i].idx && idx_has(l->seg[i].idx, l->seg[i].idxlen,
-		    id))
+		if (l->seg[i].num <= upto && idx_has(&l->seg[i], id))
 			return 1;
 	return 0;
 }

@@ -9,6 +9,10 @@ struct ar_seg {
 	char *path;        /* seg/NNNNNNNN.tsv */
 	char *idx;         /* the mmap'd sorted id index */
 	size_t idxlen;
+	/* Its first and last ids: most ids fall outside a segment's range
+	 * (ids start with their time), so most lookups end there. */
+	size_t lolen, hioff, hilen;
+	unsigned long num; /* ar_ledger_seg_number(path) */
 };
 struct ar_ledger {
 	char *dir;

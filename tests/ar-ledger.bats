@@ -1895,12 +1895,55 @@ $(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is store
 	ar-ledger append -C "$C" "$T/good.jsonl" 2> /dev/null
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
 	[ "$output" = "$(cat "$L/results/good.json")" ]
-	run -0 cat "$C/run/method-hashes"
+	run -0 sed 1d "$C/run/method-hashes"
 	[ "$output" = "$COMMIT	$MHASH" ]
 	# A damaged cache line is skipped; verify does not read the cache.
 	printf 'junk\n%s\t%064d\n' "$COMMIT" 7 > "$C/run/method-hashes"
 	run -0 --separate-stderr ar-ledger verify -C "$C"
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
+}
+
+@test "ar-ledger export -V: a commit methods/ lacks is asked of git once, until methods/ gains an object" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	commit_method
+	gone=$(printf '%040d' 1)
+	printf '{"id":"good","method":{"commit":"%s","hash":"%s"}}\n' \
+	    "$COMMIT" "$MHASH" | ar-sign-test -C "$C" > "$T/rows.jsonl"
+	printf '{"id":"away","method":{"commit":"%s","hash":"%064d"}}\n' \
+	    "$gone" 7 | ar-sign-test -C "$C" >> "$T/rows.jsonl"
+	ar-ledger append -C "$C" "$T/rows.jsonl" 2> /dev/null
+	# git as a log of what it was asked, then the real one.
+	mkdir "$T/bin"
+	real=$(command -v git)
+	printf '#!/bin/sh\necho "$*" >> "%s"\nexec "%s" "$@"\n' "$T/git.log" \
+	    "$real" > "$T/bin/git"
+	chmod +x "$T/bin/git"
+	PATH=$T/bin:$PATH run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ "$(grep -c cat-file "$T/git.log")" = 1 ]
+	run -0 cat "$C/run/method-hashes"
+	[ "${lines[0]%%	*}" = stamp ]
+	[ "${lines[1]}" = "$gone	-" ]
+	[ "${lines[2]}" = "$COMMIT	$MHASH" ]
+	[ "${#lines[@]}" = 3 ]
+	# Nothing new in methods/: the cache answers, no git at all.
+	: > "$T/git.log"
+	PATH=$T/bin:$PATH run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ ! -s "$T/git.log" ]
+	# A new object (a commit) in methods/: the missing commit is asked
+	# again; the hash is not.
+	printf 'x\n' > "$C/methods/other.c"
+	git -C "$C/methods" add other.c
+	git -C "$C/methods" -c user.name=t -c user.email=t@example.org \
+	    commit -q -m other
+	PATH=$T/bin:$PATH run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ "$(grep -c cat-file "$T/git.log")" = 1 ]
+	[ "$(grep -vc cat-file "$T/git.log")" = 0 ]
+	# A stale stamp keeps the hashes, drops the missing.
+	sed -i "1s/.*/stamp	$(printf '%064d' 0)/" "$C/run/method-hashes"
+	: > "$T/git.log"
+	PATH=$T/bin:$PATH run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ "$(grep -c cat-file "$T/git.log")" = 1 ]
+	[ "$(grep -vc cat-file "$T/git.log")" = 0 ]
 }
 
 # ---- the peers' real logs (tests/fixtures/imports, README there) ----

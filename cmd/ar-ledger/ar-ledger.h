@@ -53,6 +53,9 @@ struct lctx {
 	/* export -V: method hashes are kept in run/method-hashes between
 	 * runs (a commit's tree never changes); verify rehashes all. */
 	int mc_keep, mc_loaded, mc_new;
+	/* The state of methods/'s objects when the cache was loaded: a
+	 * commit found missing stays so while it holds (mcache_stamp). */
+	char mc_stamp[AR_HASH_HEX];
 	/* The campaign's secret key, for seals (segseal.c), once read. */
 	unsigned char sk[AR_SK_BYTES];
 	int sk_tried, have_sk;

@@ -1,10 +1,14 @@
 /* verify.c: the whole ledger read in batches of row checks; what is
  * wrong beyond one row (a segment's index, an id stored twice); the
  * method hashes recomputed from methods/; ar-ledger verify. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "buf.h"
+#include "crypto.h"
 #include "err.h"
 #include "io.h"
 #include "method.h"
@@ -360,8 +364,10 @@ mc_insert(struct lctx *cx, const char *commit, const char *hash)
 	return &cx->mc[lo];
 }
 
-/* run/method-hashes: "COMMIT TAB HASH" lines. A cache: a line that is
- * not one is skipped, and a missing file is an empty one. */
+/* run/method-hashes: "COMMIT TAB HASH" lines, and "COMMIT TAB -" for a
+ * commit methods/ lacked while its objects had the stamp of the line
+ * "stamp TAB STAMP". A cache: a line that is not one is skipped, and a
+ * missing file is an empty one. */
 static char *
 mcache_path(const struct lctx *cx)
 {
@@ -372,16 +378,91 @@ mcache_path(const struct lctx *cx)
 	return p;
 }
 
+/* A hash of the stat of every place a new object of methods/ appears:
+ * a loose object is a new file in objects/XX (that directory's mtime
+ * and ctime move, or it is new), a pack is a new file in objects/pack,
+ * and alternates add stores. "" when methods/ is no plain repository:
+ * then no commit is kept as missing. */
+static void
+mcache_stamp(const struct lctx *cx, char out[AR_HASH_HEX])
+{
+	static const char *const fixed[] = { "", "pack", "info",
+	    "info/alternates" };
+	char *repo = ar_path(cx->camp.dir, "methods");
+	char *git = ar_path(repo, ".git"), *obj = ar_path(git, "objects");
+	struct ar_buf b = {0};
+	struct stat st;
+	size_t i;
+
+	out[0] = '\0';
+	if (lstat(git, &st) < 0 || !S_ISDIR(st.st_mode) || lstat(obj, &st) < 0
+	    || !S_ISDIR(st.st_mode))
+		goto done;
+	for (i = 0; i < 256 + sizeof fixed / sizeof *fixed; i++) {
+		char sub[32], *p;
+		int r;
+
+		if (i < 256)
+			snprintf(sub, sizeof sub, "%02zx", i);
+		else
+			snprintf(sub, sizeof sub, "%s", fixed[i - 256]);
+		p = sub[0] ? ar_path(obj, sub) : ar_xstrdup(obj);
+		r = lstat(p, &st);
+		free(p);
+		if (r < 0) {
+			if (errno != ENOENT)
+				goto done;
+			ar_buf_printf(&b, "%s -\n", sub);
+			continue;
+		}
+		ar_buf_printf(&b, "%s %llu %llu %lld.%09ld %lld.%09ld %lld\n",
+		    sub, (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino, (long long)st.st_mtim.tv_sec,
+		    st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+		    st.st_ctim.tv_nsec, (long long)st.st_size);
+	}
+	ar_hash_hex(out, b.p, b.len);
+done:
+	ar_buf_free(&b);
+	free(obj);
+	free(git);
+	free(repo);
+}
+
 static void
 mcache_load(struct lctx *cx)
 {
 	char *path = mcache_path(cx), line[256], *tab;
-	FILE *f = fopen(path, "r");
+	FILE *f;
 
 	cx->mc_loaded = 1;
+	/* Taken before anything is asked of git: an object added after
+	 * this shows as another stamp next time. */
+	mcache_stamp(cx, cx->mc_stamp);
+	f = fopen(path, "r");
 	free(path);
 	if (!f)
 		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!(tab = strchr(line, '\t')))
+			continue;
+		*tab++ = '\0';
+		if (strcmp(line, "stamp") == 0) {
+			/* Missing commits hold only under today's stamp. */
+			if (!cx->mc_stamp[0] || strcmp(tab, cx->mc_stamp))
+				break;
+			continue;
+		}
+		if (!is_hex(line, 40))
+			continue;
+		if (is_hex(tab, AR_HASH_HEX - 1))
+			mc_add(cx, line, tab);
+		else if (strcmp(tab, "-") == 0 && cx->mc_stamp[0])
+			mc_add(cx, line, "");
+	}
+	/* Lines after a stale stamp: only the hashes, which never go
+	 * stale. */
 	while (fgets(line, sizeof line, f)) {
 		line[strcspn(line, "\n")] = '\0';
 		if (!(tab = strchr(line, '\t')))
@@ -403,10 +484,18 @@ mcache_save(struct lctx *cx)
 
 	if (!cx->mc_keep || !cx->mc_new)
 		return;
-	for (i = 0; i < cx->nmc; i++)
-		if (cx->mc[i].hash[0] && is_hex(cx->mc[i].commit, 40))
+	/* The stamp first: a missing line counts only after it. */
+	if (cx->mc_stamp[0])
+		ar_buf_printf(&b, "stamp\t%s\n", cx->mc_stamp);
+	for (i = 0; i < cx->nmc; i++) {
+		if (!is_hex(cx->mc[i].commit, 40))
+			continue;
+		if (cx->mc[i].hash[0])
 			ar_buf_printf(&b, "%s\t%s\n", cx->mc[i].commit,
 			    cx->mc[i].hash);
+		else if (cx->mc_stamp[0])
+			ar_buf_printf(&b, "%s\t-\n", cx->mc[i].commit);
+	}
 	run = ar_path(cx->camp.dir, "run");
 	path = mcache_path(cx);
 	/* A cache: when it cannot be written, the next run hashes again. */
@@ -466,8 +555,12 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 			mc_add(cx, line, "");
 		}
 	}
-	if (cx->nmc > before)
+	if (cx->nmc > before) {
 		mc_sort(cx);
+		/* Kept as missing while methods/ gains no object. */
+		if (cx->mc_stamp[0])
+			cx->mc_new = 1;
+	}
 done:
 	if (in)
 		fclose(in);
