@@ -824,6 +824,21 @@ decide() {
 	strace -f -e trace=openat -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
 	same "$(cut -f 2- out.tsv)" "$queued"
 	run -1 grep -c 'queue/new' trace.txt
+	# New rows, the queue still: the summary is written again with its
+	# queue part as read, and it still gives a whole read's decision.
+	sum0=$(stat -c %Y.%i camp/run/sched-summary)
+	results 20 2
+	strace -f -e trace=openat -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
+	run -1 grep -c 'queue/new' trace.txt
+	[ "$(stat -c %Y.%i camp/run/sched-summary)" != "$sum0" ]
+	decide
+	fresh=$out
+	cp camp/run/sched-summary kept
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$fresh"
+	same "$(cut -f 2- out.tsv)" "$fresh"
+	cmp kept camp/run/sched-summary
 	# Changed just now: listed, and each run lists it until it has
 	# been still a while.
 	rm "$(ls camp/queue/new/* | head -1)"

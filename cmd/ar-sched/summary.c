@@ -94,6 +94,10 @@ struct summ {
 	struct qdid qd[2];          /* new/ and cur/ as the file says */
 	struct qdid qnow[2];        /* as listed by this run */
 	int qlisted;                /* this run's listing is in order[] */
+	/* The queue part of the file read, and whether this run's would be
+	 * the same bytes: then it is copied, not made again. */
+	size_t qoff, qlen;
+	int qsame;
 };
 
 /* A checksum against torn and damaged files, fast over megabytes. It
@@ -811,7 +815,9 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	sm->ledger.len = 0;
 	if (!r.bad)
 		ar_buf_add(&sm->ledger, ls, (size_t)(r.p - ls));
+	sm->qoff = (size_t)(r.p - b.p);
 	get_queue(&r, sm);
+	sm->qlen = (size_t)(r.p - b.p) - sm->qoff;
 	if (!r.bad && r.p != r.end)
 		r.bad = 1;
 	if (!why[0] && !r.bad) {
@@ -1209,6 +1215,9 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 	 * its entries, in its order, are what a listing would give. */
 	for (i = 0; same && i < sm->nq; i++)
 		take(sm, x, inv, &pd, &sm->q[i]);
+	/* Then the entries, their order and the directories' times are
+	 * those the file holds: its queue part is written back as read. */
+	sm->qsame = same;
 	for (s = 0; !same && s < 2; s++) {
 		char *d = ar_path(qdir, subs[s]);
 		DIR *dp = opendir(d);
@@ -1336,7 +1345,10 @@ summ_close(struct summ *sm)
 			put_agg(&b, &a);
 			agg_free(&a);
 		}
-		put_queue(&b, sm);
+		if (sm->qsame)
+			ar_buf_add(&b, sm->file.p + sm->qoff, sm->qlen);
+		else
+			put_queue(&b, sm);
 		sum_hex(h, b.p, b.len);
 		ar_buf_add(&b, h, SUMLEN);
 		/* A cache: when it cannot be written, the next run reads
