@@ -1903,6 +1903,62 @@ $(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is store
 	[ "$stderr" = "ar-ledger: 1 rows: 1 verified, 0 unsigned (imported); 0 problems" ]
 }
 
+@test "ar-ledger export -V: loose results found good are listed in ledger/loose.seal; an edited one is checked again; a seal rewritten without the key is not trusted" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	stored_mix
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	save "$T/v1"
+	S=$L/loose.seal
+	# A header, one line per loose result by id with the hash of its
+	# JSON (its bytes but the last newline), then the signature.
+	[ "$(sed -n 1p "$S")" = "ar-ledger loose seal 1" ]
+	[ "$(sed -n 2p "$S")" = "campaign $(jq -r .campaign "$T/loose.jsonl" | head -1)" ]
+	run -0 cut -f 1,2 "$S"
+	[ "${#lines[@]}" -eq 7 ]
+	[ "$(printf '%s\n' "${lines[@]:3:3}")" = "$(ids "$T/loose.jsonl" | LC_ALL=C sort | while read -r i; do
+	    printf '%s\t%s\n' "$i" "$(printf '%s' "$(cat "$L/results/$i.json")" | b2sum -l 256 | cut -d ' ' -f 1)"; done)" ]
+	[[ "${lines[6]}" == "sig "* ]]
+	run -0 cut -f 3 "$S"
+	[ "$(printf '%s\n' "${lines[@]:3:3}")" = "yes
+yes
+yes" ]
+	# The next export says the same, and leaves the seal as it was.
+	ino=$(stat -c %i "$S")
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$output" = "$(cat "$T/v1")" ]
+	[ "$(stat -c %i "$S")" = "$ino" ]
+	# An edited loose result is not what the seal lists: checked again.
+	id=$(sed -n 2p "$T/loose.jsonl" | jq -r .id)
+	f=$L/results/$id.json
+	sed -i 's/"verdict":"discard"/"verdict":"keep"/' "$f"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$f	$id	bad signature" ]
+	# The edited bytes' hash written into the seal, without the key:
+	# its signature fails, nothing of it is trusted.
+	chmod u+w "$S"
+	h=$(printf '%s' "$(cat "$f")" | b2sum -l 256 | cut -d ' ' -f 1)
+	awk -v id="$id" -v h="$h" 'BEGIN { FS = OFS = "\t" } $1 == id { $2 = h } { print }' "$S" > "$T/seal"
+	cp "$T/seal" "$S"
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$f	$id	bad signature" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "${#lines[@]}" -eq 22 ]
+	[ "$(grep -c "\"id\":\"$id\"" <<< "$output")" -eq 0 ]
+	# Sealed again by the holder of the key: the two good ones.
+	run -0 cut -f 1 "$S"
+	[ "${#lines[@]}" -eq 6 ]
+	[ "$(printf '%s\n' "${lines[@]}" | grep -c "^$id\$")" -eq 0 ]
+	# Without the key nothing is sealed; the rows are checked as before.
+	rm -f "$S"
+	mv "$C/keys/bench.key" "$T/bench.key"
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "${#lines[@]}" -eq 22 ]
+	[ ! -e "$S" ]
+	mv "$T/bench.key" "$C/keys/bench.key"
+}
+
 @test "ar-ledger export -V: a commit methods/ lacks is asked of git once, until methods/ gains an object" {
 	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
 	commit_method

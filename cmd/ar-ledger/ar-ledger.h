@@ -5,7 +5,8 @@
  *   main.c     options, the campaign, dispatch to a subcommand; compact
  *   check.c    the checks of one row, on every core
  *   canon.c    a signed row's JSON read into its flat columns
- *   segseal.c  segment seals: written, and trusted when they hold
+ *   segseal.c  segment seals, and the loose results' seal: written,
+ *              and trusted when they hold
  *   verify.c   reading the whole ledger in batches; verify
  *   export.c   export as TSV, JSON Lines or a results.tsv
  *   store.c    append, and import through lib/imports */
@@ -86,8 +87,30 @@ struct job {
 	char commit[64];     /* method.commit, when a git commit id */
 	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
-	int trusted;         /* of a sealed segment: not checked again */
+	int trusted;         /* of a sealed segment, or a loose result
+	                      * its seal lists: not checked again */
 	long segi;           /* its segment in the ledger, or -1 (loose) */
+	int loose;           /* a loose result's file */
+	char chash[AR_HASH_HEX]; /* of a loose result: its bytes' hash */
+};
+
+/* A loose result found good, as ledger/loose.seal lists it. */
+struct lent {
+	char name[AR_ID_MAX + 1];  /* the id its file is named by */
+	char hash[AR_HASH_HEX];    /* BLAKE2b of its JSON as read (the
+	                            * file's bytes but a last newline) */
+	int unsigned_;             /* an import's unsigned row */
+	char mhash[AR_HASH_HEX];   /* method.hash, or "" */
+	char commit[64];           /* method.commit, or "" */
+};
+
+/* The loose seal as read (sorted by name), and the results this run
+ * found good, which the next seal lists. */
+struct lseal {
+	struct lent *e;
+	size_t n;
+	struct lent *k;
+	size_t nk, capk;
 };
 
 enum { ST_OK, ST_BAD, ST_UNSIGNED };
@@ -148,6 +171,7 @@ struct scanner {
 	long after;          /* export -A: rows of segments numbered up
 	                      * to this are neither checked nor exported;
 	                      * -1 for all */
+	struct lseal loose;  /* ledger/loose.seal */
 };
 
 /* Whether a row is one export -A leaves out: in a segment numbered at
@@ -193,6 +217,23 @@ void segseal_check_all(struct lctx *cx, unsigned long cut,
 /* Seals each segment i with want[i] set, from sums[i], on every core. */
 void segseal_write_all(struct lctx *cx, const unsigned char *want,
 	const struct segsum *sums);
+/* ledger/loose.seal: the loose results found good, by name and hash,
+ * signed with the campaign's key. parse: 0 with ls->e filled when p is
+ * one for this campaign, its SEAL (or "-") and key pk, else -1. */
+int looseseal_parse(const char *p, size_t len, const char *camp,
+	const char *seal, const unsigned char *pk, struct lseal *ls);
+/* Reads the ledger's loose seal; one that is missing or not good is
+ * none. */
+void looseseal_load(struct lctx *cx, struct lseal *ls);
+/* The entry of the result named name with bytes of hash, or NULL. */
+const struct lent *looseseal_find(const struct lseal *ls, const char *name,
+	const char *hash);
+/* A result this run found good. */
+void looseseal_keep(struct lseal *ls, const struct lent *e);
+/* Writes the seal of the results kept, when it differs from the one read
+ * and the campaign's key can be read. */
+void looseseal_write(struct lctx *cx, struct lseal *ls);
+void looseseal_free(struct lseal *ls);
 
 /* check.c */
 void check_job(const struct ar_campaign *camp, struct job *j);

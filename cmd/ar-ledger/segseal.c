@@ -375,3 +375,239 @@ segseal_write_all(struct lctx *cx, const unsigned char *want,
 	c.sums = (struct segsum *)sums;
 	run_checker(&c);
 }
+
+/* ---- the loose results' seal ----
+ * ledger/loose.seal lists the loose results a holder of the key found
+ * good: each by its file's id and the BLAKE2b hash of its bytes, with
+ * what the check found (unsigned, method.hash, method.commit). A result
+ * whose bytes still have that hash is taken as checked, as a sealed
+ * segment's rows are; any other is checked row by row. So a decision
+ * does not check the signatures of up to AR_LEDGER_COMPACT - 1 loose
+ * results again each time. The file: a header of three lines, one line
+ * per result sorted by id, then "sig HEX" over all before it. */
+#define LSEAL_MAGIC "ar-ledger loose seal 1\n"
+
+static char *
+looseseal_path(const struct lctx *cx)
+{
+	return ar_path(cx->led.dir, "loose.seal");
+}
+
+static void
+lseal_header(struct ar_buf *b, const char *camp, const char *seal)
+{
+	ar_buf_printf(b, "%scampaign %s\nseal %s\n", LSEAL_MAGIC, camp, seal);
+}
+
+static int
+lhex(const char *p, size_t n, size_t want)
+{
+	size_t i;
+
+	if (n != want)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' &&
+		    p[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* One field of a line: up to the next tab (or the line's end); its
+ * length, and p moved past it and its tab. */
+static size_t
+lfield(const char **p, const char *end, const char **f)
+{
+	const char *t = memchr(*p, '\t', (size_t)(end - *p));
+	size_t n = (size_t)((t ? t : end) - *p);
+
+	*f = *p;
+	*p = t ? t + 1 : end;
+	return n;
+}
+
+int
+looseseal_parse(const char *p, size_t len, const char *camp,
+    const char *seal, const unsigned char *pk, struct lseal *ls)
+{
+	struct ar_buf h = {0};
+	const char *q, *end, *sl;
+	char sig[AR_SIG_HEX];
+	size_t n = 0, cap = 0, signedlen;
+	struct lent *e = NULL;
+	int ok = 0;
+
+	ls->e = NULL;
+	ls->n = 0;
+	lseal_header(&h, camp, seal);
+	/* The header, lines, then "sig " and its hex and a newline. */
+	if (len < h.len + 4 + AR_SIG_HEX || memcmp(p, h.p, h.len) != 0 ||
+	    p[len - 1] != '\n')
+		goto out;
+	signedlen = len - (4 + AR_SIG_HEX);
+	sl = p + signedlen;
+	if (memcmp(sl, "sig ", 4) != 0 || sl[-1] != '\n' ||
+	    !lhex(sl + 4, AR_SIG_HEX - 1, AR_SIG_HEX - 1))
+		goto out;
+	memcpy(sig, sl + 4, AR_SIG_HEX - 1);
+	sig[AR_SIG_HEX - 1] = '\0';
+	if (ar_verify_hex(sig, p, signedlen, pk) < 0)
+		goto out;
+	for (q = p + h.len; q < sl; ) {
+		const char *nl = memchr(q, '\n', (size_t)(sl - q)), *f;
+		struct lent x;
+		size_t fl;
+
+		if (!nl)
+			goto out;
+		end = nl;
+		memset(&x, 0, sizeof x);
+		fl = lfield(&q, end, &f);
+		if (fl == 0 || fl > AR_ID_MAX)
+			goto out;
+		memcpy(x.name, f, fl);
+		if (memchr(x.name, '\0', fl) || !ar_id_valid(x.name))
+			goto out;
+		fl = lfield(&q, end, &f);
+		if (!lhex(f, fl, AR_HASH_HEX - 1))
+			goto out;
+		memcpy(x.hash, f, fl);
+		fl = lfield(&q, end, &f);
+		if (fl == 2 && memcmp(f, "no", 2) == 0)
+			x.unsigned_ = 1;
+		else if (fl != 3 || memcmp(f, "yes", 3) != 0)
+			goto out;
+		fl = lfield(&q, end, &f);
+		if (lhex(f, fl, AR_HASH_HEX - 1))
+			memcpy(x.mhash, f, fl);
+		else if (fl != 1 || *f != '-')
+			goto out;
+		fl = lfield(&q, end, &f);
+		if (lhex(f, fl, 40) || lhex(f, fl, 64))
+			memcpy(x.commit, f, fl);
+		else if (fl != 1 || *f != '-')
+			goto out;
+		/* Five fields exactly, the ids strictly in order. */
+		if (q != end || f + fl != end || (n && strcmp(e[n - 1].name,
+		    x.name) >= 0))
+			goto out;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			e = ar_xrealloc(e, cap * sizeof *e);
+		}
+		e[n++] = x;
+		q = nl + 1;
+	}
+	ok = 1;
+out:
+	ar_buf_free(&h);
+	if (!ok) {
+		free(e);
+		return -1;
+	}
+	ls->e = e;
+	ls->n = n;
+	return 0;
+}
+
+void
+looseseal_load(struct lctx *cx, struct lseal *ls)
+{
+	struct ar_buf b = {0};
+	char *path = looseseal_path(cx);
+
+	ls->e = NULL;
+	ls->n = 0;
+	/* At most AR_LEDGER_COMPACT results are loose; 64 MB is far more. */
+	if (ar_readfile(path, &b, (size_t)64 << 20) == 0)
+		(void)looseseal_parse(b.p ? b.p : "", b.len, cx->camp.id,
+		    cx->camp.have_seal ? cx->camp.seal_hash : "-",
+		    cx->camp.pk, ls);
+	ar_buf_free(&b);
+	free(path);
+}
+
+static int
+cmp_lent(const void *a, const void *b)
+{
+	return strcmp(((const struct lent *)a)->name,
+	    ((const struct lent *)b)->name);
+}
+
+const struct lent *
+looseseal_find(const struct lseal *ls, const char *name, const char *hash)
+{
+	struct lent key;
+	const struct lent *e;
+
+	if (!ls->n || strlen(name) > AR_ID_MAX)
+		return NULL;
+	snprintf(key.name, sizeof key.name, "%s", name);
+	e = bsearch(&key, ls->e, ls->n, sizeof *ls->e, cmp_lent);
+	return e && strcmp(e->hash, hash) == 0 ? e : NULL;
+}
+
+void
+looseseal_keep(struct lseal *ls, const struct lent *e)
+{
+	if (ls->nk == ls->capk) {
+		ls->capk = ls->capk ? 2 * ls->capk : 64;
+		ls->k = ar_xrealloc(ls->k, ls->capk * sizeof *ls->k);
+	}
+	ls->k[ls->nk++] = *e;
+}
+
+void
+looseseal_write(struct lctx *cx, struct lseal *ls)
+{
+	struct ar_buf b = {0};
+	char sig[AR_SIG_HEX], *path;
+	size_t i, w = 0;
+
+	ar_sort(ls->k, ls->nk, sizeof *ls->k, cmp_lent);
+	/* An id twice (a file read twice) is listed once; one stored twice
+	 * with other bytes is a problem verify names, and not sealed. */
+	for (i = 0; i < ls->nk; i++) {
+		if (w && strcmp(ls->k[w - 1].name, ls->k[i].name) == 0) {
+			if (strcmp(ls->k[w - 1].hash, ls->k[i].hash) != 0)
+				ls->k[w - 1].hash[0] = '\0';
+			continue;
+		}
+		ls->k[w++] = ls->k[i];
+	}
+	ls->nk = w;
+	for (i = w = 0; i < ls->nk; i++)
+		if (ls->k[i].hash[0])
+			ls->k[w++] = ls->k[i];
+	ls->nk = w;
+	if (ls->nk == ls->n && (ls->n == 0 || memcmp(ls->k, ls->e, ls->n *
+	    sizeof *ls->e) == 0))
+		return;
+	if (!have_key(cx))
+		return;
+	lseal_header(&b, cx->camp.id, cx->camp.have_seal ?
+	    cx->camp.seal_hash : "-");
+	for (i = 0; i < ls->nk; i++) {
+		const struct lent *e = &ls->k[i];
+
+		ar_buf_printf(&b, "%s\t%s\t%s\t%s\t%s\n", e->name, e->hash,
+		    e->unsigned_ ? "no" : "yes", e->mhash[0] ? e->mhash : "-",
+		    e->commit[0] ? e->commit : "-");
+	}
+	ar_sign_hex(sig, b.p, b.len, cx->sk);
+	ar_buf_printf(&b, "sig %s\n", sig);
+	path = looseseal_path(cx);
+	/* Like a segment's seal, a cache: a ledger it cannot write to is
+	 * read as before, and says nothing of it. */
+	(void)ar_write_atomic(path, b.p, b.len, 0444);
+	free(path);
+	ar_buf_free(&b);
+}
+
+void
+looseseal_free(struct lseal *ls)
+{
+	free(ls->e);
+	free(ls->k);
+	memset(ls, 0, sizeof *ls);
+}

@@ -239,6 +239,25 @@ collect(const struct ar_row *r, void *arg)
 	j->where = where_of(r);
 	j->stored = 1;
 	row_fileid(r, j->fileid);
+	if (!r->lineno && !r->field) {
+		const struct lent *e;
+
+		/* A loose result: taken as checked when the loose seal lists
+		 * its bytes. */
+		j->loose = 1;
+		ar_hash_hex(j->chash, r->json, r->jsonlen);
+		if (s->trust_seals && (e = looseseal_find(&s->loose,
+		    j->fileid, j->chash))) {
+			j->trusted = 1;
+			snprintf(j->id, sizeof j->id, "%s", e->name);
+			j->status = e->unsigned_ ? ST_UNSIGNED : ST_OK;
+			snprintf(j->mhash, sizeof j->mhash, "%s", e->mhash);
+			snprintf(j->commit, sizeof j->commit, "%s", e->commit);
+			if (s->n == BATCH)
+				s->flush(s);
+			return 0;
+		}
+	}
 	if (r->field) {
 		/* The fields, json last, lie one after the other in the
 		 * row's line: one copy of the line, and pointers into it,
@@ -600,6 +619,23 @@ methods_in_repo(const struct lctx *cx)
 	return r;
 }
 
+/* A loose result found good, for the next loose seal. */
+static void
+keep_loose(struct scanner *s, const struct job *j)
+{
+	struct lent e;
+
+	if (!j->loose || !j->id[0] || strcmp(j->id, j->fileid) != 0)
+		return;
+	memset(&e, 0, sizeof e);
+	snprintf(e.name, sizeof e.name, "%s", j->id);
+	snprintf(e.hash, sizeof e.hash, "%s", j->chash);
+	e.unsigned_ = j->status == ST_UNSIGNED;
+	snprintf(e.mhash, sizeof e.mhash, "%s", j->mhash);
+	snprintf(e.commit, sizeof e.commit, "%s", j->commit);
+	looseseal_keep(&s->loose, &e);
+}
+
 /* What the checks of a batch found, in the order of its rows. */
 static void
 finish_batch(struct scanner *s, struct job *jobs, size_t n)
@@ -630,6 +666,7 @@ finish_batch(struct scanner *s, struct job *jobs, size_t n)
 		if (sum && j->status != ST_BAD)
 			sum->rows++;
 		if (j->status == ST_UNSIGNED) {
+			keep_loose(s, j);
 			s->unsigned_++;
 			if (sum)
 				sum->unsigned_++;
@@ -659,6 +696,7 @@ finish_batch(struct scanner *s, struct job *jobs, size_t n)
 			if (sum)
 				sum->unchecked++;
 		}
+		keep_loose(s, j);
 		s->ok++;
 	}
 	free_jobs(jobs, n);
@@ -891,8 +929,10 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->nsealed = s->nsums = cx->led.nseg;
 	s->sealed = ar_xcalloc(s->nsealed ? s->nsealed : 1, 1);
 	s->sums = ar_xcalloc(s->nsums ? s->nsums : 1, sizeof *s->sums);
-	if (s->trust_seals)
+	if (s->trust_seals) {
 		segseal_check_all(cx, cut, s->sealed, s->sums);
+		looseseal_load(cx, &s->loose);
+	}
 	if (ar_ledger_scan_skip(&cx->led, cut, s->trust_seals ? skip_sealed :
 	    NULL, collect, s, err, sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
@@ -910,6 +950,7 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 		    idx_sorted(&cx->led.seg[i]));
 	segseal_write_all(cx, want, s->sums);
 	free(want);
+	looseseal_write(cx, &s->loose);
 	for (i = 0; s->after > 0 && i < s->nids; i++)
 		twice_across_cut(s, s->ids[i]);
 	for (i = 0; s->after > 0 && i < s->nskipped; i++) {
@@ -955,6 +996,7 @@ free_scanner(struct scanner *s)
 	free(s->skipped);
 	ar_buf_free(&s->seg_ids);
 	ar_buf_free(&s->later);
+	looseseal_free(&s->loose);
 }
 
 int

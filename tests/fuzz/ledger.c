@@ -5,7 +5,9 @@
  * (cmd/ar-ledger/segseal.c, included): one it accepts has consistent
  * counts and is exactly the line ar-ledger would write for them. And as
  * a row's JSON by cmd/ar-ledger/canon.c (included): what it reads,
- * jansson reads too, to the same flat columns and top-level facts. */
+ * jansson reads too, to the same flat columns and top-level facts. And
+ * as the lines of a loose seal (segseal.c), signed here unless its first
+ * byte is odd: one it reads is written back byte for byte. */
 #include "fuzz.h"
 #include "io.h"
 #include "ledger.h"
@@ -78,6 +80,50 @@ summary(const uint8_t *d, size_t n)
 	CHECK(len > 0 && (size_t)len == n && memcmp(line, d, n) == 0);
 }
 
+static void
+loose(const uint8_t *d, size_t n)
+{
+	static const char head[] = "ar-ledger loose seal 1\ncampaign c1\n"
+	    "seal -\n";
+	static unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES];
+	static int keyed;
+	struct ar_buf b = {0}, w = {0};
+	struct lseal ls = {0};
+	char sig[AR_SIG_HEX];
+	size_t i;
+
+	if (n < 1)
+		return;
+	if (!keyed) {
+		ar_keypair(pk, sk);
+		keyed = 1;
+	}
+	ar_buf_add(&b, head, sizeof head - 1);
+	ar_buf_add(&b, d + 1, n - 1);
+	if (!(d[0] & 1)) {
+		ar_sign_hex(sig, b.p, b.len, sk);
+		ar_buf_printf(&b, "sig %s\n", sig);
+	}
+	if (looseseal_parse(b.p, b.len, "c1", "-", pk, &ls) == 0) {
+		ar_buf_add(&w, head, sizeof head - 1);
+		for (i = 0; i < ls.n; i++) {
+			const struct lent *e = &ls.e[i];
+
+			CHECK(ar_id_valid(e->name));
+			CHECK(i == 0 || strcmp(ls.e[i - 1].name, e->name) < 0);
+			ar_buf_printf(&w, "%s\t%s\t%s\t%s\t%s\n", e->name,
+			    e->hash, e->unsigned_ ? "no" : "yes", e->mhash[0] ?
+			    e->mhash : "-", e->commit[0] ? e->commit : "-");
+		}
+		CHECK(b.len >= 4 + AR_SIG_HEX);
+		CHECK(w.len == b.len - (4 + AR_SIG_HEX));
+		CHECK(memcmp(w.p, b.p, w.len) == 0);
+	}
+	looseseal_free(&ls);
+	ar_buf_free(&b);
+	ar_buf_free(&w);
+}
+
 static int
 row(const struct ar_row *r, void *arg)
 {
@@ -100,6 +146,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
 	summary(d, n);
 	canon(d, n);
+	loose(d, n);
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof dir, "/tmp/ar-fuzz-ledger.%ld",
