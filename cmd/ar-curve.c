@@ -833,15 +833,6 @@ slow:
 	return b + snprintf(b, 32, "%.6g", v);
 }
 
-/* g6's digits; their end is known, so a line takes them without a
- * strlen. */
-static const char *
-g6(char *b, double v)
-{
-	g6_end(b, v);
-	return b;
-}
-
 /* Six significant digits: more than any score's interval can tell
  * apart, and the shortest exact form costs a strtod per digit count. */
 /* Appends to a line: ar_buf_add's work, inlined where it fits. */
@@ -921,13 +912,51 @@ model_name(int m)
 	return m == AR_FIT_USL ? "usl" : m == AR_FIT_AMDAHL ? "amdahl" : "none";
 }
 
-/* A group's lines, each made whole in b, then written at once. */
+/* A group's lines, made whole in b, then written at once. The fields
+ * every line of a group repeats (names before k, the fit after the
+ * efficiency) are made once, in pre and post. */
 static void
-tsv_group(const struct view *g, struct ar_buf *b)
+tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
+    struct ar_buf *post)
 {
 	size_t i;
 	char t[32];
 
+	ar_buf_clear(pre);
+	bs(pre, g->method);
+	bc(pre, '\t');
+	put_esc(pre, g->label);
+	bc(pre, '\t');
+	put_esc(pre, g->workload);
+	bc(pre, '\t');
+	put_esc(pre, g->device);
+	bc(pre, '\t');
+	bs(pre, O.metric ? O.metric : "ratio");
+	bc(pre, '\t');
+	ar_buf_clear(post);
+	bc(post, '\t');
+	bs(post, model_name(g->fit.model));
+	bc(post, '\t');
+	if (g->fit.model) {
+		num(post, g->fit.sigma);
+		bc(post, '\t');
+		num(post, g->fit.sigma_se);
+		bc(post, '\t');
+		num(post, g->fit.kappa);
+		bc(post, '\t');
+		num(post, g->fit.kappa_se);
+	} else {
+		bs(post, "\t\t\t");
+	}
+	bc(post, '\t');
+	if (g->has_best) {
+		bs(post, ld(t, g->knee));
+		bc(post, '\t');
+		bs(post, ld(t, g->best_k));
+	} else
+		bc(post, '\t');
+	bc(post, '\n');
+	ar_buf_clear(b);
 	for (i = 0; i < g->np + O.nkpred; i++) {
 		double k, y, lo, hi;
 		int meas = i < g->np;
@@ -943,18 +972,8 @@ tsv_group(const struct view *g, struct ar_buf *b)
 				continue;
 			ar_curve_predict(&g->fit, k, &y, &lo, &hi);
 		}
-		ar_buf_clear(b);
-		bs(b, g->method);
-		bc(b, '\t');
-		put_esc(b, g->label);
-		bc(b, '\t');
-		put_esc(b, g->workload);
-		bc(b, '\t');
-		put_esc(b, g->device);
-		bc(b, '\t');
-		bs(b, O.metric ? O.metric : "ratio");
-		bc(b, '\t');
-		bs(b, g6(t, k));
+		bput(b, pre->p, pre->len);
+		num(b, k);
 		bs(b, meas ? "\tmeasured\t" : "\tpredicted\t");
 		num(b, y);
 		bc(b, '\t');
@@ -970,30 +989,9 @@ tsv_group(const struct view *g, struct ar_buf *b)
 		bc(b, '\t');
 		if (meas)
 			num(b, efficiency(g, i));
-		bc(b, '\t');
-		bs(b, model_name(g->fit.model));
-		bc(b, '\t');
-		if (g->fit.model) {
-			num(b, g->fit.sigma);
-			bc(b, '\t');
-			num(b, g->fit.sigma_se);
-			bc(b, '\t');
-			num(b, g->fit.kappa);
-			bc(b, '\t');
-			num(b, g->fit.kappa_se);
-		} else {
-			bs(b, "\t\t\t");
-		}
-		bc(b, '\t');
-		if (g->has_best) {
-			bs(b, ld(t, g->knee));
-			bc(b, '\t');
-			bs(b, ld(t, g->best_k));
-		} else
-			bc(b, '\t');
-		bc(b, '\n');
-		fwrite(b->p, 1, b->len, stdout);
+		bput(b, post->p, post->len);
 	}
+	fwrite(b->p, 1, b->len, stdout);
 }
 
 static json_t *
@@ -1165,7 +1163,7 @@ main(int argc, char **argv)
 	struct left left = {0};
 	struct gord *ord;
 	struct view v = {0}, top[8];
-	struct ar_buf line = {0};
+	struct ar_buf line = {0}, pre = {0}, post = {0};
 	size_t i, j, ntop;
 	const char *fmt = "tsv";
 	int c;
@@ -1242,11 +1240,13 @@ main(int argc, char **argv)
 			free(s);
 			json_decref(o);
 		} else {
-			tsv_group(&v, &line);
+			tsv_group(&v, &line, &pre, &post);
 		}
 	}
 	view_free(&v);
 	ar_buf_free(&line);
+	ar_buf_free(&pre);
+	ar_buf_free(&post);
 	if (O.svg) {
 		/* The plot shows the first 8 groups. */
 		ntop = R.ng < 8 ? R.ng : 8;
