@@ -8,6 +8,7 @@
  * and the hand-written number reading and %.6g formatting are its hot
  * path; split, they would only pass the arena around. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
 #include <math.h>
@@ -251,22 +252,29 @@ key_lens(const char *k, size_t kl, size_t *ml, size_t *wl)
 	*wl = (size_t)b;
 }
 
-/* The group of a key, made when new. m, w, d: the method, workload and
- * device. */
-static struct grp *
-group_of(const char *m, const char *w, const char *d)
+/* The hash of a group's key: the names apart, so that a tab inside one
+ * cannot join two groups. */
+static uint32_t
+group_hash(const char *m, size_t ml, const char *w, size_t wl,
+    const char *d, size_t dl)
 {
-	size_t ml = strlen(m), wl = strlen(w), dl = strlen(d), it = 0, i;
+	return ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
+}
+
+/* The group of a key, made when new. m, w, d: the method, workload and
+ * device, ml, wl, dl their lengths, h group_hash's. */
+static struct grp *
+group_of(const char *m, size_t ml, const char *w, size_t wl, const char *d,
+    size_t dl, uint32_t h)
+{
+	size_t it = 0, i;
 	size_t kl = ml + 1 + wl + 1 + dl, ml2, wl2;
 	unsigned char tail[20];
 	size_t tl = varint_put(tail, ml);
-	uint32_t h, o;
+	uint32_t o;
 	char *k;
 
 	tl += varint_put(tail + tl, wl);
-	/* The names apart, so that a tab inside one cannot join two
-	 * groups. */
-	h = ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
 	while (ar_hmap_next(&R.gix, h, &it, &i)) {
 		const char *s = R.a + R.g[i].key;
 
@@ -321,16 +329,41 @@ point_of(struct grp *g, uint32_t k)
 	return &g->p[lo];
 }
 
+/* A row as read, waiting in a batch to be folded: its strings lie in
+ * the batch's chars, by offset. */
+struct row {
+	double y, lo, hi;
+	long n;
+	uint32_t h, k;       /* group_hash's; k */
+	uint32_t m, w, d, id, lab, idea, verdict;
+	uint32_t ml, wl, dl, labn;
+	unsigned has_y : 1, feasible : 1, has_idea : 1;
+};
+
+/* Rows are folded a batch at a time, so that the memory each will touch
+ * (its slot in the index, its group, its points, its record) is asked
+ * for ahead, many rows at once, and not waited on one row at a time. */
+#define BATCH 64
+struct batch {
+	struct row r[BATCH];
+	size_t n;
+	struct ar_buf s;     /* the rows' strings, NUL-terminated */
+	char *err;           /* a malformed row after the rows: dies */
+};
+
 /* A row of the group at k. Ties of id keep the later row as the latest
  * and the earlier as the first, the order a stable sort of the rows by
  * key, k and id gives. */
 static void
-add_row(const char *m, const char *w, const char *d, uint32_t k,
-    const char *id, const char *lab, size_t labn, const char *idea,
-    int has_y, double y, double lo, double hi, long n, const char *verdict,
-    int feasible)
+add_row(const struct row *rw, const char *s)
 {
-	struct grp *g = group_of(m, w, d);
+	struct grp *g = group_of(s + rw->m, rw->ml, s + rw->w, rw->wl,
+	    s + rw->d, rw->dl, rw->h);
+	uint32_t k = rw->k;
+	const char *id = s + rw->id, *lab = s + rw->lab;
+	const char *idea = rw->has_idea ? s + rw->idea : NULL;
+	size_t labn = rw->labn;
+	int has_y = rw->has_y;
 	int is_first = !g->np || k < (g->p[0].k & PT_K) || (k ==
 	    (g->p[0].k & PT_K) && strcmp(id, R.a + g->first) < 0);
 	struct pt *p = point_of(g, k);
@@ -351,8 +384,8 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 	yid = newy ? id : r.yid;
 	lid = newlast ? id : r.lid;
 	vl = varint_put(vb, r.results + 1);
-	vl += varint_put(vb + vl, newy ? (unsigned long long)n : r.n);
-	vl += varint_put(vb + vl, newy ? verdict_ix(verdict) : r.v);
+	vl += varint_put(vb + vl, newy ? (unsigned long long)rw->n : r.n);
+	vl += varint_put(vb + vl, newy ? verdict_ix(s + rw->verdict) : r.v);
 	/* Made aside: the old ids may lie where the new record goes. */
 	ar_buf_clear(&R.rb);
 	ar_buf_add(&R.rb, vb, vl);
@@ -367,11 +400,11 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 		p->rec = arena_room(R.rb.len);
 	memcpy(R.a + p->rec, R.rb.p, R.rb.len);
 	p->k = k | (hasy || newy ? PT_HASY : 0) | (lsep ? PT_LSEP : 0) |
-	    ((newlast ? feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
+	    ((newlast ? rw->feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
 	if (newy) {
-		p->y = y;
-		p->lo = lo;
-		p->hi = hi;
+		p->y = rw->y;
+		p->lo = rw->lo;
+		p->hi = rw->hi;
 	}
 	if (is_first) {
 		/* The row's id where it is kept already: a new first is
@@ -388,6 +421,75 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 		if (idea)
 			g->idea = idea[0] ? arena_str(idea) : 0;
 	}
+}
+
+/* Folds a batch's rows in their order. Before, in passes over the
+ * whole batch, each row's memory is prefetched a level at a time: its
+ * slot in the index, then the group the slot names, then the group's
+ * key and points, then the record of its point at k. A pass reads only
+ * what the pass before fetched; the fold itself looks everything up
+ * again, so a stale guess (a group made earlier in the batch) costs
+ * only a miss. */
+static void
+fold_batch(struct batch *b)
+{
+	uint32_t gix[BATCH];
+	size_t i, j, it, pos;
+
+	if (R.gix.cap) {
+		for (i = 0; i < b->n; i++)
+			__builtin_prefetch(&R.gix.slot[b->r[i].h &
+			    (R.gix.cap - 1)]);
+		for (i = 0; i < b->n; i++) {
+			it = 0;
+			gix[i] = UINT32_MAX;
+			if (ar_hmap_next(&R.gix, b->r[i].h, &it, &pos)) {
+				gix[i] = (uint32_t)pos;
+				__builtin_prefetch(&R.g[pos]);
+				__builtin_prefetch((char *)&R.g[pos] +
+				    sizeof *R.g - 1);
+			}
+		}
+		for (i = 0; i < b->n; i++) {
+			const struct grp *g;
+
+			if (gix[i] == UINT32_MAX)
+				continue;
+			g = &R.g[gix[i]];
+			__builtin_prefetch(R.a + g->key);
+			__builtin_prefetch(g->p);
+			__builtin_prefetch((char *)g->p + 64);
+		}
+		for (i = 0; i < b->n; i++) {
+			const struct grp *g;
+
+			if (gix[i] == UINT32_MAX)
+				continue;
+			g = &R.g[gix[i]];
+			for (j = 0; j < g->np; j++)
+				if ((g->p[j].k & PT_K) == b->r[i].k) {
+					__builtin_prefetch(R.a + g->p[j].rec);
+					break;
+				}
+		}
+	}
+	for (i = 0; i < b->n; i++)
+		add_row(&b->r[i], b->s.p);
+	b->n = 0;
+	ar_buf_clear(&b->s);
+	if (b->err)
+		ar_die(AR_EX_DATA, "%s", b->err);
+}
+
+/* A string into the batch's chars: its offset. */
+static uint32_t
+bstr(struct batch *b, const char *s, size_t n)
+{
+	uint32_t o = (uint32_t)b->s.len;
+
+	ar_buf_add(&b->s, s, n);
+	ar_buf_addc(&b->s, 0);
+	return o;
 }
 
 /* A column that may be missing, or (need) one that must be there. */
@@ -428,17 +530,37 @@ fast_double(const char *s, double *v)
 	return 1;
 }
 
+/* A malformed row: the rows before it are folded first, as they would
+ * have been one at a time, then the message ends the program. */
+static _Noreturn void
+row_die(struct batch *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	b->err = ar_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->err, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	fold_batch(b);
+	abort();    /* fold_batch died */
+}
+
 /* A score field: empty is missing; anything else must be a positive,
  * finite number. */
 static int
-score_field(const struct ar_tsv *t, int c, const char *name, double *v)
+score_field(const struct ar_tsv *t, struct batch *b, int c,
+    const char *name, double *v)
 {
 	const char *s = c >= 0 ? t->field[c] : "";
 
 	if (!s[0])
 		return 0;
 	if ((!fast_double(s, v) && ar_parse_double(s, v) < 0) || !(*v > 0))
-		ar_die(AR_EX_DATA, "%s: line %zu: %s: \"%s\" is not a positive "
+		row_die(b, "%s: line %zu: %s: \"%s\" is not a positive "
 		    "number", t->name, t->lineno, name, s);
 	return 1;
 }
@@ -508,6 +630,7 @@ read_rows(FILE *f, const char *name, struct left *left)
 	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl, c_dev;
 	int c_idea;
 	int c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi, c_n;
+	struct batch *b = ar_xcalloc(1, sizeof *b);
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -543,13 +666,14 @@ read_rows(FILE *f, const char *name, struct left *left)
 	for (;;) {
 		int st = ar_tsv_next(&t), has_y, feasible;
 		const char *v, *method, *lab;
+		struct row *rw;
 		size_t labn;
 		double y = 0, lo, hi;
 		long long k;
 		long n;
 
 		if (st < 0)
-			ar_die(AR_EX_DATA, "%s", t.err);
+			row_die(b, "%s", t.err);
 		if (st == 0)
 			break;
 		if (strcmp(t.field[c_signed], "yes") != 0) {
@@ -567,20 +691,20 @@ read_rows(FILE *f, const char *name, struct left *left)
 			continue;
 		}
 		if (ar_parse_long(t.field[c_k], &k) < 0 || k < 1 || k > 65536)
-			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not "
+			row_die(b, "%s: line %zu: shape.k: \"%s\" is not "
 			    "a whole number from 1 to 65536", t.name, t.lineno,
 			    t.field[c_k]);
-		has_y = score_field(&t, c_y, cy, &y);
+		has_y = score_field(&t, b, c_y, cy, &y);
 		lo = hi = y;
 		if (has_y) {
 			double x;
 
-			if (score_field(&t, c_lo, clo, &x))
+			if (score_field(&t, b, c_lo, clo, &x))
 				lo = x;
-			if (score_field(&t, c_hi, chi, &x))
+			if (score_field(&t, b, c_hi, chi, &x))
 				hi = x;
 			if (lo > y || hi < y)
-				ar_die(AR_EX_DATA, "%s: line %zu: %s lies outside "
+				row_die(b, "%s: line %zu: %s lies outside "
 				    "its interval", t.name, t.lineno, cy);
 		} else {
 			left->noscore++;
@@ -618,10 +742,35 @@ read_rows(FILE *f, const char *name, struct left *left)
 			lab = method;
 			labn = strnlen(lab, 7);
 		}
-		add_row(method, t.field[c_wl], t.field[c_dev], (uint32_t)k,
-		    t.field[c_id], lab, labn, c_idea >= 0 ? t.field[c_idea] :
-		    O.ideas ? "" : NULL, has_y, y, lo, hi, n, v, feasible);
+		rw = &b->r[b->n];
+		rw->y = y;
+		rw->lo = lo;
+		rw->hi = hi;
+		rw->n = n;
+		rw->k = (uint32_t)k;
+		rw->has_y = has_y != 0;
+		rw->feasible = feasible != 0;
+		rw->ml = (uint32_t)strlen(method);
+		rw->m = bstr(b, method, rw->ml);
+		rw->wl = (uint32_t)strlen(t.field[c_wl]);
+		rw->w = bstr(b, t.field[c_wl], rw->wl);
+		rw->dl = (uint32_t)strlen(t.field[c_dev]);
+		rw->d = bstr(b, t.field[c_dev], rw->dl);
+		rw->h = group_hash(method, rw->ml, t.field[c_wl], rw->wl,
+		    t.field[c_dev], rw->dl);
+		rw->id = bstr(b, t.field[c_id], strlen(t.field[c_id]));
+		rw->labn = (uint32_t)labn;
+		rw->lab = bstr(b, lab, labn);
+		rw->has_idea = c_idea >= 0 || O.ideas;
+		rw->idea = c_idea >= 0 ? bstr(b, t.field[c_idea],
+		    strlen(t.field[c_idea])) : bstr(b, "", 0);
+		rw->verdict = bstr(b, v, strlen(v));
+		if (++b->n == BATCH)
+			fold_batch(b);
 	}
+	fold_batch(b);
+	ar_buf_free(&b->s);
+	free(b);
 	ar_tsv_close(&t);
 }
 
