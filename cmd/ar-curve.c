@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1061,7 +1062,7 @@ model_name(int m)
 	return m == AR_FIT_USL ? "usl" : m == AR_FIT_AMDAHL ? "amdahl" : "none";
 }
 
-/* A group's lines, made whole in b, then written at once. The fields
+/* A group's lines, added to b. The fields
  * every line of a group repeats (names before k, the fit after the
  * efficiency) are made once, in pre and post. */
 static void
@@ -1105,7 +1106,6 @@ tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
 	} else
 		bc(post, '\t');
 	bc(post, '\n');
-	ar_buf_clear(b);
 	for (i = 0; i < g->np + O.nkpred; i++) {
 		double k, y, lo, hi;
 		int meas = i < g->np;
@@ -1140,7 +1140,138 @@ tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
 			num(b, efficiency(g, i));
 		bput(b, post->p, post->len);
 	}
-	fwrite(b->p, 1, b->len, stdout);
+}
+
+/* The TSV output is made by a crew of threads, one a core: each takes
+ * a chunk of groups in turn (builds, fits and formats them into its own
+ * buffer), and the main thread writes the chunks in order, so the
+ * output is the same whatever the number of threads. */
+#define CHUNK 512
+#define CREW_MAX 8
+
+struct crew;
+
+struct hand {
+	struct crew *c;
+	pthread_t th;
+	size_t from, to;     /* the groups of this round, in ord */
+	struct view v;
+	struct ar_buf out, pre, post;
+};
+
+struct crew {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	unsigned long round; /* bumped when a round's chunks are handed out */
+	size_t busy;         /* hands still at work in the round */
+	int quit;
+	const struct gord *ord;
+	struct hand h[CREW_MAX];
+	size_t n;            /* h[0] is the main thread */
+};
+
+static void
+hand_chunk(struct hand *h)
+{
+	size_t i;
+
+	ar_buf_clear(&h->out);
+	for (i = h->from; i < h->to; i++) {
+		build(&R.g[h->c->ord[i].g], &h->v);
+		tsv_group(&h->v, &h->out, &h->pre, &h->post);
+	}
+}
+
+static void *
+hand_main(void *arg)
+{
+	struct hand *h = arg;
+	struct crew *c = h->c;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (c->round == seen && !c->quit)
+			pthread_cond_wait(&c->go, &c->mu);
+		if (c->quit)
+			break;
+		seen = c->round;
+		pthread_mutex_unlock(&c->mu);
+		hand_chunk(h);
+		pthread_mutex_lock(&c->mu);
+		if (--c->busy == 0)
+			pthread_cond_signal(&c->done);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static void
+hand_free(struct hand *h)
+{
+	view_free(&h->v);
+	ar_buf_free(&h->out);
+	ar_buf_free(&h->pre);
+	ar_buf_free(&h->post);
+}
+
+/* The groups' TSV lines, in ord's order. */
+static void
+tsv_all(const struct gord *ord)
+{
+	struct crew c;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t i, j, n;
+
+	memset(&c, 0, sizeof c);
+	c.ord = ord;
+	n = ncpu < 1 ? 1 : ncpu > CREW_MAX ? CREW_MAX : (size_t)ncpu;
+	/* Fewer groups than chunks for all: no more hands than chunks. */
+	if (n > (R.ng + CHUNK - 1) / CHUNK)
+		n = (R.ng + CHUNK - 1) / CHUNK;
+	if (n < 1)
+		n = 1;
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.go, NULL);
+	pthread_cond_init(&c.done, NULL);
+	for (c.n = 0; c.n < n; c.n++) {
+		c.h[c.n].c = &c;
+		/* Fewer hands do the same work. */
+		if (c.n && pthread_create(&c.h[c.n].th, NULL, hand_main,
+		    &c.h[c.n]) != 0)
+			break;
+	}
+	for (i = 0; i < R.ng; i += c.n * CHUNK) {
+		pthread_mutex_lock(&c.mu);
+		for (j = 0; j < c.n; j++) {
+			c.h[j].from = i + j * CHUNK < R.ng ? i + j * CHUNK : R.ng;
+			c.h[j].to = c.h[j].from + CHUNK < R.ng ?
+			    c.h[j].from + CHUNK : R.ng;
+		}
+		c.busy = c.n - 1;
+		c.round++;
+		pthread_cond_broadcast(&c.go);
+		pthread_mutex_unlock(&c.mu);
+		hand_chunk(&c.h[0]);
+		pthread_mutex_lock(&c.mu);
+		while (c.busy)
+			pthread_cond_wait(&c.done, &c.mu);
+		pthread_mutex_unlock(&c.mu);
+		for (j = 0; j < c.n; j++)
+			fwrite(c.h[j].out.p, 1, c.h[j].out.len, stdout);
+	}
+	pthread_mutex_lock(&c.mu);
+	c.quit = 1;
+	pthread_cond_broadcast(&c.go);
+	pthread_mutex_unlock(&c.mu);
+	for (j = 0; j < c.n; j++) {
+		if (j)
+			pthread_join(c.h[j].th, NULL);
+		hand_free(&c.h[j]);
+	}
+	pthread_cond_destroy(&c.done);
+	pthread_cond_destroy(&c.go);
+	pthread_mutex_destroy(&c.mu);
 }
 
 static json_t *
@@ -1312,7 +1443,6 @@ main(int argc, char **argv)
 	struct left left = {0};
 	struct gord *ord;
 	struct view v = {0}, top[8];
-	struct ar_buf line = {0}, pre = {0}, post = {0};
 	size_t i, j, ntop;
 	const char *fmt = "tsv";
 	int c;
@@ -1377,25 +1507,22 @@ main(int argc, char **argv)
 		    "ci_lo\tci_hi\tn\tfeasible\tefficiency\tmodel\tsigma\t"
 		    "sigma_se\tkappa\tkappa_se\tknee\tbest_k");
 	/* One group at a time: its view, its lines, the next. */
-	for (i = 0; i < R.ng; i++) {
+	for (i = 0; i < R.ng && (O.text || O.fmt); i++) {
 		build(&R.g[ord[i].g], &v);
 		if (O.text) {
 			text_group(&v);
-		} else if (O.fmt) {
+		} else {
 			json_t *o = group_json(&v);
 			char *s = ar_json_line(o);
 
 			puts(s);
 			free(s);
 			json_decref(o);
-		} else {
-			tsv_group(&v, &line, &pre, &post);
 		}
 	}
+	if (!O.text && !O.fmt)
+		tsv_all(ord);
 	view_free(&v);
-	ar_buf_free(&line);
-	ar_buf_free(&pre);
-	ar_buf_free(&post);
 	if (O.svg) {
 		/* The plot shows the first 8 groups. */
 		ntop = R.ng < 8 ? R.ng : 8;
