@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -341,10 +342,12 @@ struct row {
 	unsigned has_y : 1, feasible : 1, has_idea : 1;
 };
 
-/* Rows are folded a batch at a time, so that the memory each will touch
- * (its slot in the index, its group, its points, its record) is asked
- * for ahead, many rows at once, and not waited on one row at a time. */
-#define BATCH 64
+/* Rows are folded a window at a time, so that the memory each will
+ * touch (its slot in the index, its group, its points, its record) is
+ * asked for ahead, many rows at once, and not waited on one row at a
+ * time. A batch is what the reading thread hands to the folding one. */
+#define WINDOW 64
+#define BATCH 1024
 struct batch {
 	struct row r[BATCH];
 	size_t n;
@@ -424,34 +427,33 @@ add_row(const struct row *rw, const char *s)
 	}
 }
 
-/* Folds a batch's rows in their order. Before, in passes over the
- * whole batch, each row's memory is prefetched a level at a time: its
- * slot in the index, then the group the slot names, then the group's
- * key and points, then the record of its point at k. A pass reads only
- * what the pass before fetched; the fold itself looks everything up
- * again, so a stale guess (a group made earlier in the batch) costs
- * only a miss. */
+/* Folds rows r[0..n) in their order. Before, in passes over them all,
+ * each row's memory is prefetched a level at a time: its slot in the
+ * index, then the group the slot names, then the group's key and
+ * points, then the record of its point at k. A pass reads only what the
+ * pass before fetched; the fold itself looks everything up again, so a
+ * stale guess (a group made earlier in the window) costs only a miss. */
 static void
-fold_batch(struct batch *b)
+fold_window(const struct row *r, size_t n, const char *s)
 {
-	uint32_t gix[BATCH];
+	uint32_t gix[WINDOW];
 	size_t i, j, it, pos;
 
 	if (R.gix.cap) {
-		for (i = 0; i < b->n; i++)
-			__builtin_prefetch(&R.gix.slot[b->r[i].h &
+		for (i = 0; i < n; i++)
+			__builtin_prefetch(&R.gix.slot[r[i].h &
 			    (R.gix.cap - 1)]);
-		for (i = 0; i < b->n; i++) {
+		for (i = 0; i < n; i++) {
 			it = 0;
 			gix[i] = UINT32_MAX;
-			if (ar_hmap_next(&R.gix, b->r[i].h, &it, &pos)) {
+			if (ar_hmap_next(&R.gix, r[i].h, &it, &pos)) {
 				gix[i] = (uint32_t)pos;
 				__builtin_prefetch(&R.g[pos]);
 				__builtin_prefetch((char *)&R.g[pos] +
 				    sizeof *R.g - 1);
 			}
 		}
-		for (i = 0; i < b->n; i++) {
+		for (i = 0; i < n; i++) {
 			const struct grp *g;
 
 			if (gix[i] == UINT32_MAX)
@@ -461,36 +463,37 @@ fold_batch(struct batch *b)
 			__builtin_prefetch(g->p);
 			__builtin_prefetch((char *)g->p + 64);
 		}
-		for (i = 0; i < b->n; i++) {
+		for (i = 0; i < n; i++) {
 			const struct grp *g;
 
 			if (gix[i] == UINT32_MAX)
 				continue;
 			g = &R.g[gix[i]];
 			for (j = 0; j < g->np; j++)
-				if ((g->p[j].k & PT_K) == b->r[i].k) {
+				if ((g->p[j].k & PT_K) == r[i].k) {
 					__builtin_prefetch(R.a + g->p[j].rec);
 					break;
 				}
 		}
 	}
-	for (i = 0; i < b->n; i++)
-		add_row(&b->r[i], b->s.p);
+	for (i = 0; i < n; i++)
+		add_row(&r[i], s);
+}
+
+/* Folds a batch's rows, a window at a time, and empties it; then a
+ * malformed row after them ends the program. */
+static void
+fold_batch(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i += WINDOW)
+		fold_window(b->r + i, b->n - i < WINDOW ? b->n - i : WINDOW,
+		    b->s.p);
 	b->n = 0;
 	ar_buf_clear(&b->s);
 	if (b->err)
 		ar_die(AR_EX_DATA, "%s", b->err);
-}
-
-/* A string into the batch's chars: its offset. */
-static uint32_t
-bstr(struct batch *b, const char *s, size_t n)
-{
-	uint32_t o = (uint32_t)b->s.len;
-
-	ar_buf_add(&b->s, s, n);
-	ar_buf_addc(&b->s, 0);
-	return o;
 }
 
 /* A column that may be missing, or (need) one that must be there. */
@@ -531,11 +534,56 @@ fast_double(const char *s, double *v)
 	return 1;
 }
 
+/* An input being read. With two cores or more, a thread reads and
+ * splits the rows into batches, and the main thread folds them, in the
+ * order read; a ring of batches lies between them. */
+#define RING 4
+struct rd {
+	struct ar_tsv t;
+	char cy[128], clo[128], chi[128], cn[128];
+	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl;
+	int c_dev, c_idea, c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi;
+	int c_n;
+	struct left left;    /* the reading thread's counts */
+	struct batch *ring[RING];
+	size_t head, tail;   /* batches folded, and handed over */
+	int ended;           /* the last batch is handed over */
+	int threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t full, room;
+};
+
+/* The reader's batch being filled. */
+static struct batch *
+rd_cur(struct rd *rd)
+{
+	return rd->ring[rd->tail % RING];
+}
+
+/* The batch filled (the last one when end): folded now, or handed to
+ * the folding thread, waiting for room for the next. */
+static void
+rd_put(struct rd *rd, int end)
+{
+	if (!rd->threaded) {
+		fold_batch(rd_cur(rd));
+		return;
+	}
+	pthread_mutex_lock(&rd->mu);
+	rd->tail++;
+	rd->ended = end;
+	pthread_cond_signal(&rd->full);
+	while (!end && rd->tail - rd->head == RING)
+		pthread_cond_wait(&rd->room, &rd->mu);
+	pthread_mutex_unlock(&rd->mu);
+}
+
 /* A malformed row: the rows before it are folded first, as they would
  * have been one at a time, then the message ends the program. */
 static _Noreturn void
-row_die(struct batch *b, const char *fmt, ...)
+row_die(struct rd *rd, const char *fmt, ...)
 {
+	struct batch *b = rd_cur(rd);
 	va_list ap;
 	int n;
 
@@ -546,22 +594,25 @@ row_die(struct batch *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(b->err, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
 	va_end(ap);
-	fold_batch(b);
+	rd_put(rd, 1);
+	/* The folding thread ends the program when it comes to it. */
+	if (rd->threaded)
+		pthread_exit(NULL);
 	abort();    /* fold_batch died */
 }
 
 /* A score field: empty is missing; anything else must be a positive,
  * finite number. */
 static int
-score_field(const struct ar_tsv *t, struct batch *b, int c,
-    const char *name, double *v)
+score_field(struct rd *rd, int c, const char *name, double *v)
 {
+	const struct ar_tsv *t = &rd->t;
 	const char *s = c >= 0 ? t->field[c] : "";
 
 	if (!s[0])
 		return 0;
 	if ((!fast_double(s, v) && ar_parse_double(s, v) < 0) || !(*v > 0))
-		row_die(b, "%s: line %zu: %s: \"%s\" is not a positive "
+		row_die(rd, "%s: line %zu: %s: \"%s\" is not a positive "
 		    "number", t->name, t->lineno, name, s);
 	return 1;
 }
@@ -623,126 +674,100 @@ idea_titles(const char *dir)
 	ar_hmap_free(&want);
 }
 
+/* The rows of rd->t into batches, handed on as they fill. */
 static void
-read_rows(FILE *f, const char *name, struct left *left)
+parse_rows(struct rd *rd)
 {
-	struct ar_tsv t;
-	char cy[128], clo[128], chi[128], cn[128];
-	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl, c_dev;
-	int c_idea;
-	int c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi, c_n;
-	struct batch *b = ar_xcalloc(1, sizeof *b);
+	struct ar_tsv *t = &rd->t;
+	struct left *left = &rd->left;
 
-	if (ar_tsv_open(&t, f, name) < 0)
-		ar_die(AR_EX_DATA, "%s", t.err);
-	R.name = name;
-	if (O.metric) {
-		snprintf(cy, sizeof cy, "metrics.%s.median", O.metric);
-		snprintf(clo, sizeof clo, "metrics.%s.ci_lo", O.metric);
-		snprintf(chi, sizeof chi, "metrics.%s.ci_hi", O.metric);
-		snprintf(cn, sizeof cn, "metrics.%s.n", O.metric);
-	} else {
-		snprintf(cy, sizeof cy, "ratio.median");
-		snprintf(clo, sizeof clo, "ratio.ci_lo");
-		snprintf(chi, sizeof chi, "ratio.ci_hi");
-		snprintf(cn, sizeof cn, "ratio.n");
-	}
-	c_id = col(&t, "id", 1);
-	c_signed = col(&t, "signed", 1);
-	c_verified = col(&t, "verified", 0);
-	c_hash = col(&t, "method.hash", 1);
-	c_commit = col(&t, "method.commit", 0);
-	c_dir = col(&t, "method.dir", 0);
-	c_idea = O.ideas ? col(&t, "idea", 0) : -1;
-	c_wl = col(&t, "workload", 1);
-	c_dev = col(&t, "device", 1);
-	c_k = col(&t, "shape.k", 1);
-	c_verdict = col(&t, "verdict", 1);
-	c_guard = col(&t, "pass.guardrails", 0);
-	c_aa = col(&t, "aa", 0);
-	c_y = col(&t, cy, 1);
-	c_lo = col(&t, clo, 0);
-	c_hi = col(&t, chi, 0);
-	c_n = col(&t, cn, 0);
 	for (;;) {
-		int st = ar_tsv_next(&t), has_y, feasible;
-		const char *v, *method, *lab;
+		int st = ar_tsv_next(t), has_y, feasible;
+		const char *v, *method, *lab, *id, *wl, *dev;
+		struct batch *b;
 		struct row *rw;
-		size_t labn;
+		size_t labn, idn, idean, vn;
 		double y = 0, lo, hi;
 		long long k;
 		long n;
+		char *o;
 
 		if (st < 0)
-			row_die(b, "%s", t.err);
+			row_die(rd, "%s", t->err);
 		if (st == 0)
 			break;
-		if (strcmp(t.field[c_signed], "yes") != 0) {
+		if (strcmp(t->field[rd->c_signed], "yes") != 0) {
 			left->unsigned_++;
 			continue;
 		}
 		/* Only rows checked by ar-ledger export -V, unless -U. */
-		if (!O.unverified && (c_verified < 0 ||
-		    strcmp(t.field[c_verified], "yes") != 0)) {
+		if (!O.unverified && (rd->c_verified < 0 ||
+		    strcmp(t->field[rd->c_verified], "yes") != 0)) {
 			left->unverified++;
 			continue;
 		}
-		if (c_aa >= 0 && strcmp(t.field[c_aa], "true") == 0) {
+		if (rd->c_aa >= 0 && strcmp(t->field[rd->c_aa], "true") == 0) {
 			left->aa++;
 			continue;
 		}
-		if (ar_parse_long(t.field[c_k], &k) < 0 || k < 1 || k > 65536)
-			row_die(b, "%s: line %zu: shape.k: \"%s\" is not "
-			    "a whole number from 1 to 65536", t.name, t.lineno,
-			    t.field[c_k]);
-		has_y = score_field(&t, b, c_y, cy, &y);
+		if (ar_parse_long(t->field[rd->c_k], &k) < 0 || k < 1 ||
+		    k > 65536)
+			row_die(rd, "%s: line %zu: shape.k: \"%s\" is not "
+			    "a whole number from 1 to 65536", t->name,
+			    t->lineno, t->field[rd->c_k]);
+		has_y = score_field(rd, rd->c_y, rd->cy, &y);
 		lo = hi = y;
 		if (has_y) {
 			double x;
 
-			if (score_field(&t, b, c_lo, clo, &x))
+			if (score_field(rd, rd->c_lo, rd->clo, &x))
 				lo = x;
-			if (score_field(&t, b, c_hi, chi, &x))
+			if (score_field(rd, rd->c_hi, rd->chi, &x))
 				hi = x;
 			if (lo > y || hi < y)
-				row_die(b, "%s: line %zu: %s lies outside "
-				    "its interval", t.name, t.lineno, cy);
+				row_die(rd, "%s: line %zu: %s lies outside "
+				    "its interval", t->name, t->lineno, rd->cy);
 		} else {
 			left->noscore++;
 		}
 		n = 0;
-		if (c_n >= 0 && t.field[c_n][0]) {
+		if (rd->c_n >= 0 && t->field[rd->c_n][0]) {
 			long long nn;
 
-			if (ar_parse_long(t.field[c_n], &nn) == 0 && nn >= 0)
+			if (ar_parse_long(t->field[rd->c_n], &nn) == 0 &&
+			    nn >= 0)
 				n = (long)nn;
 		}
-		v = t.field[c_verdict];
+		v = t->field[rd->c_verdict];
 		feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
-		    strcmp(v, "timeout") && !(c_guard >= 0 &&
-		    strcmp(t.field[c_guard], "false") == 0);
-		method = t.field[c_hash];
-		if (c_commit >= 0 && t.field[c_commit][0]) {
-			lab = t.field[c_commit];
+		    strcmp(v, "timeout") && !(rd->c_guard >= 0 &&
+		    strcmp(t->field[rd->c_guard], "false") == 0);
+		method = t->field[rd->c_hash];
+		if (rd->c_commit >= 0 && t->field[rd->c_commit][0]) {
+			lab = t->field[rd->c_commit];
 			labn = strnlen(lab, 7);
-		} else if (c_dir >= 0 && t.field[c_dir][0]) {
+		} else if (rd->c_dir >= 0 && t->field[rd->c_dir][0]) {
 			/* The directory's last name, trailing slashes aside;
 			 * "/" is itself. */
-			size_t e = strlen(t.field[c_dir]), b;
+			size_t e = strlen(t->field[rd->c_dir]), s;
 
-			lab = t.field[c_dir];
+			lab = t->field[rd->c_dir];
 			while (e > 1 && lab[e - 1] == '/')
 				e--;
-			for (b = e; b > 0 && lab[b - 1] != '/'; b--)
+			for (s = e; s > 0 && lab[s - 1] != '/'; s--)
 				;
-			if (b == e)
-				b = 0;
-			lab += b;
-			labn = e - b;
+			if (s == e)
+				s = 0;
+			lab += s;
+			labn = e - s;
 		} else {
 			lab = method;
 			labn = strnlen(lab, 7);
 		}
+		wl = t->field[rd->c_wl];
+		dev = t->field[rd->c_dev];
+		id = t->field[rd->c_id];
+		b = rd_cur(rd);
 		rw = &b->r[b->n];
 		rw->y = y;
 		rw->lo = lo;
@@ -751,28 +776,139 @@ read_rows(FILE *f, const char *name, struct left *left)
 		rw->k = (uint32_t)k;
 		rw->has_y = has_y != 0;
 		rw->feasible = feasible != 0;
+		rw->has_idea = rd->c_idea >= 0 || O.ideas;
 		rw->ml = (uint32_t)strlen(method);
-		rw->m = bstr(b, method, rw->ml);
-		rw->wl = (uint32_t)strlen(t.field[c_wl]);
-		rw->w = bstr(b, t.field[c_wl], rw->wl);
-		rw->dl = (uint32_t)strlen(t.field[c_dev]);
-		rw->d = bstr(b, t.field[c_dev], rw->dl);
-		rw->h = group_hash(method, rw->ml, t.field[c_wl], rw->wl,
-		    t.field[c_dev], rw->dl);
-		rw->id = bstr(b, t.field[c_id], strlen(t.field[c_id]));
+		rw->wl = (uint32_t)strlen(wl);
+		rw->dl = (uint32_t)strlen(dev);
 		rw->labn = (uint32_t)labn;
-		rw->lab = bstr(b, lab, labn);
-		rw->has_idea = c_idea >= 0 || O.ideas;
-		rw->idea = c_idea >= 0 ? bstr(b, t.field[c_idea],
-		    strlen(t.field[c_idea])) : bstr(b, "", 0);
-		rw->verdict = bstr(b, v, strlen(v));
+		rw->h = group_hash(method, rw->ml, wl, rw->wl, dev, rw->dl);
+		idn = strlen(id);
+		idean = rd->c_idea >= 0 ? strlen(t->field[rd->c_idea]) : 0;
+		vn = strlen(v);
+		/* The row's strings, each with its NUL, in one copy each
+		 * into room made once. */
+		ar_buf_reserve(&b->s, rw->ml + rw->wl + rw->dl + idn + labn +
+		    idean + vn + 7);
+		o = b->s.p + b->s.len;
+#define PUT(fld, str, len) do { rw->fld = (uint32_t)(o - b->s.p); \
+	memcpy(o, (str), (len)); o[(len)] = 0; o += (len) + 1; } while (0)
+		PUT(m, method, rw->ml);
+		PUT(w, wl, rw->wl);
+		PUT(d, dev, rw->dl);
+		PUT(id, id, idn);
+		PUT(lab, lab, labn);
+		PUT(idea, rd->c_idea >= 0 ? t->field[rd->c_idea] : "", idean);
+		PUT(verdict, v, vn);
+#undef PUT
+		b->s.len = (size_t)(o - b->s.p);
 		if (++b->n == BATCH)
-			fold_batch(b);
+			rd_put(rd, 0);
 	}
-	fold_batch(b);
-	ar_buf_free(&b->s);
-	free(b);
-	ar_tsv_close(&t);
+	rd_put(rd, 1);
+}
+
+static void *
+parse_main(void *arg)
+{
+	parse_rows(arg);
+	return NULL;
+}
+
+/* The CPUs this process may run on. */
+static long
+ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void
+read_rows(FILE *f, const char *name, struct left *left)
+{
+	struct rd *rd = ar_xcalloc(1, sizeof *rd);
+	struct ar_tsv *t = &rd->t;
+	pthread_t th;
+	size_t i;
+
+	if (ar_tsv_open(t, f, name) < 0)
+		ar_die(AR_EX_DATA, "%s", t->err);
+	R.name = name;
+	if (O.metric) {
+		snprintf(rd->cy, sizeof rd->cy, "metrics.%s.median", O.metric);
+		snprintf(rd->clo, sizeof rd->clo, "metrics.%s.ci_lo", O.metric);
+		snprintf(rd->chi, sizeof rd->chi, "metrics.%s.ci_hi", O.metric);
+		snprintf(rd->cn, sizeof rd->cn, "metrics.%s.n", O.metric);
+	} else {
+		snprintf(rd->cy, sizeof rd->cy, "ratio.median");
+		snprintf(rd->clo, sizeof rd->clo, "ratio.ci_lo");
+		snprintf(rd->chi, sizeof rd->chi, "ratio.ci_hi");
+		snprintf(rd->cn, sizeof rd->cn, "ratio.n");
+	}
+	rd->c_id = col(t, "id", 1);
+	rd->c_signed = col(t, "signed", 1);
+	rd->c_verified = col(t, "verified", 0);
+	rd->c_hash = col(t, "method.hash", 1);
+	rd->c_commit = col(t, "method.commit", 0);
+	rd->c_dir = col(t, "method.dir", 0);
+	rd->c_idea = O.ideas ? col(t, "idea", 0) : -1;
+	rd->c_wl = col(t, "workload", 1);
+	rd->c_dev = col(t, "device", 1);
+	rd->c_k = col(t, "shape.k", 1);
+	rd->c_verdict = col(t, "verdict", 1);
+	rd->c_guard = col(t, "pass.guardrails", 0);
+	rd->c_aa = col(t, "aa", 0);
+	rd->c_y = col(t, rd->cy, 1);
+	rd->c_lo = col(t, rd->clo, 0);
+	rd->c_hi = col(t, rd->chi, 0);
+	rd->c_n = col(t, rd->cn, 0);
+	for (i = 0; i < RING; i++)
+		rd->ring[i] = ar_xcalloc(1, sizeof *rd->ring[i]);
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->full, NULL);
+	pthread_cond_init(&rd->room, NULL);
+	/* Set before the thread starts: it reads it. */
+	rd->threaded = ncpus() > 1;
+	if (rd->threaded && pthread_create(&th, NULL, parse_main, rd) != 0)
+		rd->threaded = 0;
+	if (!rd->threaded) {
+		parse_rows(rd);
+	} else {
+		pthread_mutex_lock(&rd->mu);
+		for (;;) {
+			while (rd->head == rd->tail && !rd->ended)
+				pthread_cond_wait(&rd->full, &rd->mu);
+			if (rd->head == rd->tail)
+				break;
+			pthread_mutex_unlock(&rd->mu);
+			/* A batch that ends in a malformed row is the
+			 * reader's last: joined before its fold ends the
+			 * program. */
+			if (rd->ring[rd->head % RING]->err)
+				pthread_join(th, NULL);
+			fold_batch(rd->ring[rd->head % RING]);
+			pthread_mutex_lock(&rd->mu);
+			rd->head++;
+			pthread_cond_signal(&rd->room);
+		}
+		pthread_mutex_unlock(&rd->mu);
+		pthread_join(th, NULL);
+	}
+	left->unsigned_ += rd->left.unsigned_;
+	left->unverified += rd->left.unverified;
+	left->aa += rd->left.aa;
+	left->noscore += rd->left.noscore;
+	pthread_cond_destroy(&rd->room);
+	pthread_cond_destroy(&rd->full);
+	pthread_mutex_destroy(&rd->mu);
+	for (i = 0; i < RING; i++) {
+		ar_buf_free(&rd->ring[i]->s);
+		free(rd->ring[i]);
+	}
+	ar_tsv_close(t);
+	free(rd);
 }
 
 /* The view of a group: its points with a score, the fit, the knee. */
@@ -1220,7 +1356,7 @@ static void
 tsv_all(const struct gord *ord)
 {
 	struct crew c;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = ncpus();
 	size_t i, j, n;
 
 	memset(&c, 0, sizeof c);
