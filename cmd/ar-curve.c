@@ -263,11 +263,10 @@ group_hash(const char *m, size_t ml, const char *w, size_t wl,
 	return ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
 }
 
-/* The group of a key, made when new. m, w, d: the method, workload and
- * device, ml, wl, dl their lengths, h group_hash's. */
+/* The group of a key, made when new. key: the method, workload and
+ * device joined by tabs, ml, wl, dl their lengths, h group_hash's. */
 static struct grp *
-group_of(const char *m, size_t ml, const char *w, size_t wl, const char *d,
-    size_t dl, uint32_t h)
+group_of(const char *key, size_t ml, size_t wl, size_t dl, uint32_t h)
 {
 	size_t it = 0, i;
 	size_t kl = ml + 1 + wl + 1 + dl, ml2, wl2;
@@ -280,9 +279,8 @@ group_of(const char *m, size_t ml, const char *w, size_t wl, const char *d,
 	while (ar_hmap_next(&R.gix, h, &it, &i)) {
 		const char *s = R.a + R.g[i].key;
 
-		if (memcmp(s, m, ml) || s[ml] != '\t' || memcmp(s + ml + 1, w,
-		    wl) || s[ml + 1 + wl] != '\t' || memcmp(s + ml + 2 + wl, d,
-		    dl) || s[kl])
+		/* strncmp stops at the NUL of a shorter key. */
+		if (strncmp(s, key, kl + 1))
 			continue;
 		key_lens(s, kl, &ml2, &wl2);
 		if (ml2 == ml && wl2 == wl)
@@ -290,12 +288,7 @@ group_of(const char *m, size_t ml, const char *w, size_t wl, const char *d,
 	}
 	o = arena_room(kl + 1 + tl);
 	k = R.a + o;
-	memcpy(k, m, ml);
-	k[ml] = '\t';
-	memcpy(k + ml + 1, w, wl);
-	k[ml + 1 + wl] = '\t';
-	memcpy(k + ml + 2 + wl, d, dl);
-	k[kl] = 0;
+	memcpy(k, key, kl + 1);
 	memcpy(k + kl + 1, tail, tl);
 	if (R.ng == R.gcap) {
 		R.gcap = R.gcap ? 2 * R.gcap : 1024;
@@ -337,7 +330,7 @@ struct row {
 	double y, lo, hi;
 	long n;
 	uint32_t h, k;       /* group_hash's; k */
-	uint32_t m, w, d, id, lab, idea, verdict;
+	uint32_t key, id, lab, idea, verdict; /* key: as grp's, to its NUL */
 	uint32_t ml, wl, dl, labn;
 	unsigned has_y : 1, feasible : 1, has_idea : 1;
 };
@@ -361,8 +354,7 @@ struct batch {
 static void
 add_row(const struct row *rw, const char *s)
 {
-	struct grp *g = group_of(s + rw->m, rw->ml, s + rw->w, rw->wl,
-	    s + rw->d, rw->dl, rw->h);
+	struct grp *g = group_of(s + rw->key, rw->ml, rw->wl, rw->dl, rw->h);
 	uint32_t k = rw->k;
 	const char *id = s + rw->id, *lab = s + rw->lab;
 	const char *idea = rw->has_idea ? s + rw->idea : NULL;
@@ -792,9 +784,17 @@ parse_rows(struct rd *rd)
 		o = b->s.p + b->s.len;
 #define PUT(fld, str, len) do { rw->fld = (uint32_t)(o - b->s.p); \
 	memcpy(o, (str), (len)); o[(len)] = 0; o += (len) + 1; } while (0)
-		PUT(m, method, rw->ml);
-		PUT(w, wl, rw->wl);
-		PUT(d, dev, rw->dl);
+		/* The key: method, workload and device, joined by tabs. */
+		rw->key = (uint32_t)(o - b->s.p);
+		memcpy(o, method, rw->ml);
+		o += rw->ml;
+		*o++ = '\t';
+		memcpy(o, wl, rw->wl);
+		o += rw->wl;
+		*o++ = '\t';
+		memcpy(o, dev, rw->dl);
+		o += rw->dl;
+		*o++ = 0;
 		PUT(id, id, idn);
 		PUT(lab, lab, labn);
 		PUT(idea, rd->c_idea >= 0 ? t->field[rd->c_idea] : "", idean);
