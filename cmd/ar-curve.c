@@ -6,7 +6,10 @@
  * streaming summary (rows are not kept: a million groups in 300 MB) and
  * its four outputs (TSV, JSON Lines, text, SVG) share the group arena,
  * and the hand-written number reading and %.6g formatting are its hot
- * path; split, they would only pass the arena around. */
+ * path; split, they would only pass the arena around. With two cores or
+ * more, a thread reads and splits the rows while the main one folds
+ * them, in the order read, and the TSV output is made by a thread a
+ * core; the output is the same on any number. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
