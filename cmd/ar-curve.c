@@ -1210,10 +1210,13 @@ bc(struct ar_buf *b, char c)
 static void
 num(struct ar_buf *b, double v)
 {
-	char t[32];
-
-	if (isfinite(v))
-		bput(b, t, (size_t)(g6_end(t, v) - t));
+	/* Written in place: g6_end's digits and NUL take 32 bytes at
+	 * most. */
+	if (isfinite(v)) {
+		if (b->len + 32 >= b->cap)
+			ar_buf_reserve(b, 32);
+		b->len = (size_t)(g6_end(b->p + b->len, v) - b->p);
+	}
 }
 
 /* "%ld", by hand: printf costs more than the rest of a line. */
@@ -1321,7 +1324,10 @@ tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
 		}
 		bput(b, pre->p, pre->len);
 		num(b, k);
-		bs(b, meas ? "\tmeasured\t" : "\tpredicted\t");
+		if (meas)
+			bput(b, "\tmeasured\t", 10);
+		else
+			bput(b, "\tpredicted\t", 11);
 		num(b, y);
 		bc(b, '\t');
 		num(b, lo);
@@ -1332,7 +1338,8 @@ tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
 			bs(b, ld(t, g->n[i]));
 		bc(b, '\t');
 		if (meas)
-			bs(b, g->p[i].feasible ? "yes" : "no");
+			bput(b, g->p[i].feasible ? "yes" : "no",
+			    g->p[i].feasible ? 3 : 2);
 		bc(b, '\t');
 		if (meas)
 			num(b, efficiency(g, i));
