@@ -192,6 +192,21 @@ verdict_ix(const char *v)
 	return (uint32_t)R.nverdict++;
 }
 
+/* A record's counts and the latest scored row's id, all the output
+ * reads: without the lengths of the ids, which only the fold needs. */
+static void
+rec_head(uint32_t o, struct recv *r)
+{
+	const unsigned char *b = (const unsigned char *)R.a + o;
+
+	b = varint_get(b, &r->results);
+	b = varint_get(b, &r->n);
+	b = varint_get(b, &r->v);
+	r->yid = (const char *)b;
+	r->lid = NULL;
+	r->size = 0;
+}
+
 static void
 rec_get(uint32_t o, uint32_t flags, struct recv *r)
 {
@@ -958,7 +973,7 @@ build(const struct grp *g, struct view *v)
 		p->lo = q->lo;
 		p->hi = q->hi;
 		p->feasible = (q->k & PT_FEAS) != 0;
-		rec_get(q->rec, q->k, &r);
+		rec_head(q->rec, &r);
 		v->results[v->np] = (long)r.results;
 		v->n[v->np] = (long)r.n;
 		v->verdict[v->np] = R.verdict[r.v];
