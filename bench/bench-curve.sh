@@ -5,8 +5,10 @@
 # 95% intervals, 30% of the k = 8 points failing a guardrail; so every
 # group is fitted (Amdahl, and USL tried: 4 points) and predicted. The
 # rows are shuffled, so a group's rows are never adjacent. Prints the
-# machine, then per output the seconds (best of 3), the groups a second
-# and the peak resident memory in KiB (/usr/bin/time -f %M, one run).
+# machine, then per output the seconds (best of 3), the groups a second,
+# and of one run the peak resident memory in KiB and the user CPU
+# seconds (/usr/bin/time -f "%M %U"): ar-curve runs a thread a core, so
+# on a shared machine the CPU seconds are the steadier figure.
 # Issue 21's figures: -g 100000 and -g 1000000; -g 10000 besides shows
 # the growth. -f names the outputs timed ("tsv jsonl" by default); -k
 # keeps the export in dir (for comparing outputs).
@@ -56,9 +58,9 @@ awk -v g="$groups" 'BEGIN {
 }' 2> "$work/export.tsv" | sort -t "$(printf '\t')" -k 1,1 -S 25% | cut -f 2- >> "$work/export.tsv"
 echo "# bench-curve: ar-curve over $groups groups of 4 points ($(($(wc -l < "$work/export.tsv") - 1)) rows)"
 machine "$bin/ar-curve"
-printf 'output\tseconds\tgroups_per_s\tpeak_kib\n'
+printf 'output\tseconds\tgroups_per_s\tpeak_kib\tuser_s\n'
 for f in $formats; do
 	s=$(best sh -c '"$1" -f "$2" < "$3"' sh "$bin/ar-curve" "$f" "$work/export.tsv")
-	/usr/bin/time -f %M -o "$work/time" "$bin/ar-curve" -f "$f" < "$work/export.tsv" > /dev/null 2>&1
-	printf '%s\t%s\t%s\t%s\n' "$f" "$s" "$(awk -v g="$groups" -v s="$s" 'BEGIN { printf "%.0f", g / s }')" "$(tail -n 1 "$work/time")"
+	/usr/bin/time -f '%M %U' -o "$work/time" "$bin/ar-curve" -f "$f" < "$work/export.tsv" > /dev/null 2>&1
+	printf '%s\t%s\t%s\t%s\n' "$f" "$s" "$(awk -v g="$groups" -v s="$s" 'BEGIN { printf "%.0f", g / s }')" "$(tail -n 1 "$work/time" | tr ' ' '\t')"
 done

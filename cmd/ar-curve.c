@@ -6,11 +6,17 @@
  * streaming summary (rows are not kept: a million groups in 300 MB) and
  * its four outputs (TSV, JSON Lines, text, SVG) share the group arena,
  * and the hand-written number reading and %.6g formatting are its hot
- * path; split, they would only pass the arena around. */
+ * path; split, they would only pass the arena around. With two cores or
+ * more, a thread reads and splits the rows while the main one folds
+ * them, in the order read, and the TSV output is made by a thread a
+ * core; the output is the same on any number. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -186,6 +192,21 @@ verdict_ix(const char *v)
 	return (uint32_t)R.nverdict++;
 }
 
+/* A record's counts and the latest scored row's id, all the output
+ * reads: without the lengths of the ids, which only the fold needs. */
+static void
+rec_head(uint32_t o, struct recv *r)
+{
+	const unsigned char *b = (const unsigned char *)R.a + o;
+
+	b = varint_get(b, &r->results);
+	b = varint_get(b, &r->n);
+	b = varint_get(b, &r->v);
+	r->yid = (const char *)b;
+	r->lid = NULL;
+	r->size = 0;
+}
+
 static void
 rec_get(uint32_t o, uint32_t flags, struct recv *r)
 {
@@ -251,28 +272,33 @@ key_lens(const char *k, size_t kl, size_t *ml, size_t *wl)
 	*wl = (size_t)b;
 }
 
-/* The group of a key, made when new. m, w, d: the method, workload and
- * device. */
-static struct grp *
-group_of(const char *m, const char *w, const char *d)
+/* The hash of a group's key: the names apart, so that a tab inside one
+ * cannot join two groups. */
+static uint32_t
+group_hash(const char *m, size_t ml, const char *w, size_t wl,
+    const char *d, size_t dl)
 {
-	size_t ml = strlen(m), wl = strlen(w), dl = strlen(d), it = 0, i;
+	return ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
+}
+
+/* The group of a key, made when new. key: the method, workload and
+ * device joined by tabs, ml, wl, dl their lengths, h group_hash's. */
+static struct grp *
+group_of(const char *key, size_t ml, size_t wl, size_t dl, uint32_t h)
+{
+	size_t it = 0, i;
 	size_t kl = ml + 1 + wl + 1 + dl, ml2, wl2;
 	unsigned char tail[20];
 	size_t tl = varint_put(tail, ml);
-	uint32_t h, o;
+	uint32_t o;
 	char *k;
 
 	tl += varint_put(tail + tl, wl);
-	/* The names apart, so that a tab inside one cannot join two
-	 * groups. */
-	h = ar_hash(m, ml) ^ ar_hash(w, wl) * 31 ^ ar_hash(d, dl) * 961;
 	while (ar_hmap_next(&R.gix, h, &it, &i)) {
 		const char *s = R.a + R.g[i].key;
 
-		if (memcmp(s, m, ml) || s[ml] != '\t' || memcmp(s + ml + 1, w,
-		    wl) || s[ml + 1 + wl] != '\t' || memcmp(s + ml + 2 + wl, d,
-		    dl) || s[kl])
+		/* strncmp stops at the NUL of a shorter key. */
+		if (strncmp(s, key, kl + 1))
 			continue;
 		key_lens(s, kl, &ml2, &wl2);
 		if (ml2 == ml && wl2 == wl)
@@ -280,12 +306,7 @@ group_of(const char *m, const char *w, const char *d)
 	}
 	o = arena_room(kl + 1 + tl);
 	k = R.a + o;
-	memcpy(k, m, ml);
-	k[ml] = '\t';
-	memcpy(k + ml + 1, w, wl);
-	k[ml + 1 + wl] = '\t';
-	memcpy(k + ml + 2 + wl, d, dl);
-	k[kl] = 0;
+	memcpy(k, key, kl + 1);
 	memcpy(k + kl + 1, tail, tl);
 	if (R.ng == R.gcap) {
 		R.gcap = R.gcap ? 2 * R.gcap : 1024;
@@ -321,16 +342,42 @@ point_of(struct grp *g, uint32_t k)
 	return &g->p[lo];
 }
 
+/* A row as read, waiting in a batch to be folded: its strings lie in
+ * the batch's chars, by offset. */
+struct row {
+	double y, lo, hi;
+	long n;
+	uint32_t h, k;       /* group_hash's; k */
+	uint32_t key, id, lab, idea, verdict; /* key: as grp's, to its NUL */
+	uint32_t ml, wl, dl, labn;
+	unsigned has_y : 1, feasible : 1, has_idea : 1;
+};
+
+/* Rows are folded a window at a time, so that the memory each will
+ * touch (its slot in the index, its group, its points, its record) is
+ * asked for ahead, many rows at once, and not waited on one row at a
+ * time. A batch is what the reading thread hands to the folding one. */
+#define WINDOW 64
+#define BATCH 1024
+struct batch {
+	struct row r[BATCH];
+	size_t n;
+	struct ar_buf s;     /* the rows' strings, NUL-terminated */
+	char *err;           /* a malformed row after the rows: dies */
+};
+
 /* A row of the group at k. Ties of id keep the later row as the latest
  * and the earlier as the first, the order a stable sort of the rows by
  * key, k and id gives. */
 static void
-add_row(const char *m, const char *w, const char *d, uint32_t k,
-    const char *id, const char *lab, size_t labn, const char *idea,
-    int has_y, double y, double lo, double hi, long n, const char *verdict,
-    int feasible)
+add_row(const struct row *rw, const char *s)
 {
-	struct grp *g = group_of(m, w, d);
+	struct grp *g = group_of(s + rw->key, rw->ml, rw->wl, rw->dl, rw->h);
+	uint32_t k = rw->k;
+	const char *id = s + rw->id, *lab = s + rw->lab;
+	const char *idea = rw->has_idea ? s + rw->idea : NULL;
+	size_t labn = rw->labn;
+	int has_y = rw->has_y;
 	int is_first = !g->np || k < (g->p[0].k & PT_K) || (k ==
 	    (g->p[0].k & PT_K) && strcmp(id, R.a + g->first) < 0);
 	struct pt *p = point_of(g, k);
@@ -351,8 +398,8 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 	yid = newy ? id : r.yid;
 	lid = newlast ? id : r.lid;
 	vl = varint_put(vb, r.results + 1);
-	vl += varint_put(vb + vl, newy ? (unsigned long long)n : r.n);
-	vl += varint_put(vb + vl, newy ? verdict_ix(verdict) : r.v);
+	vl += varint_put(vb + vl, newy ? (unsigned long long)rw->n : r.n);
+	vl += varint_put(vb + vl, newy ? verdict_ix(s + rw->verdict) : r.v);
 	/* Made aside: the old ids may lie where the new record goes. */
 	ar_buf_clear(&R.rb);
 	ar_buf_add(&R.rb, vb, vl);
@@ -367,11 +414,11 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 		p->rec = arena_room(R.rb.len);
 	memcpy(R.a + p->rec, R.rb.p, R.rb.len);
 	p->k = k | (hasy || newy ? PT_HASY : 0) | (lsep ? PT_LSEP : 0) |
-	    ((newlast ? feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
+	    ((newlast ? rw->feasible : (p->k & PT_FEAS) != 0) ? PT_FEAS : 0);
 	if (newy) {
-		p->y = y;
-		p->lo = lo;
-		p->hi = hi;
+		p->y = rw->y;
+		p->lo = rw->lo;
+		p->hi = rw->hi;
 	}
 	if (is_first) {
 		/* The row's id where it is kept already: a new first is
@@ -388,6 +435,75 @@ add_row(const char *m, const char *w, const char *d, uint32_t k,
 		if (idea)
 			g->idea = idea[0] ? arena_str(idea) : 0;
 	}
+}
+
+/* Folds rows r[0..n) in their order. Before, in passes over them all,
+ * each row's memory is prefetched a level at a time: its slot in the
+ * index, then the group the slot names, then the group's key and
+ * points, then the record of its point at k. A pass reads only what the
+ * pass before fetched; the fold itself looks everything up again, so a
+ * stale guess (a group made earlier in the window) costs only a miss. */
+static void
+fold_window(const struct row *r, size_t n, const char *s)
+{
+	uint32_t gix[WINDOW];
+	size_t i, j, it, pos;
+
+	if (R.gix.cap) {
+		for (i = 0; i < n; i++)
+			__builtin_prefetch(&R.gix.slot[r[i].h &
+			    (R.gix.cap - 1)]);
+		for (i = 0; i < n; i++) {
+			it = 0;
+			gix[i] = UINT32_MAX;
+			if (ar_hmap_next(&R.gix, r[i].h, &it, &pos)) {
+				gix[i] = (uint32_t)pos;
+				__builtin_prefetch(&R.g[pos]);
+				__builtin_prefetch((char *)&R.g[pos] +
+				    sizeof *R.g - 1);
+			}
+		}
+		for (i = 0; i < n; i++) {
+			const struct grp *g;
+
+			if (gix[i] == UINT32_MAX)
+				continue;
+			g = &R.g[gix[i]];
+			__builtin_prefetch(R.a + g->key);
+			__builtin_prefetch(g->p);
+			__builtin_prefetch((char *)g->p + 64);
+		}
+		for (i = 0; i < n; i++) {
+			const struct grp *g;
+
+			if (gix[i] == UINT32_MAX)
+				continue;
+			g = &R.g[gix[i]];
+			for (j = 0; j < g->np; j++)
+				if ((g->p[j].k & PT_K) == r[i].k) {
+					__builtin_prefetch(R.a + g->p[j].rec);
+					break;
+				}
+		}
+	}
+	for (i = 0; i < n; i++)
+		add_row(&r[i], s);
+}
+
+/* Folds a batch's rows, a window at a time, and empties it; then a
+ * malformed row after them ends the program. */
+static void
+fold_batch(struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i += WINDOW)
+		fold_window(b->r + i, b->n - i < WINDOW ? b->n - i : WINDOW,
+		    b->s.p);
+	b->n = 0;
+	ar_buf_clear(&b->s);
+	if (b->err)
+		ar_die(AR_EX_DATA, "%s", b->err);
 }
 
 /* A column that may be missing, or (need) one that must be there. */
@@ -428,17 +544,85 @@ fast_double(const char *s, double *v)
 	return 1;
 }
 
+/* An input being read. With two cores or more, a thread reads and
+ * splits the rows into batches, and the main thread folds them, in the
+ * order read; a ring of batches lies between them. */
+#define RING 4
+struct rd {
+	struct ar_tsv t;
+	char cy[128], clo[128], chi[128], cn[128];
+	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl;
+	int c_dev, c_idea, c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi;
+	int c_n;
+	struct left left;    /* the reading thread's counts */
+	struct batch *ring[RING];
+	size_t head, tail;   /* batches folded, and handed over */
+	int ended;           /* the last batch is handed over */
+	int threaded;
+	pthread_mutex_t mu;
+	pthread_cond_t full, room;
+};
+
+/* The reader's batch being filled. */
+static struct batch *
+rd_cur(struct rd *rd)
+{
+	return rd->ring[rd->tail % RING];
+}
+
+/* The batch filled (the last one when end): folded now, or handed to
+ * the folding thread, waiting for room for the next. */
+static void
+rd_put(struct rd *rd, int end)
+{
+	if (!rd->threaded) {
+		fold_batch(rd_cur(rd));
+		return;
+	}
+	pthread_mutex_lock(&rd->mu);
+	rd->tail++;
+	rd->ended = end;
+	pthread_cond_signal(&rd->full);
+	while (!end && rd->tail - rd->head == RING)
+		pthread_cond_wait(&rd->room, &rd->mu);
+	pthread_mutex_unlock(&rd->mu);
+}
+
+/* A malformed row: the rows before it are folded first, as they would
+ * have been one at a time, then the message ends the program. */
+static _Noreturn void
+row_die(struct rd *rd, const char *fmt, ...)
+{
+	struct batch *b = rd_cur(rd);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	b->err = ar_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->err, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	rd_put(rd, 1);
+	/* The folding thread ends the program when it comes to it. */
+	if (rd->threaded)
+		pthread_exit(NULL);
+	abort();    /* fold_batch died */
+}
+
 /* A score field: empty is missing; anything else must be a positive,
  * finite number. */
 static int
-score_field(const struct ar_tsv *t, int c, const char *name, double *v)
+score_field(struct rd *rd, int c, const char *name, double *v)
 {
+	const struct ar_tsv *t = &rd->t;
 	const char *s = c >= 0 ? t->field[c] : "";
 
 	if (!s[0])
 		return 0;
 	if ((!fast_double(s, v) && ar_parse_double(s, v) < 0) || !(*v > 0))
-		ar_die(AR_EX_DATA, "%s: line %zu: %s: \"%s\" is not a positive "
+		row_die(rd, "%s: line %zu: %s: \"%s\" is not a positive "
 		    "number", t->name, t->lineno, name, s);
 	return 1;
 }
@@ -500,129 +684,249 @@ idea_titles(const char *dir)
 	ar_hmap_free(&want);
 }
 
+/* The rows of rd->t into batches, handed on as they fill. */
 static void
-read_rows(FILE *f, const char *name, struct left *left)
+parse_rows(struct rd *rd)
 {
-	struct ar_tsv t;
-	char cy[128], clo[128], chi[128], cn[128];
-	int c_id, c_signed, c_verified, c_hash, c_commit, c_dir, c_wl, c_dev;
-	int c_idea;
-	int c_k, c_verdict, c_guard, c_aa, c_y, c_lo, c_hi, c_n;
+	struct ar_tsv *t = &rd->t;
+	struct left *left = &rd->left;
 
-	if (ar_tsv_open(&t, f, name) < 0)
-		ar_die(AR_EX_DATA, "%s", t.err);
-	R.name = name;
-	if (O.metric) {
-		snprintf(cy, sizeof cy, "metrics.%s.median", O.metric);
-		snprintf(clo, sizeof clo, "metrics.%s.ci_lo", O.metric);
-		snprintf(chi, sizeof chi, "metrics.%s.ci_hi", O.metric);
-		snprintf(cn, sizeof cn, "metrics.%s.n", O.metric);
-	} else {
-		snprintf(cy, sizeof cy, "ratio.median");
-		snprintf(clo, sizeof clo, "ratio.ci_lo");
-		snprintf(chi, sizeof chi, "ratio.ci_hi");
-		snprintf(cn, sizeof cn, "ratio.n");
-	}
-	c_id = col(&t, "id", 1);
-	c_signed = col(&t, "signed", 1);
-	c_verified = col(&t, "verified", 0);
-	c_hash = col(&t, "method.hash", 1);
-	c_commit = col(&t, "method.commit", 0);
-	c_dir = col(&t, "method.dir", 0);
-	c_idea = O.ideas ? col(&t, "idea", 0) : -1;
-	c_wl = col(&t, "workload", 1);
-	c_dev = col(&t, "device", 1);
-	c_k = col(&t, "shape.k", 1);
-	c_verdict = col(&t, "verdict", 1);
-	c_guard = col(&t, "pass.guardrails", 0);
-	c_aa = col(&t, "aa", 0);
-	c_y = col(&t, cy, 1);
-	c_lo = col(&t, clo, 0);
-	c_hi = col(&t, chi, 0);
-	c_n = col(&t, cn, 0);
 	for (;;) {
-		int st = ar_tsv_next(&t), has_y, feasible;
-		const char *v, *method, *lab;
-		size_t labn;
+		int st = ar_tsv_next(t), has_y, feasible;
+		const char *v, *method, *lab, *id, *wl, *dev;
+		struct batch *b;
+		struct row *rw;
+		size_t labn, idn, idean, vn;
 		double y = 0, lo, hi;
 		long long k;
 		long n;
+		char *o;
 
 		if (st < 0)
-			ar_die(AR_EX_DATA, "%s", t.err);
+			row_die(rd, "%s", t->err);
 		if (st == 0)
 			break;
-		if (strcmp(t.field[c_signed], "yes") != 0) {
+		if (strcmp(t->field[rd->c_signed], "yes") != 0) {
 			left->unsigned_++;
 			continue;
 		}
 		/* Only rows checked by ar-ledger export -V, unless -U. */
-		if (!O.unverified && (c_verified < 0 ||
-		    strcmp(t.field[c_verified], "yes") != 0)) {
+		if (!O.unverified && (rd->c_verified < 0 ||
+		    strcmp(t->field[rd->c_verified], "yes") != 0)) {
 			left->unverified++;
 			continue;
 		}
-		if (c_aa >= 0 && strcmp(t.field[c_aa], "true") == 0) {
+		if (rd->c_aa >= 0 && strcmp(t->field[rd->c_aa], "true") == 0) {
 			left->aa++;
 			continue;
 		}
-		if (ar_parse_long(t.field[c_k], &k) < 0 || k < 1 || k > 65536)
-			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not "
-			    "a whole number from 1 to 65536", t.name, t.lineno,
-			    t.field[c_k]);
-		has_y = score_field(&t, c_y, cy, &y);
+		if (ar_parse_long(t->field[rd->c_k], &k) < 0 || k < 1 ||
+		    k > 65536)
+			row_die(rd, "%s: line %zu: shape.k: \"%s\" is not "
+			    "a whole number from 1 to 65536", t->name,
+			    t->lineno, t->field[rd->c_k]);
+		has_y = score_field(rd, rd->c_y, rd->cy, &y);
 		lo = hi = y;
 		if (has_y) {
 			double x;
 
-			if (score_field(&t, c_lo, clo, &x))
+			if (score_field(rd, rd->c_lo, rd->clo, &x))
 				lo = x;
-			if (score_field(&t, c_hi, chi, &x))
+			if (score_field(rd, rd->c_hi, rd->chi, &x))
 				hi = x;
 			if (lo > y || hi < y)
-				ar_die(AR_EX_DATA, "%s: line %zu: %s lies outside "
-				    "its interval", t.name, t.lineno, cy);
+				row_die(rd, "%s: line %zu: %s lies outside "
+				    "its interval", t->name, t->lineno, rd->cy);
 		} else {
 			left->noscore++;
 		}
 		n = 0;
-		if (c_n >= 0 && t.field[c_n][0]) {
+		if (rd->c_n >= 0 && t->field[rd->c_n][0]) {
 			long long nn;
 
-			if (ar_parse_long(t.field[c_n], &nn) == 0 && nn >= 0)
+			if (ar_parse_long(t->field[rd->c_n], &nn) == 0 &&
+			    nn >= 0)
 				n = (long)nn;
 		}
-		v = t.field[c_verdict];
+		v = t->field[rd->c_verdict];
 		feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
-		    strcmp(v, "timeout") && !(c_guard >= 0 &&
-		    strcmp(t.field[c_guard], "false") == 0);
-		method = t.field[c_hash];
-		if (c_commit >= 0 && t.field[c_commit][0]) {
-			lab = t.field[c_commit];
+		    strcmp(v, "timeout") && !(rd->c_guard >= 0 &&
+		    strcmp(t->field[rd->c_guard], "false") == 0);
+		method = t->field[rd->c_hash];
+		if (rd->c_commit >= 0 && t->field[rd->c_commit][0]) {
+			lab = t->field[rd->c_commit];
 			labn = strnlen(lab, 7);
-		} else if (c_dir >= 0 && t.field[c_dir][0]) {
+		} else if (rd->c_dir >= 0 && t->field[rd->c_dir][0]) {
 			/* The directory's last name, trailing slashes aside;
 			 * "/" is itself. */
-			size_t e = strlen(t.field[c_dir]), b;
+			size_t e = strlen(t->field[rd->c_dir]), s;
 
-			lab = t.field[c_dir];
+			lab = t->field[rd->c_dir];
 			while (e > 1 && lab[e - 1] == '/')
 				e--;
-			for (b = e; b > 0 && lab[b - 1] != '/'; b--)
+			for (s = e; s > 0 && lab[s - 1] != '/'; s--)
 				;
-			if (b == e)
-				b = 0;
-			lab += b;
-			labn = e - b;
+			if (s == e)
+				s = 0;
+			lab += s;
+			labn = e - s;
 		} else {
 			lab = method;
 			labn = strnlen(lab, 7);
 		}
-		add_row(method, t.field[c_wl], t.field[c_dev], (uint32_t)k,
-		    t.field[c_id], lab, labn, c_idea >= 0 ? t.field[c_idea] :
-		    O.ideas ? "" : NULL, has_y, y, lo, hi, n, v, feasible);
+		wl = t->field[rd->c_wl];
+		dev = t->field[rd->c_dev];
+		id = t->field[rd->c_id];
+		b = rd_cur(rd);
+		rw = &b->r[b->n];
+		rw->y = y;
+		rw->lo = lo;
+		rw->hi = hi;
+		rw->n = n;
+		rw->k = (uint32_t)k;
+		rw->has_y = has_y != 0;
+		rw->feasible = feasible != 0;
+		rw->has_idea = rd->c_idea >= 0 || O.ideas;
+		rw->ml = (uint32_t)strlen(method);
+		rw->wl = (uint32_t)strlen(wl);
+		rw->dl = (uint32_t)strlen(dev);
+		rw->labn = (uint32_t)labn;
+		rw->h = group_hash(method, rw->ml, wl, rw->wl, dev, rw->dl);
+		idn = strlen(id);
+		idean = rd->c_idea >= 0 ? strlen(t->field[rd->c_idea]) : 0;
+		vn = strlen(v);
+		/* The row's strings, each with its NUL, in one copy each
+		 * into room made once. */
+		ar_buf_reserve(&b->s, rw->ml + rw->wl + rw->dl + idn + labn +
+		    idean + vn + 7);
+		o = b->s.p + b->s.len;
+#define PUT(fld, str, len) do { rw->fld = (uint32_t)(o - b->s.p); \
+	memcpy(o, (str), (len)); o[(len)] = 0; o += (len) + 1; } while (0)
+		/* The key: method, workload and device, joined by tabs. */
+		rw->key = (uint32_t)(o - b->s.p);
+		memcpy(o, method, rw->ml);
+		o += rw->ml;
+		*o++ = '\t';
+		memcpy(o, wl, rw->wl);
+		o += rw->wl;
+		*o++ = '\t';
+		memcpy(o, dev, rw->dl);
+		o += rw->dl;
+		*o++ = 0;
+		PUT(id, id, idn);
+		PUT(lab, lab, labn);
+		PUT(idea, rd->c_idea >= 0 ? t->field[rd->c_idea] : "", idean);
+		PUT(verdict, v, vn);
+#undef PUT
+		b->s.len = (size_t)(o - b->s.p);
+		if (++b->n == BATCH)
+			rd_put(rd, 0);
 	}
-	ar_tsv_close(&t);
+	rd_put(rd, 1);
+}
+
+static void *
+parse_main(void *arg)
+{
+	parse_rows(arg);
+	return NULL;
+}
+
+/* The CPUs this process may run on. */
+static long
+ncpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void
+read_rows(FILE *f, const char *name, struct left *left)
+{
+	struct rd *rd = ar_xcalloc(1, sizeof *rd);
+	struct ar_tsv *t = &rd->t;
+	pthread_t th;
+	size_t i;
+
+	if (ar_tsv_open(t, f, name) < 0)
+		ar_die(AR_EX_DATA, "%s", t->err);
+	R.name = name;
+	if (O.metric) {
+		snprintf(rd->cy, sizeof rd->cy, "metrics.%s.median", O.metric);
+		snprintf(rd->clo, sizeof rd->clo, "metrics.%s.ci_lo", O.metric);
+		snprintf(rd->chi, sizeof rd->chi, "metrics.%s.ci_hi", O.metric);
+		snprintf(rd->cn, sizeof rd->cn, "metrics.%s.n", O.metric);
+	} else {
+		snprintf(rd->cy, sizeof rd->cy, "ratio.median");
+		snprintf(rd->clo, sizeof rd->clo, "ratio.ci_lo");
+		snprintf(rd->chi, sizeof rd->chi, "ratio.ci_hi");
+		snprintf(rd->cn, sizeof rd->cn, "ratio.n");
+	}
+	rd->c_id = col(t, "id", 1);
+	rd->c_signed = col(t, "signed", 1);
+	rd->c_verified = col(t, "verified", 0);
+	rd->c_hash = col(t, "method.hash", 1);
+	rd->c_commit = col(t, "method.commit", 0);
+	rd->c_dir = col(t, "method.dir", 0);
+	rd->c_idea = O.ideas ? col(t, "idea", 0) : -1;
+	rd->c_wl = col(t, "workload", 1);
+	rd->c_dev = col(t, "device", 1);
+	rd->c_k = col(t, "shape.k", 1);
+	rd->c_verdict = col(t, "verdict", 1);
+	rd->c_guard = col(t, "pass.guardrails", 0);
+	rd->c_aa = col(t, "aa", 0);
+	rd->c_y = col(t, rd->cy, 1);
+	rd->c_lo = col(t, rd->clo, 0);
+	rd->c_hi = col(t, rd->chi, 0);
+	rd->c_n = col(t, rd->cn, 0);
+	for (i = 0; i < RING; i++)
+		rd->ring[i] = ar_xcalloc(1, sizeof *rd->ring[i]);
+	pthread_mutex_init(&rd->mu, NULL);
+	pthread_cond_init(&rd->full, NULL);
+	pthread_cond_init(&rd->room, NULL);
+	/* Set before the thread starts: it reads it. */
+	rd->threaded = ncpus() > 1;
+	if (rd->threaded && pthread_create(&th, NULL, parse_main, rd) != 0)
+		rd->threaded = 0;
+	if (!rd->threaded) {
+		parse_rows(rd);
+	} else {
+		pthread_mutex_lock(&rd->mu);
+		for (;;) {
+			while (rd->head == rd->tail && !rd->ended)
+				pthread_cond_wait(&rd->full, &rd->mu);
+			if (rd->head == rd->tail)
+				break;
+			pthread_mutex_unlock(&rd->mu);
+			/* A batch that ends in a malformed row is the
+			 * reader's last: joined before its fold ends the
+			 * program. */
+			if (rd->ring[rd->head % RING]->err)
+				pthread_join(th, NULL);
+			fold_batch(rd->ring[rd->head % RING]);
+			pthread_mutex_lock(&rd->mu);
+			rd->head++;
+			pthread_cond_signal(&rd->room);
+		}
+		pthread_mutex_unlock(&rd->mu);
+		pthread_join(th, NULL);
+	}
+	left->unsigned_ += rd->left.unsigned_;
+	left->unverified += rd->left.unverified;
+	left->aa += rd->left.aa;
+	left->noscore += rd->left.noscore;
+	pthread_cond_destroy(&rd->room);
+	pthread_cond_destroy(&rd->full);
+	pthread_mutex_destroy(&rd->mu);
+	for (i = 0; i < RING; i++) {
+		ar_buf_free(&rd->ring[i]->s);
+		free(rd->ring[i]);
+	}
+	ar_tsv_close(t);
+	free(rd);
 }
 
 /* The view of a group: its points with a score, the fit, the knee. */
@@ -669,7 +973,7 @@ build(const struct grp *g, struct view *v)
 		p->lo = q->lo;
 		p->hi = q->hi;
 		p->feasible = (q->k & PT_FEAS) != 0;
-		rec_get(q->rec, q->k, &r);
+		rec_head(q->rec, &r);
 		v->results[v->np] = (long)r.results;
 		v->n[v->np] = (long)r.n;
 		v->verdict[v->np] = R.verdict[r.v];
@@ -722,6 +1026,51 @@ cmp_gord(const void *a, const void *b)
 	return (wp > wq) - (wp < wq);
 }
 
+/* cmp_gord's order: by pre a byte at a time, least significant first,
+ * skipping the bytes all keys share (a radix sort, stable); then each
+ * run of one pre by cmp_gord. A comparison sort spent most of its time
+ * on what pre alone decides. */
+static void
+sort_gord(struct gord *o, size_t n)
+{
+	struct gord *t, *src = o, *dst, *x;
+	size_t cnt[256], i, b, run, sum, c;
+	uint64_t diff = 0;
+
+	if (n < 2)
+		return;
+	for (i = 1; i < n; i++)
+		diff |= o[i].pre ^ o[0].pre;
+	t = ar_xmalloc(n * sizeof *t);
+	dst = t;
+	for (b = 0; b < 64; b += 8) {
+		if (!((diff >> b) & 0xff))
+			continue;
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < n; i++)
+			cnt[(src[i].pre >> b) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].pre >> b) & 0xff]++] = src[i];
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != o)
+		memcpy(o, src, n * sizeof *o);
+	free(t);
+	for (i = 0; i < n; i = run) {
+		for (run = i + 1; run < n && o[run].pre == o[i].pre; run++)
+			;
+		if (run - i > 1)
+			ar_sort(o + i, run - i, sizeof *o, cmp_gord);
+	}
+}
+
 static double
 efficiency(const struct view *g, size_t i)
 {
@@ -761,6 +1110,20 @@ g6_end(char *b, double v)
 	if (a == 0) {
 		strcpy(b, signbit(v) ? "-0" : "0");
 		return b + strlen(b);
+	}
+	/* A whole number of six digits at most (k, an efficiency of 1) is
+	 * its digits. */
+	if (a < 1e6 && v == (double)(long)v) {
+		unsigned long u = (unsigned long)a;
+
+		if (v < 0)
+			*o++ = '-';
+		for (i = 0, d = (long)u; d; d /= 10)
+			dig[i++] = (char)('0' + d % 10);
+		while (i)
+			*o++ = dig[--i];
+		*o = 0;
+		return o;
 	}
 	if (!(a >= 1e-15 && a < 1e15))
 		goto slow;
@@ -833,15 +1196,6 @@ slow:
 	return b + snprintf(b, 32, "%.6g", v);
 }
 
-/* g6's digits; their end is known, so a line takes them without a
- * strlen. */
-static const char *
-g6(char *b, double v)
-{
-	g6_end(b, v);
-	return b;
-}
-
 /* Six significant digits: more than any score's interval can tell
  * apart, and the shortest exact form costs a strtod per digit count. */
 /* Appends to a line: ar_buf_add's work, inlined where it fits. */
@@ -871,10 +1225,13 @@ bc(struct ar_buf *b, char c)
 static void
 num(struct ar_buf *b, double v)
 {
-	char t[32];
-
-	if (isfinite(v))
-		bput(b, t, (size_t)(g6_end(t, v) - t));
+	/* Written in place: g6_end's digits and NUL take 32 bytes at
+	 * most. */
+	if (isfinite(v)) {
+		if (b->len + 32 >= b->cap)
+			ar_buf_reserve(b, 32);
+		b->len = (size_t)(g6_end(b->p + b->len, v) - b->p);
+	}
 }
 
 /* "%ld", by hand: printf costs more than the rest of a line. */
@@ -921,13 +1278,50 @@ model_name(int m)
 	return m == AR_FIT_USL ? "usl" : m == AR_FIT_AMDAHL ? "amdahl" : "none";
 }
 
-/* A group's lines, each made whole in b, then written at once. */
+/* A group's lines, added to b. The fields
+ * every line of a group repeats (names before k, the fit after the
+ * efficiency) are made once, in pre and post. */
 static void
-tsv_group(const struct view *g, struct ar_buf *b)
+tsv_group(const struct view *g, struct ar_buf *b, struct ar_buf *pre,
+    struct ar_buf *post)
 {
 	size_t i;
 	char t[32];
 
+	ar_buf_clear(pre);
+	bs(pre, g->method);
+	bc(pre, '\t');
+	put_esc(pre, g->label);
+	bc(pre, '\t');
+	put_esc(pre, g->workload);
+	bc(pre, '\t');
+	put_esc(pre, g->device);
+	bc(pre, '\t');
+	bs(pre, O.metric ? O.metric : "ratio");
+	bc(pre, '\t');
+	ar_buf_clear(post);
+	bc(post, '\t');
+	bs(post, model_name(g->fit.model));
+	bc(post, '\t');
+	if (g->fit.model) {
+		num(post, g->fit.sigma);
+		bc(post, '\t');
+		num(post, g->fit.sigma_se);
+		bc(post, '\t');
+		num(post, g->fit.kappa);
+		bc(post, '\t');
+		num(post, g->fit.kappa_se);
+	} else {
+		bs(post, "\t\t\t");
+	}
+	bc(post, '\t');
+	if (g->has_best) {
+		bs(post, ld(t, g->knee));
+		bc(post, '\t');
+		bs(post, ld(t, g->best_k));
+	} else
+		bc(post, '\t');
+	bc(post, '\n');
 	for (i = 0; i < g->np + O.nkpred; i++) {
 		double k, y, lo, hi;
 		int meas = i < g->np;
@@ -943,19 +1337,12 @@ tsv_group(const struct view *g, struct ar_buf *b)
 				continue;
 			ar_curve_predict(&g->fit, k, &y, &lo, &hi);
 		}
-		ar_buf_clear(b);
-		bs(b, g->method);
-		bc(b, '\t');
-		put_esc(b, g->label);
-		bc(b, '\t');
-		put_esc(b, g->workload);
-		bc(b, '\t');
-		put_esc(b, g->device);
-		bc(b, '\t');
-		bs(b, O.metric ? O.metric : "ratio");
-		bc(b, '\t');
-		bs(b, g6(t, k));
-		bs(b, meas ? "\tmeasured\t" : "\tpredicted\t");
+		bput(b, pre->p, pre->len);
+		num(b, k);
+		if (meas)
+			bput(b, "\tmeasured\t", 10);
+		else
+			bput(b, "\tpredicted\t", 11);
 		num(b, y);
 		bc(b, '\t');
 		num(b, lo);
@@ -966,34 +1353,145 @@ tsv_group(const struct view *g, struct ar_buf *b)
 			bs(b, ld(t, g->n[i]));
 		bc(b, '\t');
 		if (meas)
-			bs(b, g->p[i].feasible ? "yes" : "no");
+			bput(b, g->p[i].feasible ? "yes" : "no",
+			    g->p[i].feasible ? 3 : 2);
 		bc(b, '\t');
 		if (meas)
 			num(b, efficiency(g, i));
-		bc(b, '\t');
-		bs(b, model_name(g->fit.model));
-		bc(b, '\t');
-		if (g->fit.model) {
-			num(b, g->fit.sigma);
-			bc(b, '\t');
-			num(b, g->fit.sigma_se);
-			bc(b, '\t');
-			num(b, g->fit.kappa);
-			bc(b, '\t');
-			num(b, g->fit.kappa_se);
-		} else {
-			bs(b, "\t\t\t");
-		}
-		bc(b, '\t');
-		if (g->has_best) {
-			bs(b, ld(t, g->knee));
-			bc(b, '\t');
-			bs(b, ld(t, g->best_k));
-		} else
-			bc(b, '\t');
-		bc(b, '\n');
-		fwrite(b->p, 1, b->len, stdout);
+		bput(b, post->p, post->len);
 	}
+}
+
+/* The TSV output is made by a crew of threads, one a core: each takes
+ * a chunk of groups in turn (builds, fits and formats them into its own
+ * buffer), and the main thread writes the chunks in order, so the
+ * output is the same whatever the number of threads. */
+#define CHUNK 512
+#define CREW_MAX 8
+
+struct crew;
+
+struct hand {
+	struct crew *c;
+	pthread_t th;
+	size_t from, to;     /* the groups of this round, in ord */
+	struct view v;
+	struct ar_buf out, pre, post;
+};
+
+struct crew {
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	unsigned long round; /* bumped when a round's chunks are handed out */
+	size_t busy;         /* hands still at work in the round */
+	int quit;
+	const struct gord *ord;
+	struct hand h[CREW_MAX];
+	size_t n;            /* h[0] is the main thread */
+};
+
+static void
+hand_chunk(struct hand *h)
+{
+	size_t i;
+
+	ar_buf_clear(&h->out);
+	for (i = h->from; i < h->to; i++) {
+		build(&R.g[h->c->ord[i].g], &h->v);
+		tsv_group(&h->v, &h->out, &h->pre, &h->post);
+	}
+}
+
+static void *
+hand_main(void *arg)
+{
+	struct hand *h = arg;
+	struct crew *c = h->c;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&c->mu);
+	for (;;) {
+		while (c->round == seen && !c->quit)
+			pthread_cond_wait(&c->go, &c->mu);
+		if (c->quit)
+			break;
+		seen = c->round;
+		pthread_mutex_unlock(&c->mu);
+		hand_chunk(h);
+		pthread_mutex_lock(&c->mu);
+		if (--c->busy == 0)
+			pthread_cond_signal(&c->done);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static void
+hand_free(struct hand *h)
+{
+	view_free(&h->v);
+	ar_buf_free(&h->out);
+	ar_buf_free(&h->pre);
+	ar_buf_free(&h->post);
+}
+
+/* The groups' TSV lines, in ord's order. */
+static void
+tsv_all(const struct gord *ord)
+{
+	struct crew c;
+	long ncpu = ncpus();
+	size_t i, j, n;
+
+	memset(&c, 0, sizeof c);
+	c.ord = ord;
+	n = ncpu < 1 ? 1 : ncpu > CREW_MAX ? CREW_MAX : (size_t)ncpu;
+	/* Fewer groups than chunks for all: no more hands than chunks. */
+	if (n > (R.ng + CHUNK - 1) / CHUNK)
+		n = (R.ng + CHUNK - 1) / CHUNK;
+	if (n < 1)
+		n = 1;
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.go, NULL);
+	pthread_cond_init(&c.done, NULL);
+	for (c.n = 0; c.n < n; c.n++) {
+		c.h[c.n].c = &c;
+		/* Fewer hands do the same work. */
+		if (c.n && pthread_create(&c.h[c.n].th, NULL, hand_main,
+		    &c.h[c.n]) != 0)
+			break;
+	}
+	for (i = 0; i < R.ng; i += c.n * CHUNK) {
+		pthread_mutex_lock(&c.mu);
+		for (j = 0; j < c.n; j++) {
+			c.h[j].from = i + j * CHUNK < R.ng ? i + j * CHUNK : R.ng;
+			c.h[j].to = c.h[j].from + CHUNK < R.ng ?
+			    c.h[j].from + CHUNK : R.ng;
+		}
+		c.busy = c.n - 1;
+		c.round++;
+		pthread_cond_broadcast(&c.go);
+		pthread_mutex_unlock(&c.mu);
+		hand_chunk(&c.h[0]);
+		pthread_mutex_lock(&c.mu);
+		while (c.busy)
+			pthread_cond_wait(&c.done, &c.mu);
+		pthread_mutex_unlock(&c.mu);
+		for (j = 0; j < c.n; j++)
+			fwrite(c.h[j].out.p, 1, c.h[j].out.len, stdout);
+	}
+	pthread_mutex_lock(&c.mu);
+	c.quit = 1;
+	pthread_cond_broadcast(&c.go);
+	pthread_mutex_unlock(&c.mu);
+	for (j = 0; j < c.n; j++) {
+		if (j)
+			pthread_join(c.h[j].th, NULL);
+		hand_free(&c.h[j]);
+	}
+	pthread_cond_destroy(&c.done);
+	pthread_cond_destroy(&c.go);
+	pthread_mutex_destroy(&c.mu);
 }
 
 static json_t *
@@ -1165,7 +1663,6 @@ main(int argc, char **argv)
 	struct left left = {0};
 	struct gord *ord;
 	struct view v = {0}, top[8];
-	struct ar_buf line = {0};
 	size_t i, j, ntop;
 	const char *fmt = "tsv";
 	int c;
@@ -1224,29 +1721,28 @@ main(int argc, char **argv)
 			ord[i].pre |= (uint64_t)k[j] << (56 - 8 * j);
 		ord[i].g = (uint32_t)i;
 	}
-	ar_sort(ord, R.ng, sizeof *ord, cmp_gord);
+	sort_gord(ord, R.ng);
 	if (!O.text && !O.fmt)
 		puts("method\tlabel\tworkload\tdevice\tscore\tk\tsource\tvalue\t"
 		    "ci_lo\tci_hi\tn\tfeasible\tefficiency\tmodel\tsigma\t"
 		    "sigma_se\tkappa\tkappa_se\tknee\tbest_k");
 	/* One group at a time: its view, its lines, the next. */
-	for (i = 0; i < R.ng; i++) {
+	for (i = 0; i < R.ng && (O.text || O.fmt); i++) {
 		build(&R.g[ord[i].g], &v);
 		if (O.text) {
 			text_group(&v);
-		} else if (O.fmt) {
+		} else {
 			json_t *o = group_json(&v);
 			char *s = ar_json_line(o);
 
 			puts(s);
 			free(s);
 			json_decref(o);
-		} else {
-			tsv_group(&v, &line);
 		}
 	}
+	if (!O.text && !O.fmt)
+		tsv_all(ord);
 	view_free(&v);
-	ar_buf_free(&line);
 	if (O.svg) {
 		/* The plot shows the first 8 groups. */
 		ntop = R.ng < 8 ? R.ng : 8;

@@ -468,6 +468,59 @@ h2	cBbbbbb	w	cuda	ratio	8	predicted	2.0625	1.68221	2.44279				amdahl	0.466667	0.
 	[ "$(jl '.points | length' | sort -u)" = 3 ]
 	run --separate-stderr -0 ar-curve -f jsonl "$T/shuffled.tsv"
 	[ "$output" = "$want" ]
+	# The TSV, made by a thread a core in chunks of groups, the same.
+	run --separate-stderr -0 ar-curve "$T/sorted.tsv"
+	want=$output
+	[ "${#lines[@]}" -eq $((1 + 3000 * 3 + 3000)) ]
+	run --separate-stderr -0 ar-curve "$T/shuffled.tsv"
+	[ "$output" = "$want" ]
+}
+
+@test "ar-curve: the latest and the first row of a k hold across the batches rows are read and folded in" {
+	# 5000 rows of one group at k 1, their ids out of order, among
+	# 5000 rows of 2500 other groups: many batches (1024 rows are
+	# handed from the reading thread to the folding one, folded 64 at a
+	# time). Id 5000, the latest, comes as rows 3000 and 3070, with
+	# another score: the later wins. Id 1 comes as rows 1100 and 1180:
+	# the earlier names the label. Each pair lies in one batch and two
+	# windows, so a fold out of order in either shows.
+	awk 'BEGIN { srand(11)
+		for (i = 2; i < 5000; i++)
+			printf "%.6f\t%06d\tyes\tyes\tabc123\tc%06d\tdecode\tcuda\t1\tkeep\ttrue\tfalse\t%.4f\t%.4f\t%.4f\t%d\n",
+			    rand(), i, i, 1 + i / 10000, 1 + i / 10000, 1 + i / 10000, i
+		for (m = 0; m < 2500; m++)
+			for (k = 1; k <= 2; k++)
+				printf "%.6f\tf%05d%d\tyes\tyes\th%d\tc%d\tw\tcuda\t%d\tkeep\ttrue\tfalse\t%d\t%d\t%d\t40\n",
+				    rand(), m, k, m, m, k, k, k, k
+	}' | sort | cut -f 2- > "$T/body.tsv"
+	{
+		printf '%s\n' "$H"
+		awk -v h="$H" 'BEGIN {
+			r = "\tyes\tyes\tabc123\t%s\tdecode\tcuda\t1\tkeep\ttrue\tfalse\t%s\t%s\t%s\t%s\n"
+			at[1100] = sprintf("000001" r, "d000001", 1.0, 1.0, 1.0, 1)
+			at[1180] = sprintf("000001" r, "e000001", 1.1, 1.1, 1.1, 2)
+			at[3000] = sprintf("005000" r, "c005000", 2.5, 2.5, 2.5, 7)
+			at[3070] = sprintf("005000" r, "c005000", 3.5, 3.5, 3.5, 9)
+		}
+		{
+			for (n++; n in at; n++)
+				printf "%s", at[n]
+			print
+		}' "$T/body.tsv"
+	} > "$T/one.tsv"
+	[ "$(sed -n 1101p "$T/one.tsv" | cut -f 1,5)" = "$(printf '000001\td000001')" ]
+	[ "$(sed -n 3071p "$T/one.tsv" | cut -f 1,12)" = "$(printf '005000\t3.5')" ]
+	[ "$(wc -l < "$T/one.tsv")" -eq 10003 ]
+	run --separate-stderr -0 ar-curve -f jsonl "$T/one.tsv"
+	[ "$(jl 'select(.method == "abc123") | [.label, .points[0].id, .points[0].score, .points[0].n, .points[0].results]')" = '["d000001","005000",3.5,9,5002]' ]
+	[ "$(jl '.method' | wc -l)" -eq 2501 ]
+	methods=$(jl -r '.method')
+	# The TSV, made by a thread a core, in the same order as jsonl's:
+	# one line for abc123 (one point, no fit), four for each other.
+	run --separate-stderr -0 ar-curve "$T/one.tsv"
+	[ "${#lines[@]}" -eq $((1 + 1 + 2500 * 4)) ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | cut -f 1 | uniq)" = "$methods" ]
+	[ "$(printf '%s\n' "${lines[1]}" | cut -f 2,8,11)" = "$(printf 'd000001\t3.5\t9')" ]
 }
 
 @test "ar-curve: a tab inside a name never joins two groups" {
