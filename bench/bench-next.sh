@@ -15,6 +15,9 @@
 #   next, summary current   <= 100 ms
 #   next, 1,000 new results <= 100 ms (appended as a segment; the first
 #                           decision after them, then the next)
+#   next, 500 loose results <= 100 ms (appended 16 at a time, as
+#                           ar-bench -a leaves them; the first decision,
+#                           which checks and seals them, then the next)
 # and the same from a verified export given with -l, from scratch.
 # TMPDIR says where the campaign goes (its filesystem matters; the
 # campaign takes about 2 GB per million rows); KEEP=1 keeps it. Exit
@@ -106,6 +109,18 @@ next_
 after1=$s
 best3
 after2=$s
+# 500 results as ar-bench -a leaves them between compactions: loose
+# files, appended 16 at a time. The first decision checks them and
+# seals them (ledger/loose.seal); the next ones take them as checked.
+"$tbin/ar-sign-test" -C "$C" -g 500 -s 434343 > "$work/loose.jsonl"
+split -l 16 "$work/loose.jsonl" "$work/loose.part."
+for f in "$work"/loose.part.*; do
+	"$bin/ar-ledger" append -C "$C" "$f" 2> /dev/null || die "append of loose results failed"
+done
+next_
+loose1=$s
+best3
+loose2=$s
 "$bin/ar-ledger" export -C "$C" -V -f tsv > "$work/export.tsv" 2> /dev/null || die "export failed"
 rm -f "$C/run/sched-summary"
 next_ -l "$work/export.tsv"
@@ -125,5 +140,7 @@ row "next, from scratch (no summary, segments sealed)" "$sealed" s 1 le
 row "next, summary current (best of 3)" "$current" s 0.1 le
 row "next, first after 1,000 new results" "$after1" s 0.1 le
 row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le
+row "next, first after 500 loose results" "$loose1" s 0.1 le
+row "next, 500 loose results sealed (best of 3)" "$loose2" s 0.1 le
 row "next -l export.tsv, from scratch (no summary)" "$lscratch" s 1 le
 exit $status

@@ -118,6 +118,20 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	[ "$(ar-queue ls -s done camp/ideas | tail -n +2 | wc -l)" = 4 ]
 }
 
+@test "ar-agent: the agent gets no descriptor of its caller's but the prompt and the log" {
+	id=$(idea "what it holds")
+	# A pipe and a file held open by the caller (a loop's lock, a test
+	# harness's pipe) stay out of the sandbox.
+	exec 7> "$T/held"
+	AR_AGENT=$FIX/fds ar-agent "${NOSB[@]}" -C camp --once 8>&1 | cat > /dev/null
+	exec 7>&-
+	log=camp/log/agent-$id.log
+	grep '^fd ' "$log"
+	run -1 grep -E '^fd [0-9]+ .*(held|pipe:)' "$log"
+	[ "$(grep -c '^fd 0 ' "$log")" -eq 1 ]
+	[ "$(state "$id")" = done ]
+}
+
 @test "ar-agent: a new file outside the mutable globs is left out of the method, named in the log" {
 	id=$(idea "a faster judge")
 	AR_AGENT=$FIX/forbidden run --separate-stderr -0 ar-agent "${NOSB[@]}" -C camp --once
