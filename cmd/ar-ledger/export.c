@@ -56,11 +56,17 @@ add_cols(struct exporter *e, char **names, size_t n)
 {
 	size_t i, j, k;
 
+	size_t had = e->ncols;
+
 	e->cols = ar_xrealloc(e->cols, (e->ncols + n + 1) * sizeof *e->cols);
 	for (i = 0; i < n; i++)
 		if (strcmp(names[i], "id") != 0 && strcmp(names[i], "signed") != 0
-		    && strcmp(names[i], "json") != 0)
+		    && strcmp(names[i], "json") != 0 && !(had && bsearch(
+		    &names[i], e->cols, had, sizeof *e->cols, cmp_str)))
 			e->cols[e->ncols++] = ar_xstrdup(names[i]);
+	/* Most rows name no column that an earlier row did not. */
+	if (e->ncols == had)
+		return;
 	ar_sort(e->cols, e->ncols, sizeof *e->cols, cmp_str);
 	for (k = j = 0; k < e->ncols; k++) {
 		if (j > 0 && strcmp(e->cols[k], e->cols[j - 1]) == 0) {
@@ -92,12 +98,25 @@ gather_cols(const struct ar_row *r, void *arg)
 	}
 	if (r->json) {
 		char err[256];
-		json_t *o = ar_json_parse(r->json, r->jsonlen, err, sizeof err);
+		json_t *o;
 		struct ar_flat f;
+		struct cflat c;
 		char **names;
 		size_t i;
 
-		if (!o)
+		/* A stored row is canonical JSON, which canon.c reads to the
+		 * names jansson and ar_flatten would give. */
+		if (canon_flat(r->json, r->jsonlen, &c) == 0) {
+			names = ar_xmalloc((c.f.n + 1) * sizeof *names);
+			for (i = 0; i < c.f.n; i++)
+				names[i] = c.f.kv[i].k;
+			add_cols(e, names, c.f.n);
+			free(names);
+			ar_flat_free(&c.f);
+			return 0;
+		}
+		ar_flat_free(&c.f);
+		if (!(o = ar_json_parse(r->json, r->jsonlen, err, sizeof err)))
 			return 0;
 		ar_flatten(o, &f);
 		names = ar_xmalloc((f.n + 1) * sizeof *names);
@@ -359,6 +378,58 @@ emit(const struct ar_row *r, void *arg)
 				fwrite_unlocked(r->json, 1, r->jsonlen, stdout);
 				putchar_unlocked('\n');
 			}
+			return 0;
+		}
+		ar_flat_free(&c.f);
+	}
+	if (!r->field && e->fmt == F_TSV) {
+		/* A loose result as TSV: read by canon.c, the reals written
+		 * as ar_flatten writes them; what it does not read, jansson
+		 * reads below. */
+		struct cflat c;
+
+		if (canon_flat(r->json, r->jsonlen, &c) == 0 &&
+		    (id = cflat_str(&c, "id"))) {
+			size_t j = 0;
+
+			is_signed = c.has_sig;
+			if (is_bad(e, r, id)) {
+				ar_flat_free(&c.f);
+				return 0;
+			}
+			if (!is_signed && !e->with_unsigned) {
+				e->left_unsigned++;
+				ar_flat_free(&c.f);
+				return 0;
+			}
+			e->rows++;
+			fputs(id, stdout);
+			fputs(is_signed ? "\tyes" : "\tno", stdout);
+			if (e->v)
+				fputs(is_signed ? "\tyes" : "\tno", stdout);
+			/* A loose result is in no segment yet. */
+			if (e->after >= 0)
+				putchar('\t');
+			for (k = 0; k < e->ncols; k++) {
+				putchar('\t');
+				while (j < c.f.n && strcmp(c.f.kv[j].k,
+				    e->cols[k]) < 0)
+					j++;
+				if (j < c.f.n && strcmp(c.f.kv[j].k,
+				    e->cols[k]) == 0) {
+					char num[64];
+					const char *v = c.f.kv[j].v;
+
+					if (!v) {
+						ar_fmt_double(num, sizeof num,
+						    c.f.kv[j].num);
+						v = num;
+					}
+					ar_tsv_put(stdout, v);
+				}
+			}
+			putchar('\n');
+			ar_flat_free(&c.f);
 			return 0;
 		}
 		ar_flat_free(&c.f);
