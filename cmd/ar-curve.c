@@ -832,12 +832,19 @@ parse_main(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on. */
+/* The threads to use: $AR_THREADS (1 to 16), as ar-ledger reads it;
+ * else the CPUs this process may run on. */
 static long
 ncpus(void)
 {
+	const char *e = getenv("AR_THREADS");
 	cpu_set_t set;
 
+	if (e && *e) {
+		long n = atol(e);
+
+		return n < 1 ? 1 : n > 16 ? 16 : n;
+	}
 	if (sched_getaffinity(0, sizeof set, &set) == 0)
 		return CPU_COUNT(&set);
 	return sysconf(_SC_NPROCESSORS_ONLN);

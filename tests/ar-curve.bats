@@ -474,6 +474,11 @@ h2	cBbbbbb	w	cuda	ratio	8	predicted	2.0625	1.68221	2.44279				amdahl	0.466667	0.
 	[ "${#lines[@]}" -eq $((1 + 3000 * 3 + 3000)) ]
 	run --separate-stderr -0 ar-curve "$T/shuffled.tsv"
 	[ "$output" = "$want" ]
+	# One thread (no reader thread, one formatter) and many: the same.
+	AR_THREADS=1 run --separate-stderr -0 ar-curve "$T/shuffled.tsv"
+	[ "$output" = "$want" ]
+	AR_THREADS=7 run --separate-stderr -0 ar-curve "$T/shuffled.tsv"
+	[ "$output" = "$want" ]
 }
 
 @test "ar-curve: the latest and the first row of a k hold across the batches rows are read and folded in" {
