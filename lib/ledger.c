@@ -3,7 +3,9 @@
  * columns plus the signed JSON, and a sorted index of its ids. A segment
  * becomes visible by one rename; its index is renamed first; loose results
  * already in a segment are ignored, so a crash anywhere in a compaction
- * loses and duplicates nothing. */
+ * loses and duplicates nothing. Over 1,000 lines: the store, the
+ * compaction and the scan share the segment's layout and its lock, and
+ * each is the other's reader or writer of it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

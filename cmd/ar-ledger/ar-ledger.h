@@ -8,6 +8,7 @@
  *   segseal.c  segment seals, and the loose results' seal: written,
  *              and trusted when they hold
  *   verify.c   reading the whole ledger in batches; verify
+ *   methods.c  the method hashes of methods/, cached
  *   export.c   export as TSV, JSON Lines or a results.tsv
  *   store.c    append, and import through lib/imports */
 #ifndef AR_LEDGER_CMD_H
@@ -259,8 +260,17 @@ char *where_of(const struct ar_row *r);
 void verify_all(struct lctx *cx, struct scanner *s, int print);
 void free_scanner(struct scanner *s);
 int cmd_verify(struct lctx *cx, int strict, int full);
+/* methods.c */
 /* Writes the method hashes computed in this run to run/method-hashes. */
 void mcache_save(struct lctx *cx);
+/* Which of a batch's commits methods/ lacks, in one git process. */
+void mcache_missing(struct lctx *cx, struct job *jobs, size_t n);
+/* The hash of a commit of methods/, or "" when it is not there. */
+const char *method_hash(struct lctx *cx, const char *commit);
+/* 1 when methods/ has a commit (HEAD). */
+int methods_in_repo(const struct lctx *cx);
+/* check.c: s is n lowercase hex digits, and no more. */
+int is_hex(const char *s, size_t n);
 
 /* The exit code of a ledger scan that failed with errno e: its
  * directories or an index missing or unreadable (66), else a failed

@@ -54,7 +54,7 @@ arena_install(void)
 	json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
-static int
+int
 is_hex(const char *s, size_t n)
 {
 	return s && strlen(s) == n && strspn(s, "0123456789abcdef") == n;

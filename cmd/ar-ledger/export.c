@@ -292,6 +292,39 @@ put_autoresearch(struct exporter *e, json_t *o)
 	json_decref(mem);
 }
 
+/* A loose result's TSV line from its flat fields: a real that canon.c
+ * kept as a number (v NULL) is written as ar_flatten writes one. */
+static void
+put_loose_tsv(const struct exporter *e, const char *id, int is_signed,
+    const struct ar_flat *f)
+{
+	size_t j = 0, k;
+
+	fputs(id, stdout);
+	fputs(is_signed ? "\tyes" : "\tno", stdout);
+	if (e->v)
+		fputs(is_signed ? "\tyes" : "\tno", stdout);
+	/* A loose result is in no segment yet. */
+	if (e->after >= 0)
+		putchar('\t');
+	for (k = 0; k < e->ncols; k++) {
+		putchar('\t');
+		while (j < f->n && strcmp(f->kv[j].k, e->cols[k]) < 0)
+			j++;
+		if (j < f->n && strcmp(f->kv[j].k, e->cols[k]) == 0) {
+			char num[64];
+			const char *v = f->kv[j].v;
+
+			if (!v) {
+				ar_fmt_double(num, sizeof num, f->kv[j].num);
+				v = num;
+			}
+			ar_tsv_put(stdout, v);
+		}
+	}
+	putchar('\n');
+}
+
 static int
 emit(const struct ar_row *r, void *arg)
 {
@@ -390,8 +423,6 @@ emit(const struct ar_row *r, void *arg)
 
 		if (canon_flat(r->json, r->jsonlen, &c) == 0 &&
 		    (id = cflat_str(&c, "id"))) {
-			size_t j = 0;
-
 			is_signed = c.has_sig;
 			if (is_bad(e, r, id)) {
 				ar_flat_free(&c.f);
@@ -403,32 +434,7 @@ emit(const struct ar_row *r, void *arg)
 				return 0;
 			}
 			e->rows++;
-			fputs(id, stdout);
-			fputs(is_signed ? "\tyes" : "\tno", stdout);
-			if (e->v)
-				fputs(is_signed ? "\tyes" : "\tno", stdout);
-			/* A loose result is in no segment yet. */
-			if (e->after >= 0)
-				putchar('\t');
-			for (k = 0; k < e->ncols; k++) {
-				putchar('\t');
-				while (j < c.f.n && strcmp(c.f.kv[j].k,
-				    e->cols[k]) < 0)
-					j++;
-				if (j < c.f.n && strcmp(c.f.kv[j].k,
-				    e->cols[k]) == 0) {
-					char num[64];
-					const char *v = c.f.kv[j].v;
-
-					if (!v) {
-						ar_fmt_double(num, sizeof num,
-						    c.f.kv[j].num);
-						v = num;
-					}
-					ar_tsv_put(stdout, v);
-				}
-			}
-			putchar('\n');
+			put_loose_tsv(e, id, is_signed, &c.f);
 			ar_flat_free(&c.f);
 			return 0;
 		}
@@ -465,25 +471,9 @@ emit(const struct ar_row *r, void *arg)
 			put_autoresearch(e, o);
 		} else {
 			struct ar_flat f;
-			size_t j = 0;
 
 			ar_flatten(o, &f);
-			fputs(id, stdout);
-			fputs(is_signed ? "\tyes" : "\tno", stdout);
-			if (e->v)
-				fputs(is_signed ? "\tyes" : "\tno", stdout);
-			/* A loose result is in no segment yet. */
-			if (e->after >= 0)
-				putchar('\t');
-			for (k = 0; k < e->ncols; k++) {
-				putchar('\t');
-				while (j < f.n && strcmp(f.kv[j].k,
-				    e->cols[k]) < 0)
-					j++;
-				if (j < f.n && strcmp(f.kv[j].k, e->cols[k]) == 0)
-					ar_tsv_put(stdout, f.kv[j].v);
-			}
-			putchar('\n');
+			put_loose_tsv(e, id, is_signed, &f);
 			ar_flat_free(&f);
 		}
 		json_decref(o);
