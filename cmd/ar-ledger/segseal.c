@@ -542,6 +542,7 @@ looseseal_find(const struct lseal *ls, const char *name, const char *hash)
 
 	if (!ls->n || strlen(name) > AR_ID_MAX)
 		return NULL;
+	memset(&key, 0, sizeof key);
 	snprintf(key.name, sizeof key.name, "%s", name);
 	e = bsearch(&key, ls->e, ls->n, sizeof *ls->e, cmp_lent);
 	return e && strcmp(e->hash, hash) == 0 ? e : NULL;
