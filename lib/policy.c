@@ -18,8 +18,8 @@
  *          AR_POL_GRID_CAP of the grid's GPU-hours. Its measurements are
  *          sequential (policy.h): they stop once the question they were
  *          made for is clear. Its best is the feasible pair of the
- *          highest estimate less one standard error, so that one lucky
- *          draw does not win.
+ *          highest estimate less one standard error (half of one for a
+ *          pair measured again), so that one lucky draw does not win.
  * The constants below may be set at build time (-DEI_MIN=...), which is
  * how they were tuned with ar-sched simulate on the tuning sets of
  * bench/bench-policy.sh.
@@ -50,13 +50,29 @@
 #endif
 /* No pair is measured more often than this: past four looks a close
  * call is as good as a tie, and its GPU-hours are better spent on
- * another question. */
+ * another question. A noisy pair is the exception: while its standard
+ * error still exceeds NOISY_SD minimum effects, four looks have not
+ * told it from a pair one minimum effect away, so it may have up to
+ * N_NOISY (done()). */
 #ifndef N_MAX
 #define N_MAX 4
 #endif
-/* The best is the highest estimate less CAUTION standard errors. */
+#ifndef N_NOISY
+#define N_NOISY 8
+#endif
+#ifndef NOISY_SD
+#define NOISY_SD 1.0
+#endif
+/* The best is the highest estimate less CAUTION standard errors, so
+ * that the luckiest of many single draws does not win; less CAUTION_N
+ * of them for a pair measured twice or more, whose first draw ours'
+ * own re-measurements have diluted: a full standard error there hands
+ * every close call to the quieter pair, and a noisy best loses it. */
 #ifndef CAUTION
 #define CAUTION 1.0
+#endif
+#ifndef CAUTION_N
+#define CAUTION_N 0.5
 #endif
 /* What a scale probe's view of the scales above it is worth. */
 #ifndef LOOKAHEAD
@@ -215,6 +231,16 @@ static int
 measured(const struct ar_pol_obs *o)
 {
 	return o->n > 0 && isfinite(o->est);
+}
+
+/* Whether a pair has had all the looks it may have: N_MAX, or N_NOISY
+ * while its standard error exceeds NOISY_SD tolerances (tol: the
+ * minimum effect at the incumbent's score). */
+static int
+done(const struct ar_pol_obs *o, double tol)
+{
+	return o->n >= N_NOISY || (o->n >= N_MAX && obs_sd(o) <= NOISY_SD *
+	    tol);
 }
 
 static double
@@ -612,6 +638,13 @@ views(const struct ar_pol_method *m, size_t n)
 	return v;
 }
 
+/* The caution of ours' best for one pair: CAUTION_N once re-measured. */
+static double
+zn(double z, const struct ar_pol_obs *o)
+{
+	return z > 0 && o->n >= 2 ? CAUTION_N : z;
+}
+
 /* The incumbent of ours, grid and sha: the highest estimate among the
  * feasible measured pairs, the smaller k on a tie. flat1 looks at k=1
  * only. */
@@ -629,9 +662,9 @@ best_of(const struct ar_pol_method *m, size_t n, int k1only, double z,
 
 			if (!measured(o) || !o->feasible)
 				continue;
-			if (!found || o->est - z * obs_sd(o) > b) {
+			if (!found || o->est - zn(z, o) * obs_sd(o) > b) {
 				found = 1;
-				b = o->est - z * obs_sd(o);
+				b = o->est - zn(z, o) * obs_sd(o);
 				*bm = i;
 				*bk = j;
 			}
@@ -863,7 +896,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				const struct view *vb = &vw[i * AR_POL_NK + ki];
 				int inc_too;
 
-				if (!o->feasible || o->n >= N_MAX || !have)
+				if (!o->feasible || !have || done(o, tol))
 					continue;
 				if (i == bm && ki == bk) {
 					/* The best on one measurement too
@@ -904,7 +937,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				el = exp_gain(-d, ss, tol);
 				vb_ = el * shift_sd(o, sb) / ss /
 				    cost_m(s->c, mi, ki);
-				va_ = a->n < N_MAX ? el * shift_sd(a, sa) / ss /
+				va_ = !done(a, tol) ? el * shift_sd(a, sa) / ss /
 				    cost_m(s->c, &m[bm], bk) : 0;
 				inc_too = va_ > vb_;
 				v = inc_too ? va_ : vb_;

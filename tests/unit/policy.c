@@ -391,10 +391,20 @@ ours_stops(void)
 	    p[0].size_min == 0.25 && p[0].size_max == 4 && p[0].stop_at ==
 	    1.20, "ours: a rival within the incumbent's noise is measured "
 	    "again, until clearly above or below it");
-	measure(&m[1], 0, 4, 1.19, 0.03, 1);
-	measure(&m[0], 0, 4, 1.20, 0.03, 1);
+	measure(&m[1], 0, 4, 1.19, 0.02, 1);
+	measure(&m[0], 0, 4, 1.20, 0.02, 1);
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: no pair more than four "
 	    "times: a close call is a tie");
+	/* An sd of 0.015, above the minimum effect at 1.2 (0.012). */
+	measure(&m[1], 0, 4, 1.19, 0.03, 1);
+	measure(&m[0], 0, 4, 1.20, 0.03, 1);
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 1 && p[0].purpose == AR_PUR_VALIDATE, "ours: a noisy close "
+	    "call, its sd above the minimum effect, has more than four looks");
+	measure(&m[1], 0, 8, 1.19, 0.03, 1);
+	measure(&m[0], 0, 8, 1.20, 0.03, 1);
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: but no more than "
+	    "eight");
 	measure(&m[1], 0, 1, 0.9, 0.01, 1);
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: a rival clearly below "
 	    "is not measured again");
@@ -599,6 +609,14 @@ best(void)
 	c.policy = AR_POL_OURS;
 	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 1 && bk == 0,
 	    "best: ours takes one standard error off: the narrow one");
+	measure(&m[0], 0, 1, 1.17, 0.06, 1);
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 1, "best: ours, "
+	    "a wide pair on one draw: the narrow one");
+	measure(&m[0], 0, 2, 1.17, 0.06, 1);
+	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 0, "best: ours, "
+	    "the same measured twice: half a standard error off, the wide "
+	    "one");
+	measure(&m[0], 0, 1, 1.20, 0.2, 1);
 	measure(&m[1], 0, 2, 1.20, 0.2, 1);
 	c.policy = AR_POL_GRID;
 	OK(ar_policy_best(m, 2, &c, &bm, &bk) == 0 && bm == 0 && bk == 0,
