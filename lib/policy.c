@@ -96,7 +96,7 @@
 #define PROBE_MIN 0.25
 #endif
 #ifndef PROBE_BAR
-#define PROBE_BAR 0.95
+#define PROBE_BAR 1.0
 #endif
 #ifndef SCALE_MIN
 #define SCALE_MIN 0.25
@@ -106,7 +106,7 @@
 #define VAL_MIN 0.25
 #endif
 #ifndef VAL_MAX
-#define VAL_MAX 4
+#define VAL_MAX 3
 #endif
 
 int

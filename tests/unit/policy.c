@@ -285,8 +285,9 @@ ours_probes(void)
 	measure(&m[0], 0, 2, 1.2, 0.01, 1);
 	n = ar_policy_next(m, 2, &c, p, 1);
 	OK(n == 1 && p[0].method == 1 && p[0].ki == 0 && p[0].purpose ==
-	    AR_PUR_PROBE && fabs(p[0].stop_at - 1.2 * 0.95) < 1e-12, "ours: a "
-	    "new method's probe may stop once clearly below the incumbent");
+	    AR_PUR_PROBE && fabs(p[0].stop_at - 1.2) < 1e-12, "ours: a new "
+	    "method's probe may stop once clearly above or below the "
+	    "incumbent");
 	m[1].at[0].pending = 1;
 	c.use[1] = c.use[2] = c.use[3] = 0;
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: not a probe pending "
@@ -388,7 +389,7 @@ ours_stops(void)
 	measure(&m[1], 0, 1, 1.19, 0.03, 1);
 	n = ar_policy_next(m, 2, &c, p, 16);
 	OK(n == 1 && p[0].method == 1 && p[0].purpose == AR_PUR_VALIDATE &&
-	    p[0].size_min == 0.25 && p[0].size_max == 4 && p[0].stop_at ==
+	    p[0].size_min == 0.25 && p[0].size_max == 3 && p[0].stop_at ==
 	    1.20, "ours: a rival within the incumbent's noise is measured "
 	    "again, until clearly above or below it");
 	measure(&m[1], 0, 4, 1.19, 0.02, 1);
