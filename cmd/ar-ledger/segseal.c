@@ -249,24 +249,27 @@ out:
 
 /* 1 when the campaign's secret key can be read and is the key of its
  * bench.pub. */
-static int
+int
 have_key(struct lctx *cx)
 {
 	char *kp, err[256];
-	unsigned char pk[AR_PK_BYTES];
 
 	/* Only the holder of the campaign's key seals: a run without it
 	 * checks every row, as before. */
 	if (!cx->sk_tried) {
 		cx->sk_tried = 1;
 		kp = ar_campaign_key(&cx->camp);
-		if (ar_key_read_secret(kp, cx->sk, err, sizeof err) == 0) {
-			ar_key_public_of(cx->sk, pk);
-			cx->have_sk = memcmp(pk, cx->camp.pk, sizeof pk) == 0;
-		}
+		if (ar_key_read_secret(kp, cx->sk, err, sizeof err) == 0)
+			cx->have_sk = ar_key_pair_ok(cx->sk, cx->camp.pk);
 		free(kp);
 	}
 	return cx->have_sk;
+}
+
+const unsigned char *
+signer(struct lctx *cx)
+{
+	return have_key(cx) ? cx->sk : NULL;
 }
 
 int
