@@ -290,9 +290,10 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
 		    (long long)time(NULL));
 		ar_sign_hex(sig, b.p, b.len, cx->sk);
 		ar_buf_printf(&b, "sig %s\n", sig);
-		/* Like a cache: a ledger it cannot write to is read as
-		 * before, row by row. */
-		r = ar_write_atomic(path, b.p, b.len, 0444);
+		/* A cache: a ledger it cannot write to is read as before,
+		 * row by row. Not synced: a seal lost or torn by a power cut
+		 * fails its signature, and the rows are checked again. */
+		r = ar_write_cache(path, b.p, b.len, 0444);
 	}
 	free(path);
 	ar_buf_free(&b);
@@ -601,9 +602,9 @@ looseseal_write(struct lctx *cx, struct lseal *ls)
 	ar_sign_hex(sig, b.p, b.len, cx->sk);
 	ar_buf_printf(&b, "sig %s\n", sig);
 	path = looseseal_path(cx);
-	/* Like a segment's seal, a cache: a ledger it cannot write to is
-	 * read as before, and says nothing of it. */
-	(void)ar_write_atomic(path, b.p, b.len, 0444);
+	/* Like a segment's seal, a cache, not synced: a ledger it cannot
+	 * write to is read as before, and says nothing of it. */
+	(void)ar_write_cache(path, b.p, b.len, 0444);
 	free(path);
 	ar_buf_free(&b);
 }
