@@ -139,7 +139,7 @@ for n in "$@"; do
 	mv "$work/out" "$work/curves.jsonl"
 	measure "$n" "digest (ledger, curves, spools)" "$bin/ar-digest" -C "$C" \
 	    -l "$work/export.tsv" -c "$work/curves.jsonl" -i "$C/ideas" -q "$C/queue"
-	pre='rm -f "$C/run/sched-summary"'
+	pre='rm -f "$C/run/sched-summary" "$C/run/sched-queue"'
 	measure "$n" "sched next (from scratch)" \
 	    "$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv"
 	pre=

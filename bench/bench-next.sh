@@ -92,13 +92,13 @@ best3() {
 	next_ "$@"; b=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
 	next_ "$@"; s=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
 }
-rm -f "$C/run/sched-summary" "$C/run/method-hashes"
+rm -f "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/method-hashes"
 next_
 scratch=$s
 n=$(($(wc -l < "$work/out") - 1))
 # The export -V of that first decision sealed the segments it checked:
 # from scratch again, as after any earlier export -V or verify.
-rm -f "$C/run/sched-summary"
+rm -f "$C/run/sched-summary" "$C/run/sched-queue"
 next_
 sealed=$s
 best3
@@ -122,7 +122,7 @@ loose1=$s
 best3
 loose2=$s
 "$bin/ar-ledger" export -C "$C" -V -f tsv > "$work/export.tsv" 2> /dev/null || die "export failed"
-rm -f "$C/run/sched-summary"
+rm -f "$C/run/sched-summary" "$C/run/sched-queue"
 next_ -l "$work/export.tsv"
 lscratch=$s
 

@@ -27,6 +27,14 @@ void ar_sign_hex(char out[AR_SIG_HEX], const void *msg, size_t len,
 /* 0 if sighex is a valid signature of msg under pk. */
 int ar_verify_hex(const char *sighex, const void *msg, size_t len,
 	const unsigned char pk[AR_PK_BYTES]);
+/* The same, for a caller that may hold the secret key: sk, when not NULL,
+ * must pass ar_key_pair_ok with pk. It checks by signing msg again and
+ * verifies only when the bytes differ; the answer is the same. */
+int ar_verify_hex_by(const char *sighex, const void *msg, size_t len,
+	const unsigned char pk[AR_PK_BYTES], const unsigned char *sk);
+/* 1 if sk is the secret key of pk, both halves made from its seed. */
+int ar_key_pair_ok(const unsigned char sk[AR_SK_BYTES],
+	const unsigned char pk[AR_PK_BYTES]);
 /* Key files hold one line: "ed25519-public HEX" or "ed25519-secret HEX". */
 int ar_key_read_public(const char *path, unsigned char pk[AR_PK_BYTES],
 	char *err, size_t errlen);
@@ -43,6 +51,9 @@ int ar_json_verify(const json_t *obj, const unsigned char pk[AR_PK_BYTES],
  * the same check as ar_json_verify without parsing and dumping again. */
 int ar_verify_canonical(const char *text, size_t len,
 	const unsigned char pk[AR_PK_BYTES]);
+/* The same, signing again with sk when given (see ar_verify_hex_by). */
+int ar_verify_canonical_by(const char *text, size_t len,
+	const unsigned char pk[AR_PK_BYTES], const unsigned char *sk);
 
 /* A 64-bit seed: BLAKE2b of label, workload, a and b, keyed with key
  * when given (holdout seeds: only the key's holder can know them). */

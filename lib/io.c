@@ -269,13 +269,15 @@ ar_tmpname(const char *dir, const char *base)
 	return ar_xasprintf("%s/.tmp-%s-%s", dir, id, base);
 }
 
-/* Writes a fresh temporary file beside path and syncs it; *fdp stays
+/* Writes a fresh temporary file beside path and syncs it (unless
+ * nosync: a cache's readers check what they read); *fdp stays
  * open, holding flock(2) on the file until the caller has renamed or
  * linked it and closes it, so that ar_tmp_clean can tell a live
  * writer's file from a dead one's. The file is made with mode 0 and
  * given its mode once locked: a mode of 0 marks the instant between. */
 static char *
-write_tmp(const char *path, const void *data, size_t len, int mode, int *fdp)
+write_tmp(const char *path, const void *data, size_t len, int mode, int *fdp,
+    int nosync)
 {
 	char *copy = ar_xstrdup(path), *base = ar_xstrdup(path);
 	char *tmp = ar_tmpname(dirname(copy), basename(base));
@@ -291,7 +293,7 @@ write_tmp(const char *path, const void *data, size_t len, int mode, int *fdp)
 	/* The mode asked for, whatever the umask: sealed files and keys
 	 * must be readable by the users the contract names. */
 	if (fchmod(fd, (mode_t)mode) < 0 || ar_write_all(fd, data, len) < 0 ||
-	    fsync(fd) < 0) {
+	    (!nosync && fsync(fd) < 0)) {
 		e = errno;
 		unlink(tmp);
 		close(fd);
@@ -307,11 +309,12 @@ fail:
 	return NULL;
 }
 
-int
-ar_write_atomic(const char *path, const void *data, size_t len, int mode)
+static int
+write_renamed(const char *path, const void *data, size_t len, int mode,
+    int nosync)
 {
 	int fd, e;
-	char *tmp = write_tmp(path, data, len, mode, &fd);
+	char *tmp = write_tmp(path, data, len, mode, &fd, nosync);
 
 	if (!tmp)
 		return -1;
@@ -326,7 +329,19 @@ ar_write_atomic(const char *path, const void *data, size_t len, int mode)
 	/* fsync said the data is stored; close only drops the lock. */
 	close(fd);
 	free(tmp);
-	return ar_fsync_parent(path);
+	return nosync ? 0 : ar_fsync_parent(path);
+}
+
+int
+ar_write_atomic(const char *path, const void *data, size_t len, int mode)
+{
+	return write_renamed(path, data, len, mode, 0);
+}
+
+int
+ar_write_cache(const char *path, const void *data, size_t len, int mode)
+{
+	return write_renamed(path, data, len, mode, 1);
 }
 
 int
@@ -334,7 +349,7 @@ ar_write_new(const char *path, const void *data, size_t len, int mode)
 {
 	struct stat st;
 	int r = 0, e = 0, fd;
-	char *tmp = write_tmp(path, data, len, mode, &fd);
+	char *tmp = write_tmp(path, data, len, mode, &fd, 0);
 
 	if (!tmp)
 		return -1;

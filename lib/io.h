@@ -39,6 +39,11 @@ char *ar_tail_of(const char *path);
  * file or the new one: tmp in the same directory, fsync, rename, fsync of
  * the directory. -1 with errno on failure; nothing half-written remains. */
 int ar_write_atomic(const char *path, const void *data, size_t len, int mode);
+/* The same without either fsync, for a cache whose readers check what
+ * they read (a signature, a checksum) and rebuild what fails: a kill -9
+ * still leaves the old file or the new one, whole; a power cut may leave
+ * neither, or an empty file. */
+int ar_write_cache(const char *path, const void *data, size_t len, int mode);
 /* Creates path with data only if it does not exist (link(2), which holds
  * on NFS). 0 on success, 1 if it existed, -1 with errno on failure. */
 int ar_write_new(const char *path, const void *data, size_t len, int mode);

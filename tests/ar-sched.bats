@@ -534,7 +534,8 @@ $C2 2 scale 8 32 1.111"
 	[ ! -e camp/run/sched.lock ]
 	# What stays is the empty guard that lock breakers take turns on,
 	# and the summary next keeps (ar-sched(1)).
-	[ "$(ls -A camp/run)" = "sched-summary
+	[ "$(ls -A camp/run)" = "sched-queue
+sched-summary
 sched.lock.break" ]
 	[ ! -s camp/run/sched.lock.break ]
 }
@@ -739,6 +740,35 @@ decide() {
 	decide
 	same "$out" "$mine"
 	[[ "$err" == "ar-sched: $S: made for another campaign; $why"* ]]
+	# The queue part's own file: truncated, changed, gone, another
+	# run's (its checksum is not the one the summary names).
+	Q=camp/run/sched-queue
+	decide
+	[[ "$err" != *"$S"* ]]
+	cp "$Q" q.kept
+	head -c 100 q.kept > "$Q"
+	decide
+	same "$out" "$mine"
+	[[ "$err" == "ar-sched: $S: its queue file sched-queue does not match (a torn, altered or other run's file); $why"* ]]
+	cmp q.kept "$Q"
+	n=$(( $(stat -c %s "$Q") / 2 ))
+	printf '\377' | dd of="$Q" bs=1 seek="$n" conv=notrunc 2> /dev/null
+	decide
+	same "$out" "$mine"
+	[[ "$err" == "ar-sched: $S: its queue file sched-queue does not match (a torn, altered or other run's file); $why"* ]]
+	rm "$Q"
+	decide
+	same "$out" "$mine"
+	[[ "$err" == "ar-sched: $S: its queue file sched-queue: No such file or directory; $why"* ]]
+	echo hello > "$Q"
+	decide
+	[[ "$err" == "ar-sched: $S: its queue file sched-queue is not of this version; $why"* ]]
+	cp other/run/sched-queue "$Q"
+	decide
+	same "$out" "$mine"
+	[[ "$err" == "ar-sched: $S: its queue file sched-queue does not match (a torn, altered or other run's file); $why"* ]]
+	decide
+	[[ "$err" != *"$S"* ]]
 }
 
 @test "ar-sched next: a ledger rewritten or altered under the summary is detected" {
@@ -824,21 +854,25 @@ decide() {
 	strace -f -e trace=openat -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
 	same "$(cut -f 2- out.tsv)" "$queued"
 	run -1 grep -c 'queue/new' trace.txt
-	# New rows, the queue still: the summary is written again with its
-	# queue part as read, and it still gives a whole read's decision.
+	# New rows, the queue still: the summary is written again, its
+	# queue file is not, and they still give a whole read's decision.
 	sum0=$(stat -c %Y.%i camp/run/sched-summary)
+	q0=$(stat -c %Y.%i camp/run/sched-queue)
 	results 20 2
 	strace -f -e trace=openat -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
 	run -1 grep -c 'queue/new' trace.txt
 	[ "$(stat -c %Y.%i camp/run/sched-summary)" != "$sum0" ]
+	[ "$(stat -c %Y.%i camp/run/sched-queue)" = "$q0" ]
 	decide
 	fresh=$out
 	cp camp/run/sched-summary kept
-	rm camp/run/sched-summary
+	cp camp/run/sched-queue keptq
+	rm camp/run/sched-summary camp/run/sched-queue
 	decide
 	same "$out" "$fresh"
 	same "$(cut -f 2- out.tsv)" "$fresh"
 	cmp kept camp/run/sched-summary
+	cmp keptq camp/run/sched-queue
 	# Changed just now: listed, and each run lists it until it has
 	# been still a while.
 	rm "$(ls camp/queue/new/* | head -1)"

@@ -119,6 +119,7 @@ enum { ST_OK, ST_BAD, ST_UNSIGNED };
 /* Jobs being checked on every core while the caller goes on. */
 struct pool {
 	const struct ar_campaign *camp;
+	const unsigned char *sk;
 	struct job *jobs;
 	size_t n;
 	atomic_size_t next;
@@ -204,6 +205,11 @@ const char *cflat_str(const struct cflat *c, const char *path);
 enum { SEAL_FAST = 1, SEAL_STALE = 2 };
 int segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 	struct segsum *sum);
+/* 1 when this run can read the campaign's secret key, and it is the key
+ * of bench.pub (read once). */
+int have_key(struct lctx *cx);
+/* That key, or NULL. */
+const unsigned char *signer(struct lctx *cx);
 /* Writes seg's seal, when this run can read the campaign's secret key;
  * 0 when written. */
 int segseal_write(struct lctx *cx, const struct ar_seg *seg,
@@ -237,11 +243,15 @@ void looseseal_write(struct lctx *cx, struct lseal *ls);
 void looseseal_free(struct lseal *ls);
 
 /* check.c */
-void check_job(const struct ar_campaign *camp, struct job *j);
-void run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n);
+/* sk, when not NULL, is the campaign's secret key (signer()): stored rows'
+ * signatures are checked by signing again (ar_verify_hex_by). */
+void check_job(const struct ar_campaign *camp, const unsigned char *sk,
+	struct job *j);
+void run_jobs(const struct ar_campaign *camp, const unsigned char *sk,
+	struct job *jobs, size_t n);
 /* Starts checking jobs on every core but one, and returns. */
 void jobs_start(struct pool *p, const struct ar_campaign *camp,
-	struct job *jobs, size_t n);
+	const unsigned char *sk, struct job *jobs, size_t n);
 /* Checks what is left of them on this thread too, and waits for all. */
 void jobs_wait(struct pool *p);
 /* The threads to use: $AR_THREADS, else the cores online (1 to 16). */

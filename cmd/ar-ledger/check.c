@@ -181,7 +181,8 @@ out:
 /* Checks one row: JSON, id, signature, campaign, seal, method hash, and,
  * for segment rows, that the stored columns say what the JSON says. */
 void
-check_job(const struct ar_campaign *camp, struct job *j)
+check_job(const struct ar_campaign *camp, const unsigned char *sk,
+    struct job *j)
 {
 	char err[256];
 	json_t *o;
@@ -193,8 +194,8 @@ check_job(const struct ar_campaign *camp, struct job *j)
 	 * canonical JSON: canon.c reads it at a fraction of jansson's
 	 * cost. Any other row, and any text canon.c does not expect, goes
 	 * to jansson, which says what is wrong with it. */
-	if (j->stored && j->cols && ar_verify_canonical(j->json, j->len,
-	    camp->pk) == 0 && check_fast(camp, j) == 0)
+	if (j->stored && j->cols && ar_verify_canonical_by(j->json,
+	    j->len, camp->pk, sk) == 0 && check_fast(camp, j) == 0)
 		return;
 	arena_on = arena != NULL;
 	o = ar_json_parse(j->json, j->len, err, sizeof err);
@@ -236,8 +237,8 @@ check_job(const struct ar_campaign *camp, struct job *j)
 	} else {
 		/* Stored rows are canonical: the signature is checked on
 		 * their text; other input is checked on its canonical form. */
-		if (j->stored ? ar_verify_canonical(j->json, j->len,
-		    camp->pk) < 0 : ar_json_verify(o, camp->pk, err,
+		if (j->stored ? ar_verify_canonical_by(j->json, j->len,
+		    camp->pk, sk) < 0 : ar_json_verify(o, camp->pk, err,
 		    sizeof err) < 0) {
 			snprintf(j->why, sizeof j->why, "bad signature");
 			goto out;
@@ -294,7 +295,7 @@ pool_worker(void *arg)
 	arena_used = 0;
 	while ((i = atomic_fetch_add(&p->next, CHUNK)) < p->n)
 		for (k = i; k < i + CHUNK && k < p->n; k++)
-			check_job(p->camp, &p->jobs[k]);
+			check_job(p->camp, p->sk, &p->jobs[k]);
 	free(arena);
 	arena = NULL;
 	return NULL;
@@ -310,12 +311,13 @@ nthreads(void)
 }
 
 void
-jobs_start(struct pool *p, const struct ar_campaign *camp, struct job *jobs,
-    size_t n)
+jobs_start(struct pool *p, const struct ar_campaign *camp,
+    const unsigned char *sk, struct job *jobs, size_t n)
 {
 	int t = nthreads(), i;
 
 	p->camp = camp;
+	p->sk = sk;
 	p->jobs = jobs;
 	p->n = n;
 	p->started = 0;
@@ -343,11 +345,12 @@ jobs_wait(struct pool *p)
 
 /* Checks jobs on every core; signatures dominate the cost. */
 void
-run_jobs(const struct ar_campaign *camp, struct job *jobs, size_t n)
+run_jobs(const struct ar_campaign *camp, const unsigned char *sk,
+    struct job *jobs, size_t n)
 {
 	struct pool p;
 
-	jobs_start(&p, camp, jobs, n);
+	jobs_start(&p, camp, sk, jobs, n);
 	jobs_wait(&p);
 }
 

@@ -249,24 +249,27 @@ out:
 
 /* 1 when the campaign's secret key can be read and is the key of its
  * bench.pub. */
-static int
+int
 have_key(struct lctx *cx)
 {
 	char *kp, err[256];
-	unsigned char pk[AR_PK_BYTES];
 
 	/* Only the holder of the campaign's key seals: a run without it
 	 * checks every row, as before. */
 	if (!cx->sk_tried) {
 		cx->sk_tried = 1;
 		kp = ar_campaign_key(&cx->camp);
-		if (ar_key_read_secret(kp, cx->sk, err, sizeof err) == 0) {
-			ar_key_public_of(cx->sk, pk);
-			cx->have_sk = memcmp(pk, cx->camp.pk, sizeof pk) == 0;
-		}
+		if (ar_key_read_secret(kp, cx->sk, err, sizeof err) == 0)
+			cx->have_sk = ar_key_pair_ok(cx->sk, cx->camp.pk);
 		free(kp);
 	}
 	return cx->have_sk;
+}
+
+const unsigned char *
+signer(struct lctx *cx)
+{
+	return have_key(cx) ? cx->sk : NULL;
 }
 
 int
@@ -287,9 +290,10 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
 		    (long long)time(NULL));
 		ar_sign_hex(sig, b.p, b.len, cx->sk);
 		ar_buf_printf(&b, "sig %s\n", sig);
-		/* Like a cache: a ledger it cannot write to is read as
-		 * before, row by row. */
-		r = ar_write_atomic(path, b.p, b.len, 0444);
+		/* A cache: a ledger it cannot write to is read as before,
+		 * row by row. Not synced: a seal lost or torn by a power cut
+		 * fails its signature, and the rows are checked again. */
+		r = ar_write_cache(path, b.p, b.len, 0444);
 	}
 	free(path);
 	ar_buf_free(&b);
@@ -598,9 +602,9 @@ looseseal_write(struct lctx *cx, struct lseal *ls)
 	ar_sign_hex(sig, b.p, b.len, cx->sk);
 	ar_buf_printf(&b, "sig %s\n", sig);
 	path = looseseal_path(cx);
-	/* Like a segment's seal, a cache: a ledger it cannot write to is
-	 * read as before, and says nothing of it. */
-	(void)ar_write_atomic(path, b.p, b.len, 0444);
+	/* Like a segment's seal, a cache, not synced: a ledger it cannot
+	 * write to is read as before, and says nothing of it. */
+	(void)ar_write_cache(path, b.p, b.len, 0444);
 	free(path);
 	ar_buf_free(&b);
 }

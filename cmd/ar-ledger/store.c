@@ -100,7 +100,7 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 		read_jsonl(f, argv[i], &jobs, &n, &cap);
 		fclose(f);
 	}
-	run_jobs(&cx->camp, jobs, n);
+	run_jobs(&cx->camp, NULL, jobs, n);
 	for (i = 0; i < n; i++) {
 		if (jobs[i].status == ST_UNSIGNED) {
 			jobs[i].status = ST_BAD;

@@ -419,7 +419,8 @@ flush_verify(struct scanner *s)
 	s->jobs = t;
 	s->npend = s->n;
 	s->n = 0;
-	jobs_start(&s->pool, &s->cx->camp, s->pend, s->npend);
+	jobs_start(&s->pool, &s->cx->camp, signer(s->cx), s->pend,
+	    s->npend);
 }
 
 int

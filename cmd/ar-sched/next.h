@@ -133,7 +133,7 @@ void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
 void apply_agg(struct nx *x, struct agg *a);
 
 /* summary.c: the summary of the campaign's ledger and queue, kept in
- * run/sched-summary. */
+ * run/sched-summary and run/sched-queue. */
 struct summ;
 /* Loads the summary (a missing or unusable one is an empty one, and
  * said so when it was there); with ledger NULL, brings it up to date

@@ -42,7 +42,11 @@
 #include "sched.h"
 #include "next.h"
 
-#define MAGIC "ar-sched summary 4\n"
+#define MAGIC "ar-sched summary 5\n"
+/* The queue part, a file of its own: most of the bytes, and unchanged
+ * by new results, so a decision after them does not write it again. */
+#define QNAME "sched-queue"
+#define QMAGIC "ar-sched queue 1\n"
 #define NAME "sched-summary"
 /* The file's checksum: 16 hex digits. */
 #define SUMLEN 16
@@ -84,8 +88,11 @@ struct summ {
 	struct fseg *seg;
 	size_t nseg;
 	struct ar_buf ledger;       /* the ledger part, as written */
-	struct ar_buf file;         /* the file read: queue entries point
-	                             * into it */
+	struct ar_buf file;         /* the file read */
+	struct ar_buf qfile;        /* the queue file read: queue entries
+	                             * point into it */
+	char *qpath;
+	char qsum[SUMLEN + 1];      /* its checksum, as the summary names it */
 	int have_ledger, dirty, loaded;
 	struct qent *q;
 	size_t nq, capq, *qslot, nqslot, misses;
@@ -94,28 +101,37 @@ struct summ {
 	struct qdid qd[2];          /* new/ and cur/ as the file says */
 	struct qdid qnow[2];        /* as listed by this run */
 	int qlisted;                /* this run's listing is in order[] */
-	/* The queue part of the file read, and whether this run's would be
-	 * the same bytes: then it is copied, not made again. */
-	size_t qoff, qlen;
+	/* Whether this run's queue part would be the bytes of the queue
+	 * file read: then that file is left as it is. */
 	int qsame;
 };
 
-/* A checksum against torn and damaged files, fast over megabytes. It
- * is not a seal: whoever may write run/ may write queue/ too. */
+/* A checksum against torn and damaged files, fast over megabytes: four
+ * lanes, so that the multiplies do not wait on each other. It is not a
+ * seal: whoever may write run/ may write queue/ too. */
 static void
 sum_hex(char out[SUMLEN + 1], const char *p, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	uint64_t a = 0x9e3779b97f4a7c15ULL ^ n, b = 0xbf58476d1ce4e5b9ULL;
+	uint64_t c = 0x94d049bb133111ebULL, d = 0x2545f4914f6cdd1dULL, w[4];
+	const uint64_t m = 0xff51afd7ed558ccdULL;
 	size_t i;
 
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 29;
+	for (i = 0; i + 32 <= n; i += 32) {
+		memcpy(w, p + i, 32);
+		a = (a ^ w[0]) * m;
+		b = (b ^ w[1]) * m;
+		c = (c ^ w[2]) * m;
+		d = (d ^ w[3]) * m;
+		a ^= a >> 29;
+		b ^= b >> 29;
+		c ^= c >> 29;
+		d ^= d >> 29;
 	}
 	for (; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
-	snprintf(out, SUMLEN + 1, "%016llx", (unsigned long long)mix64(h));
+		a = (a ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	a = mix64(mix64(mix64(a ^ b) ^ c) ^ d);
+	snprintf(out, SUMLEN + 1, "%016llx", (unsigned long long)mix64(a));
 }
 
 /* ---- writing ---- */
@@ -731,6 +747,53 @@ get_queue(struct rd *r, struct summ *sm)
 	}
 }
 
+/* Reads the queue file the summary names into sm; why says what is
+ * wrong with it, if anything. */
+static void
+load_queue(struct summ *sm, char *why, size_t whylen)
+{
+	struct ar_buf b = {0};
+	struct rd r;
+	char h[SUMLEN + 1];
+	size_t hl = SUMLEN;
+
+	if (ar_readfile(sm->qpath, &b, (size_t)1 << 32) < 0) {
+		snprintf(why, whylen, "its queue file %s: %s", QNAME,
+		    strerror(errno));
+		ar_buf_free(&b);
+		return;
+	}
+	if (b.len < sizeof QMAGIC - 1 + hl || memcmp(b.p, QMAGIC,
+	    sizeof QMAGIC - 1) != 0) {
+		snprintf(why, whylen, "its queue file %s is not of this "
+		    "version", QNAME);
+		ar_buf_free(&b);
+		return;
+	}
+	sum_hex(h, b.p, b.len - hl);
+	/* Its own checksum, and the one the summary was written with: a
+	 * queue file of another run (a crash between the two renames) is
+	 * not this summary's. */
+	if (memcmp(h, b.p + b.len - hl, hl) != 0 || strcmp(h, sm->qsum)) {
+		snprintf(why, whylen, "its queue file %s does not match (a "
+		    "torn, altered or other run's file)", QNAME);
+		ar_buf_free(&b);
+		return;
+	}
+	r.p = b.p + sizeof QMAGIC - 1;
+	r.end = b.p + b.len - hl;
+	r.bad = 0;
+	get_queue(&r, sm);
+	if (r.bad || r.p != r.end) {
+		snprintf(why, whylen, "its queue file %s is malformed",
+		    QNAME);
+		ar_buf_free(&b);
+		return;
+	}
+	/* The queue's entries point into it. */
+	sm->qfile = b;
+}
+
 /* ---- the file ---- */
 
 /* Reads the file into sm and a; NULL when it is usable, else why not
@@ -815,13 +878,12 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	sm->ledger.len = 0;
 	if (!r.bad)
 		ar_buf_add(&sm->ledger, ls, (size_t)(r.p - ls));
-	sm->qoff = (size_t)(r.p - b.p);
-	get_queue(&r, sm);
-	sm->qlen = (size_t)(r.p - b.p) - sm->qoff;
+	get_fix(&r, sm->qsum, sizeof sm->qsum);
 	if (!r.bad && r.p != r.end)
 		r.bad = 1;
+	if (!why[0] && !r.bad)
+		load_queue(sm, why, sizeof why);
 	if (!why[0] && !r.bad) {
-		/* The queue's entries point into it. */
 		sm->file = b;
 		sm->have_ledger = 1;
 		sm->loaded = 1;
@@ -829,6 +891,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	}
 	if (!why[0])
 		snprintf(why, sizeof why, "malformed");
+	ar_buf_free(&sm->qfile);
 	/* Nothing of it is kept. */
 	agg_free(a);
 	agg_init(a, sm->metric);
@@ -975,6 +1038,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 	key_hash_of(&sm->cp, sm->keyhash);
 	run = ar_campaign_path(x->camp, "run");
 	sm->path = ar_path(run, NAME);
+	sm->qpath = ar_path(run, QNAME);
 	free(run);
 	agg_init(&a, metric);
 	ldir = ar_campaign_path(x->camp, "ledger");
@@ -1285,37 +1349,6 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 		sm->dirty = 1;
 }
 
-/* Replaces path whole (a temporary file, renamed), without a sync: a
- * summary torn by a crash fails its checksum and is rebuilt, and a sync
- * of megabytes costs more than the rest of a decision. */
-static int
-write_cache(const char *path, const void *p, size_t n)
-{
-	char *dir = ar_xstrdup(path), *slash = strrchr(dir, '/'), *tmp;
-	int fd, e, r;
-
-	if (slash)
-		*slash = '\0';
-	tmp = ar_tmpname(slash ? dir : ".", NAME);
-	free(dir);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0) {
-		free(tmp);
-		return -1;
-	}
-	r = ar_write_all(fd, p, n);
-	if (close(fd) < 0)
-		r = -1;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -1;
-	if (r < 0) {
-		e = errno;
-		unlink(tmp);
-		errno = e;
-	}
-	free(tmp);
-	return r;
-}
-
 void
 summ_close(struct summ *sm)
 {
@@ -1329,6 +1362,24 @@ summ_close(struct summ *sm)
 		if (ar_mkdirs(run, 0755) < 0)
 			ar_warn("%s:", run);
 		free(run);
+		/* The queue file first: a crash before the summary follows
+		 * leaves the summary naming the old one's checksum, and both
+		 * are rebuilt. */
+		if (!(sm->loaded && sm->qsame)) {
+			ar_buf_add(&b, QMAGIC, sizeof QMAGIC - 1);
+			put_queue(&b, sm);
+			sum_hex(sm->qsum, b.p, b.len);
+			ar_buf_add(&b, sm->qsum, SUMLEN);
+			/* Not synced: a file torn by a crash fails its
+			 * checksum and is rebuilt, and a sync of megabytes
+			 * costs more than the rest of a decision. */
+			if (ar_write_cache(sm->qpath, b.p, b.len, 0644) < 0) {
+				ar_warn("%s: cannot write the summary: %s",
+				    sm->qpath, strerror(errno));
+				sm->qsum[0] = '\0';
+			}
+			b.len = 0;
+		}
 		ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
 		put_str(&b, sm->cp.id);
 		put_str(&b, sm->keyhash);
@@ -1345,15 +1396,13 @@ summ_close(struct summ *sm)
 			put_agg(&b, &a);
 			agg_free(&a);
 		}
-		if (sm->qsame)
-			ar_buf_add(&b, sm->file.p + sm->qoff, sm->qlen);
-		else
-			put_queue(&b, sm);
+		put_str(&b, sm->qsum);
 		sum_hex(h, b.p, b.len);
 		ar_buf_add(&b, h, SUMLEN);
 		/* A cache: when it cannot be written, the next run reads
-		 * everything again, and says why. */
-		if (write_cache(sm->path, b.p, b.len) < 0)
+		 * everything again, and says why. Not synced, as above. */
+		if (sm->qsum[0] && ar_write_cache(sm->path, b.p, b.len,
+		    0644) < 0)
 			ar_warn("%s: cannot write the summary: %s", sm->path,
 			    strerror(errno));
 		ar_buf_free(&b);
@@ -1366,9 +1415,11 @@ summ_close(struct summ *sm)
 	free(sm->seg);
 	ar_buf_free(&sm->ledger);
 	ar_buf_free(&sm->file);
+	ar_buf_free(&sm->qfile);
 	ar_campaign_free(&sm->cp);
 	free(sm->camp);
 	free(sm->path);
+	free(sm->qpath);
 	free(sm->err);
 	free(sm);
 }

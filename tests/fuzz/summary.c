@@ -1,8 +1,11 @@
-/* summary.c: run/sched-summary, the cache ar-sched next keeps (ar-sched(1),
- * The summary), read by cmd/ar-sched/summary.c's static load(), which
- * this target includes. The input is the file's body: the target puts
- * the magic line before it and the checksum after it, so that the
- * reader goes past both and parses every field. Whatever the bytes, the
+/* summary.c: run/sched-summary and run/sched-queue, the cache ar-sched
+ * next keeps (ar-sched(1), The summary), read by cmd/ar-sched/summary.c's
+ * static load(), which this target includes. The input is the two files'
+ * bodies: two bytes (little-endian) give the summary's length, the rest
+ * is the queue file's. The target puts each magic line before its body
+ * and each checksum after it, and the queue file's checksum at the end
+ * of the summary's body, so that the reader goes past them all and
+ * parses every field. Whatever the bytes, the
  * reader must take the file or say why not, never read outside it, and
  * leave nothing half-loaded: a file it refuses leaves no entries. */
 #include <sanitizer/lsan_interface.h>
@@ -24,19 +27,35 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	struct agg a;
 	char h[SUMLEN + 1];
 	const char *why;
-	size_t i;
+	size_t i, slen;
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof dir, "/tmp/fuzz-summary.%ld", (long)getpid());
 		mkdir(dir, 0700);
 		ar_setprog("ar-sched");
 	}
-	ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
-	ar_buf_add(&b, (const char *)d, n);
-	sum_hex(h, b.p, b.len);
-	ar_buf_add(&b, h, SUMLEN);
+	if (n < 2)
+		return 0;
+	slen = (size_t)d[0] | (size_t)d[1] << 8;
+	d += 2;
+	n -= 2;
+	if (slen > n)
+		slen = n;
 	sm = ar_xcalloc(1, sizeof *sm);
 	sm->path = ar_path(dir, NAME);
+	sm->qpath = ar_path(dir, QNAME);
+	ar_buf_add(&b, QMAGIC, sizeof QMAGIC - 1);
+	ar_buf_add(&b, (const char *)d + slen, n - slen);
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
+	if (ar_write_atomic(sm->qpath, b.p, b.len, 0600) < 0)
+		abort();
+	b.len = 0;
+	ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
+	ar_buf_add(&b, (const char *)d, slen);
+	put_str(&b, h);
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
 	if (ar_write_atomic(sm->path, b.p, b.len, 0600) < 0)
 		abort();
 	ar_buf_free(&b);
@@ -66,8 +85,10 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	free(sm->seg);
 	ar_buf_free(&sm->ledger);
 	ar_buf_free(&sm->file);
+	ar_buf_free(&sm->qfile);
 	free(sm->cp.id);
 	free(sm->path);
+	free(sm->qpath);
 	free(sm);
 	return 0;
 }
