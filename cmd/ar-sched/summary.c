@@ -1,4 +1,5 @@
-/* summary.c: the summary ar-sched next keeps in run/sched-summary, so
+/* summary.c: the summary ar-sched next keeps in run/sched-summary and
+ * run/sched-queue, so
  * that a decision reads only what changed since the last one: the
  * ledger's rows folded so far (struct agg, up to a segment) and what
  * each queue record it has read holds (by the record's name). It is a
@@ -13,8 +14,11 @@
  *   campaign id, key hash, seal hash, metric
  *   the folded segments: number, size, inode, mtime, ctime, tail hash
  *   the fold (struct agg)
- *   the queue records known: name, then what ar-sched reads of one
- *   the queue's directories new/ and cur/ as they were listed.
+ *   the checksum of the queue file, run/sched-queue, which holds
+ *     the queue records known: name, then what ar-sched reads of one
+ *     the queue's directories new/ and cur/ as they were listed
+ *   after its own magic line, with its own checksum at its end. It is
+ *   written first, and only when its records changed.
  * Over 1,000 lines: the file's writer and its reader must agree field by
  * field, and each is kept beside the other. */
 #include <errno.h>
