@@ -1,8 +1,8 @@
 /* summary.c: the summary ar-sched next keeps in run/sched-summary and
  * run/sched-queue, so that a decision reads only what changed since the
- * last one: the
- * ledger's rows folded so far (struct agg, up to a segment) and what
- * each queue record it has read holds (by the record's name). It is a
+ * last one: the ledger's rows folded so far (struct agg, up to a
+ * segment) and what each queue record it has read holds (by the
+ * record's name). It is a
  * cache: written tmp and renamed, not synced (a torn one fails its
  * checksum); anything wrong with it (a bad checksum, another campaign,
  * key, seal or metric, a folded segment changed or gone) and it is
