@@ -14,7 +14,8 @@
 #                           then again with the segments sealed by it)
 #   next, summary current   <= 100 ms
 #   next, 1,000 new results <= 100 ms (appended as a segment; the first
-#                           decision after them, then the next)
+#                           decision after them, three rounds, the
+#                           slowest; then the next, best of 3)
 #   next, 500 loose results <= 100 ms (appended 16 at a time, as
 #                           ar-bench -a leaves them; the first decision,
 #                           which checks and seals them, then the next)
@@ -103,10 +104,16 @@ next_
 sealed=$s
 best3
 current=$s
-"$tbin/ar-sign-test" -C "$C" -g 1000 -s 424242 > "$work/new.jsonl"
-"$bin/ar-ledger" append -C "$C" "$work/new.jsonl" 2> /dev/null || die "append of 1,000 failed"
-next_
-after1=$s
+# Three rounds of 1,000 new results, each a segment: the first decision
+# after each is timed (its figure is the slowest of the three).
+firsts=
+for r in 1 2 3; do
+	"$tbin/ar-sign-test" -C "$C" -g 1000 -s $((424241 + r)) > "$work/new.jsonl"
+	"$bin/ar-ledger" append -C "$C" "$work/new.jsonl" 2> /dev/null || die "append of 1,000 failed"
+	next_
+	firsts="$firsts $s"
+done
+after1=$(echo $firsts | awk '{ m = $1; for (i = 2; i <= NF; i++) if ($i > m) m = $i; print m }')
 best3
 after2=$s
 # 500 results as ar-bench -a leaves them between compactions: loose
@@ -134,11 +141,12 @@ row() {
 		exit !ok }' || status=1
 }
 echo "# ar-sched next -C camp -g topo.tsv -m subs.tsv: $n assignments"
+echo "# the first decisions after each of three rounds of 1,000 new results:$firsts s"
 row "ar-queue put, $pend records in one batch" "$(awk -v n="$pend" -v s="$put_s" 'BEGIN { print n / s }')" records/s 5000 ge
 row "next, from scratch (no summary, every row checked)" "$scratch" s 1 le
 row "next, from scratch (no summary, segments sealed)" "$sealed" s 1 le
 row "next, summary current (best of 3)" "$current" s 0.1 le
-row "next, first after 1,000 new results" "$after1" s 0.1 le
+row "next, first after 1,000 new results (most of 3)" "$after1" s 0.1 le
 row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le
 row "next, first after 500 loose results" "$loose1" s 0.1 le
 row "next, 500 loose results sealed (best of 3)" "$loose2" s 0.1 le
