@@ -689,6 +689,14 @@ stored_mix() {
 	ar-ledger export -C "$C" -f jsonl > "$T/clean.jsonl"
 }
 
+# edit_loose: the second loose result of stored_mix edited in place (its
+# verdict); its id in $id, its file in $f.
+edit_loose() {
+	id=$(sed -n 2p "$T/loose.jsonl" | jq -r .id)
+	f=$L/results/$id.json
+	sed -i 's/"verdict":"discard"/"verdict":"keep"/' "$f"
+}
+
 # seg_line ID [SEGMENT]: the line of ID in a segment (default segment 1).
 seg_line() {
 	grep -n "^$1	" "${2:-$SEG}" | cut -d: -f1
@@ -753,9 +761,7 @@ export_left_out() {
 
 @test "ar-ledger: an edited loose file is named by verify and left out by export -V" {
 	stored_mix
-	id=$(sed -n 2p "$T/loose.jsonl" | jq -r .id)
-	f=$L/results/$id.json
-	sed -i 's/"verdict":"discard"/"verdict":"keep"/' "$f"
+	edit_loose
 	run -1 --separate-stderr ar-ledger verify -C "$C"
 	[ "$output" = "where	id	problem
 $f	$id	bad signature" ]
@@ -1968,9 +1974,7 @@ yes" ]
 	[ "$output" = "$(cat "$T/v1")" ]
 	[ "$(stat -c %i "$S")" = "$ino" ]
 	# An edited loose result is not what the seal lists: checked again.
-	id=$(sed -n 2p "$T/loose.jsonl" | jq -r .id)
-	f=$L/results/$id.json
-	sed -i 's/"verdict":"discard"/"verdict":"keep"/' "$f"
+	edit_loose
 	run -1 --separate-stderr ar-ledger verify -C "$C"
 	[ "$output" = "where	id	problem
 $f	$id	bad signature" ]
