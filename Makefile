@@ -122,7 +122,7 @@ $(foreach p,$(BIN),$(eval $(call program,$(p))))
 # the landscape target includes cmd/ar-sched/simulate.c and links the
 # rest of ar-sched but its main; the summary target likewise includes
 # cmd/ar-sched/summary.c.
-FUZZ = assign canon change files imports inventory landscape ledger lines manifest profile ranks seal spool summary
+FUZZ = assign batch canon change files imports inventory landscape ledger lines manifest profile ranks seal spool summary
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined

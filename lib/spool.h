@@ -10,6 +10,9 @@
 #define AR_SPOOL_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "hmap.h"
 #include <time.h>
 #include "id.h"
 
@@ -43,6 +46,34 @@ struct ar_spool_rec {
  * is stored. */
 int ar_spool_put_batch(const char *dir, const struct ar_spool_rec *recs,
 	size_t n, size_t *stored);
+/* A batch of at least AR_SPOOL_MANIFEST_MIN records also leaves
+ * batch/NAME (NAME: its first record's), a manifest of every record's
+ * name, inode and bytes in one file, so that a reader of many records
+ * reads one file, not each. It is not synced: a reader takes a record
+ * from it only when the name and inode match an entry it listed (the
+ * spool never rewrites a record), and reads the record's own file when
+ * the manifest is torn or gone. reap removes a manifest once none of its
+ * records is in new/ or cur/. */
+#define AR_SPOOL_MANIFEST_MIN 64
+struct ar_spool_ment {
+	const char *name, *data;
+	uint64_t ino;
+	size_t len;
+};
+struct ar_spool_man {
+	struct ar_spool_ment *e;
+	size_t n, cap;
+	char **buf;                  /* the files read: e points into them */
+	size_t nbuf;
+	struct ar_hmap map;
+};
+/* Loads every whole manifest of the spool (none: an empty m); -1 with
+ * errno when batch/ cannot be listed. */
+int ar_spool_man_load(const char *dir, struct ar_spool_man *m);
+/* The bytes of the record named name (no lease) with that inode, or NULL. */
+const char *ar_spool_man_get(const struct ar_spool_man *m, const char *name,
+	uint64_t ino, size_t *len);
+void ar_spool_man_free(struct ar_spool_man *m);
 /* Lists a subdirectory's entries (dot files skipped), sorted. */
 int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
 void ar_spool_free_list(char **names, size_t n);

@@ -1321,3 +1321,36 @@ at k=8"
 	same "$output" 0
 	same "$(ls -A "$S/tmp")" ".tmp-fresh"
 }
+
+# A batch of 64 records or more also leaves batch/NAME, every record's
+# name, inode and bytes in one file, for readers of many records
+# (ar-sched next); reap removes it once its records have all left new/
+# and cur/.
+@test "put: a batch of 64 or more leaves a manifest of its records; reap removes it once they are gone" {
+	awk 'BEGIN { print "title"; for (i = 0; i < 63; i++) print "t" i }' > small.tsv
+	run -0 ar-queue put "$S" small.tsv
+	[ ! -e "$S/batch" ]
+	awk 'BEGIN { print "title"; for (i = 0; i < 64; i++) print "u" i }' > big.tsv
+	run -0 ar-queue put "$S" big.tsv
+	m=$(ls "$S/batch")
+	[ "$(ls "$S/batch" | wc -l)" -eq 1 ]
+	# Its first line, then each record: name, inode, length, bytes.
+	same "$(head -1 "$S/batch/$m")" "ar-spool batch 1"
+	f=$(grep -l '"title":"u5"' "$S"/new/*)
+	n=${f##*/}
+	same "$(grep -A1 "^$n " "$S/batch/$m")" "$n $(stat -c %i "$f") $(stat -c %s "$f")
+$(cat "$f")"
+	[ "$m" = "$(ls "$S/new" | grep -- "$(sed -n 2p "$S/batch/$m" | cut -d ' ' -f 1)")" ]
+	[[ "$(tail -1 "$S/batch/$m")" =~ ^sum\ [0-9a-f]{64}$ ]]
+	# Kept while one record of it lives, in new/ or claimed in cur/.
+	for r in $(grep -l '"title":"u' "$S"/new/* | tail -n +2); do rm "$r"; done
+	run -0 ar-queue reap "$S"
+	[ -e "$S/batch/$m" ]
+	run -0 ar-queue claim -n 100 "$S"
+	[ "$(grep -l '"title":"u' "$S"/cur/* | wc -l)" -eq 1 ]
+	run -0 ar-queue reap "$S"
+	[ -e "$S/batch/$m" ]
+	rm "$S"/cur/*
+	run -0 ar-queue reap "$S"
+	[ ! -e "$S/batch/$m" ]
+}
