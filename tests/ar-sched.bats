@@ -820,9 +820,12 @@ decide() {
 	queued=$out
 	[ "$queued" != "$none" ]
 	[[ "$queued" != *"$C3	decode-512	8"* ]]
-	# A record the summary knows by its name is not read again.
+	# A record the summary knows by its name is not read again. (A
+	# new file put in its place, as any writer makes one: the batch's
+	# manifest names the record's old inode, so a whole read reads it.)
 	f=$(ls camp/queue/new/* | head -1)
-	echo 'not JSON' > "$f"
+	echo 'not JSON' > new.rec
+	mv new.rec "$f"
 	decide
 	same "$out" "$queued"
 	[[ "$err" != *"left out"* ]]
@@ -831,6 +834,152 @@ decide() {
 	decide
 	same "$out" "$queued"
 	[[ "$err" == *"$f: invalid JSON"*"; left out"* ]]
+}
+
+# Each segment's rows, once folded, are kept as the segment's fold
+# (run/sched-fold/NNNNNNNN): a summary built again reads the folds, not
+# the rows, and comes out the same, byte for byte.
+@test "ar-sched next: the segments' folds rebuild the summary as their rows would" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	results 5 3
+	decide
+	whole=$out
+	same "$(ls camp/run/sched-fold)" "00000001
+00000002"
+	cp camp/run/sched-summary kept
+	cp camp/run/sched-fold/00000001 f1
+	cp camp/run/sched-fold/00000002 f2
+	# From the folds: the same decision and summary; only the rows
+	# after the folded segments are exported.
+	rm camp/run/sched-summary camp/run/sched-queue
+	if command -v strace > /dev/null; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
+		same "$(cut -f 2- out.tsv)" "$whole"
+		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+		rm camp/run/sched-summary camp/run/sched-queue
+	fi
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"sched-fold"* ]]
+	cmp kept camp/run/sched-summary
+	# From the rows, neither kept: the same, and the same folds.
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	decide
+	same "$out" "$whole"
+	cmp kept camp/run/sched-summary
+	cmp f1 camp/run/sched-fold/00000001
+	cmp f2 camp/run/sched-fold/00000002
+	# Compacted, the loose results are a segment, folded in turn.
+	ar-ledger compact -C camp 2> /dev/null
+	decide
+	same "$out" "$whole"
+	[ -s camp/run/sched-fold/00000003 ]
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$whole"
+}
+
+@test "ar-sched next: a torn, altered, foreign or stale fold is not trusted; its segment's rows are read" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	decide
+	whole=$out
+	F=camp/run/sched-fold/00000001
+	why="the segment's rows are read instead"
+	cp "$F" f1
+	again() {
+		rm camp/run/sched-summary
+		decide
+		same "$out" "$whole"
+	}
+	head -c 200 f1 > "$F"
+	again
+	[[ "$err" == *"ar-sched: $F: its checksum does not match (a torn or altered file); $why"* ]]
+	# Written again whole: trusted, and nothing said of it.
+	cmp f1 "$F"
+	again
+	[[ "$err" != *"sched-fold"* ]]
+	n=$(( $(stat -c %s "$F") / 2 ))
+	printf '\377' | dd of="$F" bs=1 seek="$n" conv=notrunc 2> /dev/null
+	again
+	[[ "$err" == *"ar-sched: $F: its checksum does not match (a torn or altered file); $why"* ]]
+	echo hello > "$F"
+	again
+	[[ "$err" == *"ar-sched: $F: not a segment's fold of this version; $why"* ]]
+	: > "$F"
+	again
+	[[ "$err" == *"ar-sched: $F: not a segment's fold of this version; $why"* ]]
+	cmp f1 "$F"
+	# Another campaign's.
+	mv camp other
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 5
+	results 30 6
+	decide
+	whole=$out
+	cp other/run/sched-fold/00000001 "$F"
+	again
+	[[ "$err" == *"ar-sched: $F: made for another campaign; $why"* ]]
+	# The ledger written again under the same numbers: the folds are of
+	# segments that are no more.
+	rm -rf camp/ledger
+	mkdir -p camp/ledger/results camp/ledger/seg
+	results 40 7
+	results 30 8
+	rm camp/run/sched-summary
+	decide
+	[[ "$err" == *"ar-sched: $F: ledger segment 00000001 changed since it was folded; $why"* ]]
+	whole=$out
+	rm -r camp/run/sched-summary camp/run/sched-fold
+	decide
+	same "$out" "$whole"
+}
+
+# A batch put leaves a manifest of its records (queue/batch/): a
+# decision that reads many records reads it instead of each file, and
+# decides as it would from the files.
+@test "ar-sched next: queue records from a batch's manifest, as from their files" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	awk -v c="$C3" -v d="$C1" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale"; for (i = 0; i < 70; i++) print d "\tdecode-512\t2\tscale" }' > q.tsv
+	ar-queue put camp/queue q.tsv > /dev/null
+	[ "$(ls camp/queue/batch | wc -l)" -eq 1 ]
+	decide
+	withman=$out
+	mv camp/queue/batch man.kept
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$withman"
+	# Torn: not used, the files are read.
+	mkdir camp/queue/batch
+	m=$(ls man.kept)
+	head -c 1000 "man.kept/$m" > "camp/queue/batch/$m"
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$withman"
+	# Records replaced by new files (other inodes) that say k = 1: the
+	# files count, not the manifest.
+	cp "man.kept/$m" "camp/queue/batch/$m"
+	for f in $(grep -l '"k":"8"' camp/queue/new/*); do
+		sed 's/"k":"8"/"k":"1"/' "$f" > new.rec
+		mv new.rec "$f"
+	done
+	rm camp/run/sched-summary
+	decide
+	one=$out
+	mv camp/queue/batch man2
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$one"
+	[ "$one" != "$withman" ]
 }
 
 # Listing 100,000 records costs more than the rest of a decision: queue

@@ -392,6 +392,56 @@ cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A double's bits as an unsigned number in the same order: the sign
+ * bit set for positives, every bit flipped for negatives. */
+static uint64_t
+dbl_key(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof u);
+	return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+/* Sorts n doubles by their bits, 16 at a time: a summary rebuilt from
+ * the segments' folds sorts millions of them, which a comparison sort
+ * takes several times longer over. */
+static void
+radix_sort(double *v, size_t n)
+{
+	uint64_t *a = ar_xmalloc(n * sizeof *a), *b = ar_xmalloc(n * sizeof *b);
+	uint64_t *t, u;
+	size_t *cnt = ar_xmalloc(65536 * sizeof *cnt), i, sum, c;
+	int shift;
+
+	for (i = 0; i < n; i++)
+		a[i] = dbl_key(v[i]);
+	for (shift = 0; shift < 64; shift += 16) {
+		memset(cnt, 0, 65536 * sizeof *cnt);
+		for (i = 0; i < n; i++)
+			cnt[a[i] >> shift & 0xffff]++;
+		if (cnt[a[0] >> shift & 0xffff] == n)
+			continue;   /* one digit for all: nothing moves */
+		for (i = 0, sum = 0; i < 65536; i++) {
+			c = cnt[i];
+			cnt[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[cnt[a[i] >> shift & 0xffff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 0; i < n; i++) {
+		u = a[i] >> 63 ? a[i] & ~((uint64_t)1 << 63) : ~a[i];
+		memcpy(&v[i], &u, sizeof u);
+	}
+	free(a);
+	free(b);
+	free(cnt);
+}
+
 /* Sorts what was added since the last sort, then merges it in: a
  * summary's long sorted lists take a few new numbers in linear time. */
 static void
@@ -402,7 +452,10 @@ dlist_sort(struct dlist *l)
 
 	if (m == l->n)
 		return;
-	ar_sort(l->v + m, l->n - m, sizeof *l->v, cmp_dbl);
+	if (l->n - m >= 4096)
+		radix_sort(l->v + m, l->n - m);
+	else
+		ar_sort(l->v + m, l->n - m, sizeof *l->v, cmp_dbl);
 	if (m > 0 && l->v[m - 1] > l->v[m]) {
 		out = ar_xmalloc(l->n * sizeof *out);
 		for (i = 0, j = m, k = 0; k < l->n; k++)
@@ -498,6 +551,64 @@ add_noise(struct agg *x, const char *node, const char *fin, const char *exp,
 	x->nz[i].v = v;
 }
 
+static void
+dlist_merge(struct dlist *to, const struct dlist *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		dlist_add(to, from->v[i]);
+	to->below += from->below;
+	to->above += from->above;
+}
+
+void
+agg_merge(struct agg *a, const struct agg *b)
+{
+	size_t i;
+	int ki;
+
+	a->rows += b->rows;
+	a->left_unverified += b->left_unverified;
+	a->used_h += b->used_h;
+	if (!isnan(b->min_effect))
+		a->min_effect = b->min_effect;
+	for (i = 0; i < b->nkey; i++) {
+		struct akey *k = agg_key(a, b->key[i].name, b->key[i].workload,
+		    1);
+
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct kstat *f = &b->key[i].at[ki];
+			struct kstat *t = &k->at[ki];
+
+			if (!f->n)
+				continue;
+			t->n += f->n;
+			t->lsum += f->lsum;
+			t->wsum += f->wsum;
+			/* As fold_row: the latest row, ties to the later. */
+			if (strcmp(f->fin, t->fin) >= 0) {
+				memcpy(t->fin, f->fin, sizeof t->fin);
+				t->feasible = f->feasible;
+				t->scored = f->scored;
+			}
+		}
+	}
+	for (i = 0; i < b->nnz; i++)
+		add_noise(a, b->nz[i].node, b->nz[i].fin, b->nz[i].exp,
+		    b->nz[i].v);
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		dlist_merge(&a->secs[ki], &b->secs[ki]);
+	dlist_merge(&a->secs_all, &b->secs_all);
+	for (i = 0; i < b->nwb; i++) {
+		struct wbase *w = agg_wbase(a, b->wb[i].workload, 1);
+
+		w->lower = b->wb[i].lower;
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			dlist_merge(&w->at[ki], &b->wb[i].at[ki]);
+	}
+}
+
 static double
 seconds_between(const char *a, const char *b)
 {
@@ -517,6 +628,11 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	int c_exp, c_me, c_base = -1, c_dirn, c_conf, c_seg = -1, st;
 	int loose = 0;
 	size_t rows = 0;
+	/* With fo->seg_done, a segment's rows go to fo->seg first, and it
+	 * to x at the segment's end: the sums come out the same whether a
+	 * segment was folded from its rows or read as its fold. */
+	struct agg *const total = x;
+	unsigned long cur = 0;
 
 	if (ar_tsv_open(&t, f, name) < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
@@ -569,14 +685,21 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		if (c_seg >= 0) {
 			unsigned long sn = strtoul(fld(&t, c_seg), NULL, 10);
 
+			if (fo->seg_done && cur && sn != cur) {
+				fo->seg_done(total, fo->seg, cur, fo->arg);
+				cur = 0;
+			}
 			if (!fld(&t, c_seg)[0] && !loose) {
 				loose = 1;
-				agg_sort(x);
+				agg_sort(total);
 				if (fo->before_loose)
-					fo->before_loose(x, fo->arg);
+					fo->before_loose(total, fo->arg);
 			}
 			if (sn > fo->maxseg)
 				fo->maxseg = sn;
+			if (fo->seg_done && sn && !loose)
+				cur = sn;
+			x = cur ? fo->seg : total;
 		}
 		x->rows++;
 		if ((c_signed >= 0 && strcmp(fld(&t, c_signed), "yes")) ||
@@ -653,6 +776,9 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	if (st < 0)
 		ar_die(AR_EX_DATA, "%s", t.err);
 	ar_tsv_close(&t);
+	x = total;
+	if (cur)
+		fo->seg_done(x, fo->seg, cur, fo->arg);
 	agg_sort(x);
 	if (c_seg >= 0 && !loose && fo->before_loose)
 		fo->before_loose(x, fo->arg);

@@ -112,6 +112,11 @@ struct fold {
 	unsigned long maxseg;
 	void (*before_loose)(struct agg *, void *);
 	void *arg;
+	/* When set: each segment's rows are folded into seg (empty at
+	 * first), then seg_done(total, seg, number, arg) is called, which
+	 * merges it into total and leaves seg empty again. */
+	void (*seg_done)(struct agg *, struct agg *, unsigned long, void *);
+	struct agg *seg;
 };
 
 void agg_init(struct agg *a, const char *metric);
@@ -125,6 +130,9 @@ void dlist_add(struct dlist *l, double v);
 int dlist_at(const struct dlist *l, size_t r, double *v);
 /* 1 when every median a decision takes of a is in its window. */
 int agg_exact(const struct agg *a);
+/* Adds b, the fold of later rows, to a: the same a as folding b's rows
+ * after a's, but for the last bits of the sums. */
+void agg_merge(struct agg *a, const struct agg *b);
 /* Sorts what was added since the last call: the lists are sorted after. */
 void agg_sort(struct agg *a);
 /* Folds the rows of a ledger export f (named name) into a. */

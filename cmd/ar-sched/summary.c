@@ -96,6 +96,7 @@ struct summ {
 	struct ar_buf qfile;        /* the queue file read: queue entries
 	                             * point into it */
 	char *qpath;
+	char *fdir;                 /* run/sched-fold: the segments' folds */
 	char qsum[SUMLEN + 1];      /* its checksum, as the summary names it */
 	int have_ledger, dirty, loaded;
 	struct qent *q;
@@ -168,7 +169,7 @@ put_str(struct ar_buf *b, const char *s)
  * equal values (times repeat a lot): at most DLIST_KEEP values, those
  * around the median (next.h). */
 static void
-put_dlist(struct ar_buf *b, const struct dlist *l)
+put_dlist(struct ar_buf *b, const struct dlist *l, int whole)
 {
 	size_t i, j, runs = 0, first = 0, keep = l->n, most = DLIST_KEEP;
 	size_t all = l->below + l->n + l->above, mid = all ? (all - 1) / 2 : 0;
@@ -177,6 +178,9 @@ put_dlist(struct ar_buf *b, const struct dlist *l)
 	/* Tests make the window small enough to leave. */
 	if (e && atol(e) >= 2 && atol(e) <= DLIST_MAX)
 		most = (size_t)atol(e);
+	/* A segment's fold keeps every value: it is merged with others. */
+	if (whole)
+		most = l->n;
 	if (l->n > most) {
 		/* Around the median; a list whose median is already out of
 		 * it (read again before it is used) around its middle. */
@@ -203,7 +207,7 @@ put_dlist(struct ar_buf *b, const struct dlist *l)
 }
 
 static void
-put_agg(struct ar_buf *b, const struct agg *a)
+put_agg(struct ar_buf *b, const struct agg *a, int whole)
 {
 	size_t i;
 	int ki;
@@ -234,14 +238,14 @@ put_agg(struct ar_buf *b, const struct agg *a)
 		put_f64(b, a->nz[i].v);
 	}
 	for (ki = 0; ki < AR_POL_NK; ki++)
-		put_dlist(b, &a->secs[ki]);
-	put_dlist(b, &a->secs_all);
+		put_dlist(b, &a->secs[ki], whole);
+	put_dlist(b, &a->secs_all, whole);
 	put_u64(b, a->nwb);
 	for (i = 0; i < a->nwb; i++) {
 		put_str(b, a->wb[i].workload);
 		put_u64(b, (uint64_t)a->wb[i].lower);
 		for (ki = 0; ki < AR_POL_NK; ki++)
-			put_dlist(b, &a->wb[i].at[ki]);
+			put_dlist(b, &a->wb[i].at[ki], whole);
 	}
 }
 
@@ -250,6 +254,7 @@ put_agg(struct ar_buf *b, const struct agg *a)
 struct rd {
 	const char *p, *end;
 	int bad;
+	uint64_t most;      /* values a list may hold; 0: DLIST_MAX */
 };
 
 static uint64_t
@@ -336,6 +341,7 @@ get_dlist(struct rd *r, struct dlist *l)
 {
 	uint64_t below = get_u64(r), above = get_u64(r);
 	uint64_t runs = get_u64(r), i, c, j, total = 0;
+	uint64_t most = r->most ? r->most : DLIST_MAX;
 
 	if (below > ((uint64_t)1 << 40) || above > ((uint64_t)1 << 40))
 		r->bad = 1;
@@ -345,9 +351,10 @@ get_dlist(struct rd *r, struct dlist *l)
 		double v = get_f64(r);
 
 		c = get_u64(r);
-		/* A summary holds at most DLIST_MAX values of a list: a run
-		 * count beyond is a damaged file, not memory to take. */
-		if (c == 0 || c > DLIST_MAX - total || !isfinite(v)) {
+		/* A summary holds at most DLIST_MAX values of a list (a
+		 * segment's fold, FOLD_MAX): a run count beyond is a damaged
+		 * file, not memory to take. */
+		if (c == 0 || c > most - total || !isfinite(v)) {
 			r->bad = 1;
 			break;
 		}
@@ -787,6 +794,7 @@ load_queue(struct summ *sm, char *why, size_t whylen)
 	r.p = b.p + sizeof QMAGIC - 1;
 	r.end = b.p + b.len - hl;
 	r.bad = 0;
+	r.most = 0;
 	get_queue(&r, sm);
 	if (r.bad || r.p != r.end) {
 		snprintf(why, whylen, "its queue file %s is malformed",
@@ -800,6 +808,67 @@ load_queue(struct summ *sm, char *why, size_t whylen)
 
 /* ---- the file ---- */
 
+/* What a summary or a fold was made for: campaign, key, SEAL, metric. */
+static void
+put_head(struct ar_buf *b, const struct summ *sm)
+{
+	put_str(b, sm->cp.id);
+	put_str(b, sm->keyhash);
+	put_str(b, sm->cp.have_seal ? sm->cp.seal_hash : "");
+	put_str(b, sm->metric);
+}
+
+/* Reads what put_head wrote; why says the first that is not sm's. */
+static void
+get_head(struct rd *r, const struct summ *sm, char *why, size_t n)
+{
+	char *s = get_str(r);
+
+	if (!s || strcmp(s, sm->cp.id))
+		snprintf(why, n, "made for another campaign");
+	free(s);
+	s = get_str(r);
+	if (!why[0] && (!s || strcmp(s, sm->keyhash)))
+		snprintf(why, n, "made under another key");
+	free(s);
+	s = get_str(r);
+	if (!why[0] && (!s || strcmp(s, sm->cp.have_seal ? sm->cp.seal_hash :
+	    "")))
+		snprintf(why, n, "made under another SEAL");
+	free(s);
+	s = get_str(r);
+	if (!why[0] && ((s == NULL) != (sm->metric == NULL) || (s &&
+	    strcmp(s, sm->metric))))
+		snprintf(why, n, "made for another metric");
+	free(s);
+}
+
+static void
+put_fseg(struct ar_buf *b, const struct fseg *f)
+{
+	put_u64(b, f->num);
+	put_u64(b, f->size);
+	put_u64(b, f->ino);
+	put_u64(b, (uint64_t)f->mt);
+	put_u64(b, (uint64_t)f->mtn);
+	put_u64(b, (uint64_t)f->ct);
+	put_u64(b, (uint64_t)f->ctn);
+	put_str(b, f->tail);
+}
+
+static void
+get_fseg(struct rd *r, struct fseg *f)
+{
+	f->num = (unsigned long)get_u64(r);
+	f->size = get_u64(r);
+	f->ino = get_u64(r);
+	f->mt = (int64_t)get_u64(r);
+	f->mtn = (int64_t)get_u64(r);
+	f->ct = (int64_t)get_u64(r);
+	f->ctn = (int64_t)get_u64(r);
+	get_fix(r, f->tail, sizeof f->tail);
+}
+
 /* Reads the file into sm and a; NULL when it is usable, else why not
  * (a and sm are then left empty). led is the ledger as it is now. */
 static const char *
@@ -808,7 +877,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	static char why[300];
 	struct ar_buf b = {0};
 	struct rd r;
-	char h[SUMLEN + 1], *s;
+	char h[SUMLEN + 1];
 	const char *ls;
 	size_t i, hl = SUMLEN;
 	int ok;
@@ -830,25 +899,9 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	r.p = b.p + sizeof MAGIC - 1;
 	r.end = b.p + b.len - hl;
 	r.bad = 0;
+	r.most = 0;
 	why[0] = '\0';
-	s = get_str(&r);
-	if (!s || strcmp(s, sm->cp.id))
-		snprintf(why, sizeof why, "made for another campaign");
-	free(s);
-	s = get_str(&r);
-	if (!why[0] && (!s || strcmp(s, sm->keyhash)))
-		snprintf(why, sizeof why, "made under another key");
-	free(s);
-	s = get_str(&r);
-	if (!why[0] && (!s || strcmp(s, sm->cp.have_seal ? sm->cp.seal_hash :
-	    "")))
-		snprintf(why, sizeof why, "made under another SEAL");
-	free(s);
-	s = get_str(&r);
-	if (!why[0] && ((s == NULL) != (sm->metric == NULL) || (s &&
-	    strcmp(s, sm->metric))))
-		snprintf(why, sizeof why, "made for another metric");
-	free(s);
+	get_head(&r, sm, why, sizeof why);
 	ls = r.p;
 	/* The segments folded must all be there, unchanged. */
 	sm->nseg = (size_t)get_u64(&r);
@@ -859,14 +912,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	for (i = 0; !r.bad && i < sm->nseg; i++) {
 		struct fseg *f = &sm->seg[i], now;
 
-		f->num = (unsigned long)get_u64(&r);
-		f->size = get_u64(&r);
-		f->ino = get_u64(&r);
-		f->mt = (int64_t)get_u64(&r);
-		f->mtn = (int64_t)get_u64(&r);
-		f->ct = (int64_t)get_u64(&r);
-		f->ctn = (int64_t)get_u64(&r);
-		get_fix(&r, f->tail, sizeof f->tail);
+		get_fseg(&r, f);
 		if (why[0] || r.bad)
 			continue;
 		ok = i < led->nseg && ar_ledger_seg_number(led->seg[i].path) ==
@@ -920,20 +966,159 @@ put_ledger(struct summ *sm, const struct agg *a)
 
 	sm->ledger.len = 0;
 	put_u64(&sm->ledger, sm->nseg);
-	for (i = 0; i < sm->nseg; i++) {
-		const struct fseg *f = &sm->seg[i];
-
-		put_u64(&sm->ledger, f->num);
-		put_u64(&sm->ledger, f->size);
-		put_u64(&sm->ledger, f->ino);
-		put_u64(&sm->ledger, (uint64_t)f->mt);
-		put_u64(&sm->ledger, (uint64_t)f->mtn);
-		put_u64(&sm->ledger, (uint64_t)f->ct);
-		put_u64(&sm->ledger, (uint64_t)f->ctn);
-		put_str(&sm->ledger, f->tail);
-	}
-	put_agg(&sm->ledger, a);
+	for (i = 0; i < sm->nseg; i++)
+		put_fseg(&sm->ledger, &sm->seg[i]);
+	put_agg(&sm->ledger, a, 0);
 	sm->have_ledger = 1;
+}
+
+/* ---- the segments' folds: run/sched-fold/NNNNNNNN ----
+ * A segment's rows as folded, with every value of its lists: written
+ * when its rows come from the export, and read instead of them when the
+ * summary is built again (from scratch, or when a median left its
+ * window), so that a rebuild reads a fold of kilobytes a segment, not
+ * the segment's rows. Like the summary a cache, in this host's byte
+ * order: its checksum, what it was made for (put_head) and the
+ * segment's identity (seg_ident) must all hold, else the segment's rows
+ * are read again and the fold is written anew. */
+#define FMAGIC "ar-sched fold 1\n"
+/* The most values a fold's list may hold: a segment's rows. */
+#define FOLD_MAX ((uint64_t)1 << 26)
+
+static char *
+fold_path(const struct summ *sm, unsigned long num)
+{
+	return ar_xasprintf("%s/%08lu", sm->fdir, num);
+}
+
+static void
+fold_write(struct summ *sm, const struct fseg *f, const struct agg *a)
+{
+	struct ar_buf b = {0};
+	char h[SUMLEN + 1], *path;
+	int ki;
+	size_t i;
+
+	/* A segment of more values than a fold may hold is read as rows. */
+	for (ki = 0; ki < AR_POL_NK; ki++) {
+		if (a->secs[ki].n > FOLD_MAX)
+			return;
+		for (i = 0; i < a->nwb; i++)
+			if (a->wb[i].at[ki].n > FOLD_MAX)
+				return;
+	}
+	if (a->secs_all.n > FOLD_MAX)
+		return;
+	if (mkdir(sm->fdir, 0755) < 0 && errno != EEXIST) {
+		ar_warn("%s: cannot make it: %s", sm->fdir, strerror(errno));
+		return;
+	}
+	ar_buf_add(&b, FMAGIC, sizeof FMAGIC - 1);
+	put_head(&b, sm);
+	put_fseg(&b, f);
+	put_agg(&b, a, 1);
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
+	path = fold_path(sm, f->num);
+	if (ar_write_cache(path, b.p, b.len, 0644) < 0)
+		ar_warn("%s: cannot write the segment's fold: %s", path,
+		    strerror(errno));
+	free(path);
+	ar_buf_free(&b);
+}
+
+/* Reads the fold of the segment now (its identity as it is) into a,
+ * empty; 0 when it is good, else -1 with why ("" when there is none). */
+static int
+fold_read(struct summ *sm, const struct fseg *now, struct agg *a,
+    char *why, size_t n)
+{
+	struct ar_buf b = {0};
+	struct rd r;
+	struct fseg f;
+	char h[SUMLEN + 1], *path = fold_path(sm, now->num);
+
+	why[0] = '\0';
+	if (ar_readfile(path, &b, (size_t)1 << 34) < 0) {
+		if (errno != ENOENT)
+			snprintf(why, n, "%s", strerror(errno));
+		goto bad;
+	}
+	if (b.len < sizeof FMAGIC - 1 + SUMLEN || memcmp(b.p, FMAGIC,
+	    sizeof FMAGIC - 1) != 0) {
+		snprintf(why, n, "not a segment's fold of this version");
+		goto bad;
+	}
+	sum_hex(h, b.p, b.len - SUMLEN);
+	if (memcmp(h, b.p + b.len - SUMLEN, SUMLEN) != 0) {
+		snprintf(why, n, "its checksum does not match (a torn or "
+		    "altered file)");
+		goto bad;
+	}
+	r.p = b.p + sizeof FMAGIC - 1;
+	r.end = b.p + b.len - SUMLEN;
+	r.bad = 0;
+	r.most = FOLD_MAX;
+	get_head(&r, sm, why, n);
+	if (why[0])
+		goto bad;
+	get_fseg(&r, &f);
+	get_agg(&r, a);
+	if (r.bad || r.p != r.end) {
+		snprintf(why, n, "malformed");
+		goto bad;
+	}
+	if (!seg_same(&f, now)) {
+		snprintf(why, n, "ledger segment %08lu changed since it was "
+		    "folded", now->num);
+		goto bad;
+	}
+	free(path);
+	ar_buf_free(&b);
+	return 0;
+bad:
+	agg_free(a);
+	agg_init(a, sm->metric);
+	free(path);
+	ar_buf_free(&b);
+	return -1;
+}
+
+/* Folds into a, after the segments the summary holds, the segments
+ * that follow them in order and have a good fold. */
+static void
+folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
+{
+	struct agg f;
+	struct fseg now;
+	char why[300];
+	size_t i;
+
+	for (i = sm->nseg; i < led->nseg; i++) {
+		unsigned long num = ar_ledger_seg_number(led->seg[i].path);
+
+		if (num == 0 || (sm->nseg && num <= sm->seg[sm->nseg - 1].num) ||
+		    seg_ident(led->seg[i].path, num, &now) < 0)
+			break;
+		agg_init(&f, sm->metric);
+		if (fold_read(sm, &now, &f, why, sizeof why) < 0) {
+			if (why[0]) {
+				char *p = fold_path(sm, num);
+
+				ar_warn("%s: %s; the segment's rows are read "
+				    "instead", p, why);
+				free(p);
+			}
+			agg_free(&f);
+			break;
+		}
+		agg_merge(a, &f);
+		agg_free(&f);
+		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
+		sm->seg[sm->nseg++] = now;
+		sm->dirty = 1;
+	}
+	agg_sort(a);
 }
 
 /* Called by fold_ledger once the rows of segments are in: what is folded
@@ -944,7 +1129,56 @@ struct cut {
 	const struct ar_ledger *led;
 	unsigned long after;
 	struct fold *fo;
+	/* The segments after `after` as they were before the export, and
+	 * the folds of those the export gave rows of (seg_done). */
+	struct fseg *pre;
+	size_t npre;
+	struct agg *done;
+	unsigned long *donenum;
+	size_t ndone;
 };
+
+/* A segment's rows are all in: into the total, and kept for its fold. */
+static void
+seg_done(struct agg *total, struct agg *seg, unsigned long num, void *arg)
+{
+	struct cut *c = arg;
+
+	agg_sort(seg);
+	agg_merge(total, seg);
+	c->done = ar_xrealloc(c->done, (c->ndone + 1) * sizeof *c->done);
+	c->donenum = ar_xrealloc(c->donenum, (c->ndone + 1) *
+	    sizeof *c->donenum);
+	c->done[c->ndone] = *seg;
+	c->donenum[c->ndone++] = num;
+	agg_init(seg, total->metric);
+}
+
+/* Writes the fold of a segment just folded when it is the file it was
+ * before the export (else its rows may be others than those read). */
+static void
+fold_keep(struct cut *c, const struct fseg *now)
+{
+	struct agg empty, *a = NULL;
+	size_t i;
+
+	for (i = 0; i < c->npre; i++)
+		if (c->pre[i].num == now->num)
+			break;
+	if (i == c->npre || !seg_same(&c->pre[i], now))
+		return;
+	for (i = 0; i < c->ndone; i++)
+		if (c->donenum[i] == now->num)
+			a = &c->done[i];
+	if (a) {
+		fold_write(c->sm, now, a);
+		return;
+	}
+	/* No row of it was exported (all unsigned): an empty fold. */
+	agg_init(&empty, c->sm->metric);
+	fold_write(c->sm, now, &empty);
+	agg_free(&empty);
+}
 
 static void
 at_cut(struct agg *a, void *arg)
@@ -965,6 +1199,7 @@ at_cut(struct agg *a, void *arg)
 		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
 		if (seg_ident(c->led->seg[i].path, num, &sm->seg[sm->nseg]) < 0)
 			break;
+		fold_keep(c, &sm->seg[sm->nseg]);
 		sm->nseg++;
 		sm->dirty = 1;
 	}
@@ -982,15 +1217,34 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a)
 	char *prog = ar_sibling("ar-ledger"), num[32], err[1024], *ldir;
 	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
 	    "-f", "tsv", "-A", num, NULL };
-	struct fold fo = { 1, 0, at_cut, NULL };
+	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL };
 	struct ar_buf out = {0};
 	struct ar_ledger led;
+	struct agg seg;
 	struct cut cut;
 	FILE *mf;
 	int st, have_led;
+	size_t i;
 
+	memset(&cut, 0, sizeof cut);
 	cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
 	snprintf(num, sizeof num, "%lu", cut.after);
+	/* The segments to come, as they are before the export reads them. */
+	ldir = ar_campaign_path(x->camp, "ledger");
+	if (ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0) {
+		cut.pre = ar_xcalloc(led.nseg + 1, sizeof *cut.pre);
+		for (i = 0; i < led.nseg; i++) {
+			unsigned long n = ar_ledger_seg_number(led.seg[i].path);
+
+			if (n > cut.after && seg_ident(led.seg[i].path, n,
+			    &cut.pre[cut.npre]) == 0)
+				cut.npre++;
+		}
+		ar_ledger_close(&led);
+	}
+	free(ldir);
+	agg_init(&seg, a->metric);
+	fo.seg = &seg;
 	st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
 	if (st < 0 && errno != EFBIG)
 		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
@@ -1017,6 +1271,12 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a)
 	ar_buf_free(&out);
 	if (have_led)
 		ar_ledger_close(&led);
+	agg_free(&seg);
+	for (i = 0; i < cut.ndone; i++)
+		agg_free(&cut.done[i]);
+	free(cut.done);
+	free(cut.donenum);
+	free(cut.pre);
 }
 
 static char *
@@ -1043,6 +1303,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 	run = ar_campaign_path(x->camp, "run");
 	sm->path = ar_path(run, NAME);
 	sm->qpath = ar_path(run, QNAME);
+	sm->fdir = ar_path(run, "sched-fold");
 	free(run);
 	agg_init(&a, metric);
 	ldir = ar_campaign_path(x->camp, "ledger");
@@ -1069,8 +1330,9 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		apply_agg(x, &b);
 		agg_free(&b);
 	} else {
+		/* What the segments' folds hold, then the rows after them. */
 		if (have_led)
-			ar_ledger_close(&led);
+			folds_in(sm, &a, &led);
 		fold_export(sm, x, &a);
 		/* A median gone out of a list's window (next.h): everything
 		 * is read again, which holds all of each list. */
@@ -1085,10 +1347,11 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 			sm->ledger.len = 0;
 			sm->have_ledger = 0;
 			sm->dirty = 1;
+			if (have_led)
+				folds_in(sm, &a, &led);
 			fold_export(sm, x, &a);
 		}
 		apply_agg(x, &a);
-		have_led = 0;
 	}
 	if (have_led)
 		ar_ledger_close(&led);
@@ -1100,9 +1363,11 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 	return sm;
 }
 
-/* Reads one record file into e; 0 when it is one ar-sched counts. */
+/* Reads one record into e, from data (len bytes) when given, else its
+ * file; 0 when it is one ar-sched counts. */
 static int
-read_record(const char *path, const char *name, struct qent *e)
+read_record(const char *path, const char *data, size_t len,
+    const char *name, struct qent *e)
 {
 	struct ar_buf b = {0};
 	struct ar_assign as;
@@ -1112,11 +1377,15 @@ read_record(const char *path, const char *name, struct qent *e)
 
 	/* A record claimed or finished meanwhile is gone: it is simply not
 	 * counted. */
-	if (ar_readfile(path, &b, AR_LINE_MAX) < 0) {
-		ar_buf_free(&b);
-		return -1;
+	if (!data) {
+		if (ar_readfile(path, &b, AR_LINE_MAX) < 0) {
+			ar_buf_free(&b);
+			return -1;
+		}
+		data = b.p;
+		len = b.len;
 	}
-	j = ar_json_parse(b.p, b.len, err, sizeof err);
+	j = ar_json_parse(data, len, err, sizeof err);
 	ar_buf_free(&b);
 	if (!j) {
 		ar_warn("%s: %s; left out", path, err);
@@ -1267,9 +1536,11 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 {
 	static const char *const subs[] = { "new", "cur" };
 	struct pend pd = {0};
+	struct ar_spool_man man;
 	size_t s, i, pos = 0;
-	int same = sm->loaded;
+	int same = sm->loaded, man_loaded = 0;
 
+	memset(&man, 0, sizeof man);
 	for (s = 0; s < 2; s++) {
 		char *d = ar_path(qdir, subs[s]);
 
@@ -1319,7 +1590,22 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 				pos = (size_t)(e - sm->q) + 1;
 			if (!e) {
 				char *p = ar_path(d, de->d_name);
-				int r = read_record(p, base, &ne);
+				const char *data = NULL;
+				size_t len = 0;
+				int r;
+
+				/* Many to read (from scratch, or a large put):
+				 * the batches' manifests hold them, a file
+				 * each. */
+				if (!man_loaded && (!sm->loaded ||
+				    sm->misses >= 256)) {
+					man_loaded = 1;
+					if (ar_spool_man_load(qdir, &man) < 0)
+						memset(&man, 0, sizeof man);
+				}
+				data = ar_spool_man_get(&man, base,
+				    (uint64_t)de->d_ino, &len);
+				r = read_record(p, data, len, base, &ne);
 
 				free(p);
 				if (r < 0)
@@ -1335,6 +1621,7 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 		free(d);
 	}
 	sm->qlisted = 1;
+	ar_spool_man_free(&man);
 	/* The strings stay alive in sm until summ_close. */
 	for (i = 0; i < pd.nk; i++)
 		add_pending_named(x, pd.k[i].method, pd.k[i].workload,
@@ -1385,10 +1672,7 @@ summ_close(struct summ *sm)
 			b.len = 0;
 		}
 		ar_buf_add(&b, MAGIC, sizeof MAGIC - 1);
-		put_str(&b, sm->cp.id);
-		put_str(&b, sm->keyhash);
-		put_str(&b, sm->cp.have_seal ? sm->cp.seal_hash : "");
-		put_str(&b, sm->metric);
+		put_head(&b, sm);
 		if (sm->have_ledger)
 			ar_buf_add(&b, sm->ledger.p, sm->ledger.len);
 		else {
@@ -1397,7 +1681,7 @@ summ_close(struct summ *sm)
 
 			agg_init(&a, sm->metric);
 			put_u64(&b, 0);
-			put_agg(&b, &a);
+			put_agg(&b, &a, 0);
 			agg_free(&a);
 		}
 		put_str(&b, sm->qsum);
@@ -1424,6 +1708,7 @@ summ_close(struct summ *sm)
 	free(sm->camp);
 	free(sm->path);
 	free(sm->qpath);
+	free(sm->fdir);
 	free(sm->err);
 	free(sm);
 }

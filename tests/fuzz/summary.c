@@ -77,6 +77,31 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 				CHECK(!(a.secs[ki].v[i] < a.secs[ki].v[i - 1]));
 	}
 	agg_free(&a);
+	/* The whole input as a segment's fold (run/sched-fold), its magic
+	 * and checksum put around it: taken or refused, never half. */
+	{
+		struct fseg now;
+		char whyf[300], *fp;
+
+		memset(&now, 0, sizeof now);
+		now.num = 1;
+		free(sm->fdir);
+		sm->fdir = ar_xstrdup(dir);
+		b.len = 0;
+		ar_buf_add(&b, FMAGIC, sizeof FMAGIC - 1);
+		ar_buf_add(&b, (const char *)d, n);
+		sum_hex(h, b.p, b.len);
+		ar_buf_add(&b, h, SUMLEN);
+		fp = fold_path(sm, 1);
+		if (ar_write_atomic(fp, b.p, b.len, 0600) < 0)
+			abort();
+		free(fp);
+		ar_buf_free(&b);
+		agg_init(&a, "tok_s");
+		if (fold_read(sm, &now, &a, whyf, sizeof whyf) < 0)
+			CHECK(a.nkey == 0 && a.nnz == 0 && a.secs_all.n == 0);
+		agg_free(&a);
+	}
 	for (i = 0; i < sm->nq; i++)
 		q_free(&sm->q[i]);
 	free(sm->q);
@@ -89,6 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	free(sm->cp.id);
 	free(sm->path);
 	free(sm->qpath);
+	free(sm->fdir);
 	free(sm);
 	return 0;
 }
