@@ -251,10 +251,17 @@ put_agg(struct ar_buf *b, const struct agg *a, int whole)
 
 /* ---- reading: any short or odd field fails the whole file ---- */
 
+/* The most rows a segment's fold may stand for: its lists then hold at
+ * most three times as many values (100 MB). */
+#define FOLD_ROWS ((uint64_t)1 << 22)
+
 struct rd {
 	const char *p, *end;
 	int bad;
-	uint64_t most;      /* values a list may hold; 0: DLIST_MAX */
+	/* A segment's fold: its lists hold no more values, all together,
+	 * than budget, three for each of its rows (get_agg sets it). */
+	int fold;
+	uint64_t budget;
 };
 
 static uint64_t
@@ -341,7 +348,6 @@ get_dlist(struct rd *r, struct dlist *l)
 {
 	uint64_t below = get_u64(r), above = get_u64(r);
 	uint64_t runs = get_u64(r), i, c, j, total = 0;
-	uint64_t most = r->most ? r->most : DLIST_MAX;
 
 	if (below > ((uint64_t)1 << 40) || above > ((uint64_t)1 << 40))
 		r->bad = 1;
@@ -351,13 +357,16 @@ get_dlist(struct rd *r, struct dlist *l)
 		double v = get_f64(r);
 
 		c = get_u64(r);
-		/* A summary holds at most DLIST_MAX values of a list (a
-		 * segment's fold, FOLD_MAX): a run count beyond is a damaged
+		/* A summary holds at most DLIST_MAX values of a list, a
+		 * segment's fold its budget: a run count beyond is a damaged
 		 * file, not memory to take. */
-		if (c == 0 || c > most - total || !isfinite(v)) {
+		if (c == 0 || (r->fold ? c > r->budget : c > DLIST_MAX -
+		    total) || !isfinite(v)) {
 			r->bad = 1;
 			break;
 		}
+		if (r->fold)
+			r->budget -= c;
 		total += c;
 		for (j = 0; j < c; j++)
 			dlist_add(l, v);
@@ -377,6 +386,13 @@ get_agg(struct rd *r, struct agg *a)
 	int ki;
 
 	a->rows = (size_t)get_u64(r);
+	if (r->fold) {
+		/* Each row gives a list at most three values: its
+		 * duration twice (its k's and all k's) and its baseline. */
+		if (a->rows > FOLD_ROWS)
+			r->bad = 1;
+		r->budget = 3 * (uint64_t)a->rows;
+	}
 	a->used_h = get_f64(r);
 	a->min_effect = get_f64(r);
 	a->left_unverified = (size_t)get_u64(r);
@@ -794,7 +810,7 @@ load_queue(struct summ *sm, char *why, size_t whylen)
 	r.p = b.p + sizeof QMAGIC - 1;
 	r.end = b.p + b.len - hl;
 	r.bad = 0;
-	r.most = 0;
+	r.fold = 0;
 	get_queue(&r, sm);
 	if (r.bad || r.p != r.end) {
 		snprintf(why, whylen, "its queue file %s is malformed",
@@ -899,7 +915,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	r.p = b.p + sizeof MAGIC - 1;
 	r.end = b.p + b.len - hl;
 	r.bad = 0;
-	r.most = 0;
+	r.fold = 0;
 	why[0] = '\0';
 	get_head(&r, sm, why, sizeof why);
 	ls = r.p;
@@ -982,8 +998,6 @@ put_ledger(struct summ *sm, const struct agg *a)
  * segment's identity (seg_ident) must all hold, else the segment's rows
  * are read again and the fold is written anew. */
 #define FMAGIC "ar-sched fold 1\n"
-/* The most values a fold's list may hold: a segment's rows. */
-#define FOLD_MAX ((uint64_t)1 << 26)
 
 static char *
 fold_path(const struct summ *sm, unsigned long num)
@@ -996,18 +1010,9 @@ fold_write(struct summ *sm, const struct fseg *f, const struct agg *a)
 {
 	struct ar_buf b = {0};
 	char h[SUMLEN + 1], *path;
-	int ki;
-	size_t i;
 
-	/* A segment of more values than a fold may hold is read as rows. */
-	for (ki = 0; ki < AR_POL_NK; ki++) {
-		if (a->secs[ki].n > FOLD_MAX)
-			return;
-		for (i = 0; i < a->nwb; i++)
-			if (a->wb[i].at[ki].n > FOLD_MAX)
-				return;
-	}
-	if (a->secs_all.n > FOLD_MAX)
+	/* A segment of more rows than a fold may hold is read as rows. */
+	if (a->rows > FOLD_ROWS)
 		return;
 	if (mkdir(sm->fdir, 0755) < 0 && errno != EEXIST) {
 		ar_warn("%s: cannot make it: %s", sm->fdir, strerror(errno));
@@ -1058,7 +1063,7 @@ fold_read(struct summ *sm, const struct fseg *now, struct agg *a,
 	r.p = b.p + sizeof FMAGIC - 1;
 	r.end = b.p + b.len - SUMLEN;
 	r.bad = 0;
-	r.most = FOLD_MAX;
+	r.fold = 1;
 	get_head(&r, sm, why, n);
 	if (why[0])
 		goto bad;
