@@ -11,7 +11,10 @@
 # bench/out/landscapes/ (the same bytes every time):
 #   tuning   the policy's constants were chosen looking at these:
 #            shapes-tune (bench/make-shapes.sh: 1125 landscapes of
-#            8-80 methods, seeds 2001-2003) and landscapes/shapes/tune/.
+#            8-80 methods, seeds 2001-2003) and landscapes/shapes/tune/;
+#            and, for the noisy shape, noisy-tune (make-shapes.sh -n:
+#            14250 landscapes, seeds 11001-11004, 381 with a noisy best;
+#            not run here, 4 policies on it take minutes).
 #   check    never tuned on: shapes-check (1236 landscapes, seeds
 #            4001-4004, other mixes and method counts) and
 #            landscapes/shapes/check/. It was looked at three times
@@ -28,6 +31,20 @@
 #            constants of 29f624e, ours found 95.5% (found_rel 96.8%),
 #            29.5% of the grid per campaign, at most 0.70 of it, and
 #            the noisy shape 16 of 21 (76.2%, below 85%: missed).
+#            At the constants of the noisy pairs' second change (the
+#            best and its closest rival measured until told apart),
+#            tuned on make-shapes.sh -n's noisy-tune set only, it was
+#            run once more: 95.4%, 29.6%, at most 0.70, noisy still 16
+#            of 21 (missed); check 95.2%, 29.4%, noisy 26 of 30;
+#            report-8001 96.5%, 28.6%, noisy 24 of 24.
+#   report-10001 the check recipes with the seeds 10001-10004 (1236
+#            landscapes), made after that second change and run once,
+#            its constants frozen: ours found 95.5% (found_rel 97.2%),
+#            29.7% of the grid per campaign, at most 0.70 of it, the
+#            noisy shape 15 of 18 (83.3%: below 85%, missed, though
+#            too few campaigns for target's rule of 20), the weakest
+#            other shape near-tie 92.1% of 291. The constants before
+#            that change gave 95.2%, 29.7% and the same 15 of 18 there.
 #   families the project's earlier recipe (ar-sched landscape -t
 #            families: 12 and 24 methods, a noisy family of 10-30% rsd,
 #            costs in proportion to k), with every hint, parallel
@@ -52,12 +69,13 @@ bin=${AR_BIN:-$top/build/bin}
 [ -x "$bin/ar-sched" ] || { echo "bench-policy: $bin/ar-sched: not built" >&2; exit 66; }
 out=$top/bench/out
 d=$out/landscapes
-mkdir -p "$d/shapes-report" "$d/shapes-report9" "$d/families"
+mkdir -p "$d/shapes-report" "$d/shapes-report9" "$d/shapes-report10" "$d/families"
 machine "$bin/ar-sched"
 AR_BIN=$bin sh "$top/bench/make-shapes.sh" "$d" > /dev/null
 . "$top/landscapes/shapes/recipes.sh"
 shapes_check "$bin/ar-sched" "$d/shapes-report" 8001 12 R
 shapes_check "$bin/ar-sched" "$d/shapes-report9" 9001 12 N
+shapes_check "$bin/ar-sched" "$d/shapes-report10" 10001 12 F
 
 # The earlier recipe without any hint: the columns pfrac, hint and
 # base_pfrac emptied.
@@ -115,10 +133,12 @@ run_set tuning "$d"/shapes-tune/*.tsv "$top"/landscapes/shapes/tune/*.tsv
 run_set check "$d"/shapes-check/*.tsv "$top"/landscapes/shapes/check/*.tsv
 run_set report-8001 "$d"/shapes-report/*.tsv
 run_set report-9001 "$d"/shapes-report9/*.tsv
+run_set report-10001 "$d"/shapes-report10/*.tsv
 run_set families "$d"/families/*.tsv "$top"/landscapes/heldout/*.tsv
 echo
 target tuning
 target check
 target report-8001
 target report-9001
+target report-10001
 exit $ok

@@ -85,9 +85,9 @@
  * clearly above or below PROBE_BAR of the incumbent, a scale probe once
  * it clearly beats the incumbent by the minimum effect or clearly does
  * not. Re-measurements stop once the rival is clearly above or below the
- * other, and close calls run to VAL_MAX measurements. A lone incumbent
- * is looked at again, for up to half a measurement, when its sd exceeds
- * LONE_SD minimum effects. */
+ * other, and close calls run to VAL_MAX measurements. An incumbent is
+ * looked at again, for up to half a measurement at a time, while its sd
+ * exceeds LONE_SD minimum effects. */
 #ifndef LONE_SD
 #define LONE_SD 3
 #endif
@@ -800,9 +800,9 @@ shift_sd(const struct ar_pol_obs *o, double sd)
  * measured, so every candidate's value is fixed: they are valued once,
  * sorted, and taken in order while they fit. alt is what a
  * re-measurement of the incumbent falls back on when the incumbent is
- * taken: the rival itself. */
+ * taken: the rival itself, stopped at alt_stop. */
 struct cand {
-	double value, size_min, size_max, stop_at;
+	double value, size_min, size_max, stop_at, alt_stop;
 	size_t i, alt_i;
 	int ki, alt_k, purpose;
 	size_t order;
@@ -830,6 +830,80 @@ add_cand(struct cand **c, size_t *n, size_t *cap)
 	(*c)[*n].order = *n;
 	(*c)[*n].alt_k = -1;
 	return &(*c)[(*n)++];
+}
+
+/* The best and its closest rival (the pair likeliest to be above it)
+ * are measured again while they are not told apart: the rival is within
+ * RESOLVE_Z standard errors of their gap below the best, and one of the
+ * two is noisy, its own standard error above NOISY_SD minimum effects.
+ * Of the two, the one that takes more off the gap's variance per
+ * GPU-hour is measured, past N_NOISY looks if need be. It is valued
+ * below every measurement worth its price, so it spends only what would
+ * be left unspent, and never past the cap: without it a noisy best,
+ * mostly at k=8 where the noise is largest, ends as a coin toss with a
+ * quieter rival, or behind a lucky first draw. Quiet close calls are
+ * left to the measurements' values: resolving them too cost more than
+ * it found. */
+#ifndef RESOLVE_Z
+#define RESOLVE_Z 1.0
+#endif
+static void
+resolve_top(const struct state *s, const struct view *vw, size_t bm, int bk,
+    double tol, struct cand **cd, size_t *nc, size_t *capc)
+{
+	const struct view *va = &vw[bm * AR_POL_NK + bk], *vb;
+	const struct ar_pol_method *m = s->m;
+	double best = -INFINITY, d, ss, ga, gb;
+	size_t i, q, ri = 0;
+	int ki, rk = -1;
+	struct cand *c;
+
+	for (i = 0; i < s->n; i++)
+		for (ki = 0; ki < AR_POL_NK; ki++) {
+			const struct view *w = &vw[i * AR_POL_NK + ki];
+			double z;
+
+			if (!w->ok || (i == bm && ki == bk))
+				continue;
+			z = (w->e - va->e) / hypot(w->sd, va->sd);
+			if (z > best) {
+				best = z;
+				ri = i;
+				rk = ki;
+			}
+		}
+	if (rk < 0)
+		return;
+	/* A measurement of value already looks at one of the two. */
+	for (q = 0; q < *nc; q++) {
+		c = &(*cd)[q];
+		if (c->purpose == AR_PUR_VALIDATE && ((c->i == bm && c->ki ==
+		    bk) || (c->i == ri && c->ki == rk)))
+			return;
+	}
+	vb = &vw[ri * AR_POL_NK + rk];
+	ss = hypot(va->sd, vb->sd);
+	d = va->e - vb->e;
+	if (d > RESOLVE_Z * ss || fmax(va->sd, vb->sd) <= NOISY_SD * tol)
+		return;
+	ga = pow(shift_sd(&m[bm].at[bk], va->sd), 2) / cost_m(s->c, &m[bm],
+	    bk);
+	gb = pow(shift_sd(&m[ri].at[rk], vb->sd), 2) / cost_m(s->c, &m[ri],
+	    rk);
+	c = add_cand(cd, nc, capc);
+	/* Below any candidate of value: those are > 0. */
+	c->value = 0;
+	c->i = ga >= gb ? bm : ri;
+	c->ki = ga >= gb ? bk : rk;
+	c->alt_i = ga >= gb ? ri : bm;
+	c->alt_k = ga >= gb ? rk : bk;
+	c->purpose = AR_PUR_VALIDATE;
+	c->size_min = VAL_MIN;
+	c->size_max = VAL_MAX;
+	c->stop_at = ga >= gb ? vb->e : va->e;
+	c->alt_stop = ga >= gb ? va->e : vb->e;
+	snprintf(c->why, sizeof c->why, "ours: the best so far and its "
+	    "closest rival, not yet told apart; measured again");
 }
 
 /* ours: up to max picks, the candidates of the highest value first. */
@@ -899,12 +973,12 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				if (!o->feasible || !have || done(o, tol))
 					continue;
 				if (i == bm && ki == bk) {
-					/* The best on one measurement too
-					 * noisy to tell the minimum effect
-					 * is measured once more: a lucky draw
-					 * is likelier at the top. */
-					if (o->n >= 2 || obs_sd(o) <= LONE_SD *
-					    tol)
+					/* The best while too noisy to tell
+					 * the minimum effect is measured once
+					 * more: a lucky draw is likelier at
+					 * the top, and a noisy pair's first
+					 * looks may all have been lucky. */
+					if (obs_sd(o) <= LONE_SD * tol)
 						continue;
 					c = add_cand(&cd, &nc, &capc);
 					c->value = exp_gain(0, obs_sd(o), 0) /
@@ -917,8 +991,10 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 					c->stop_at = second > 0 ? second *
 					    (1 + s->c->min_effect) : NAN;
 					snprintf(c->why, sizeof c->why, "ours: "
-					    "the best so far rests on one noisy "
-					    "measurement; measured again");
+					    "the best so far rests on %s; "
+					    "measured again", o->n < 2 ? "one "
+					    "noisy measurement" : "noisy "
+					    "measurements");
 					continue;
 				}
 				/* A rival within the incumbent's noise: the
@@ -958,6 +1034,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				c->size_min = VAL_MIN;
 				c->size_max = VAL_MAX;
 				c->stop_at = inc_too ? vb->e : va->e;
+				c->alt_stop = va->e;
 				if (inc_too)
 					snprintf(c->why, sizeof c->why, "ours: the "
 					    "best so far, again: a rival at "
@@ -1007,6 +1084,8 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 			    Z95 * sd, ar_pol_k(ki), inc);
 		}
 	}
+	if (have)
+		resolve_top(s, vw, bm, bk, tol, &cd, &nc, &capc);
 	free(vw);
 	if (nc > 1)
 		qsort(cd, nc, sizeof *cd, cmp_cand);
@@ -1027,6 +1106,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				continue;
 			pi = cd[q].alt_i;
 			pk = cd[q].alt_k;
+			cd[q].stop_at = cd[q].alt_stop;
 		}
 		put(s, &out[got], pi, pk, cd[q].purpose, isfinite(cd[q].value) ?
 		    cd[q].value : 0, cd[q].why);

@@ -381,8 +381,14 @@ ours_stops(void)
 	    p[0].size_min == 0.25 && p[0].size_max == 0.5, "ours: a best on one "
 	    "noisy measurement is measured again, up to half a measurement");
 	measure(&m[0], 0, 2, 1.2, 0.2, 1);
-	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: but not a third time "
-	    "alone");
+	n = ar_policy_next(m, 1, &c, p, 16);
+	OK(n == 1 && p[0].purpose == AR_PUR_VALIDATE && p[0].size_max == 0.5,
+	    "ours: and again while its sd exceeds three minimum effects: its "
+	    "first looks may all have been lucky");
+	/* An sd of 0.031, within three minimum effects at 1.2 (0.036). */
+	measure(&m[0], 0, 3, 1.2, 0.06, 1);
+	OK(ar_policy_next(m, 1, &c, p, 16) == 0, "ours: but not once it is "
+	    "within them");
 	method(&m[0], "a");
 	measure(&m[0], 0, 2, 1.20, 0.03, 1);
 	method(&m[1], "b");
@@ -404,8 +410,21 @@ ours_stops(void)
 	    "call, its sd above the minimum effect, has more than four looks");
 	measure(&m[1], 0, 8, 1.19, 0.03, 1);
 	measure(&m[0], 0, 8, 1.20, 0.03, 1);
-	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: but no more than "
-	    "eight");
+	n = ar_policy_next(m, 2, &c, p, 16);
+	OK(n == 1 && p[0].purpose == AR_PUR_VALIDATE && p[0].value == 0 &&
+	    p[0].size_max == 3, "ours: past eight looks, a noisy best and its "
+	    "closest rival not told apart are measured again, when nothing "
+	    "else is worth it");
+	/* An sd of 0.010 each: within the minimum effect. */
+	measure(&m[1], 0, 12, 1.19, 0.02, 1);
+	measure(&m[0], 0, 12, 1.20, 0.02, 1);
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: but not once both "
+	    "are within the minimum effect");
+	/* A rival 3 sds of the gap below a noisy best: told apart. */
+	measure(&m[1], 0, 8, 1.10, 0.03, 1);
+	measure(&m[0], 0, 8, 1.20, 0.03, 1);
+	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: nor a rival clearly "
+	    "below a noisy best");
 	measure(&m[1], 0, 1, 0.9, 0.01, 1);
 	OK(ar_policy_next(m, 2, &c, p, 16) == 0, "ours: a rival clearly below "
 	    "is not measured again");
