@@ -1217,7 +1217,8 @@ at_cut(struct agg *a, void *arg)
  * whole export would check it; all of it first: a failed export is not
  * malformed data. */
 static void
-fold_export(struct summ *sm, struct nx *x, struct agg *a)
+fold_export(struct summ *sm, struct nx *x, struct agg *a,
+    const struct ar_ledger *before)
 {
 	char *prog = ar_sibling("ar-ledger"), num[32], err[1024], *ldir;
 	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
@@ -1234,20 +1235,20 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a)
 	memset(&cut, 0, sizeof cut);
 	cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
 	snprintf(num, sizeof num, "%lu", cut.after);
-	/* The segments to come, as they are before the export reads them. */
-	ldir = ar_campaign_path(x->camp, "ledger");
-	if (ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0) {
-		cut.pre = ar_xcalloc(led.nseg + 1, sizeof *cut.pre);
-		for (i = 0; i < led.nseg; i++) {
-			unsigned long n = ar_ledger_seg_number(led.seg[i].path);
+	/* The segments to come, as they are before the export reads them
+	 * (the ledger as listed before it: a segment it lists that the
+	 * listing did not is folded, not kept as a fold). */
+	if (before) {
+		cut.pre = ar_xcalloc(before->nseg + 1, sizeof *cut.pre);
+		for (i = 0; i < before->nseg; i++) {
+			unsigned long n = ar_ledger_seg_number(
+			    before->seg[i].path);
 
-			if (n > cut.after && seg_ident(led.seg[i].path, n,
+			if (n > cut.after && seg_ident(before->seg[i].path, n,
 			    &cut.pre[cut.npre]) == 0)
 				cut.npre++;
 		}
-		ar_ledger_close(&led);
 	}
-	free(ldir);
 	agg_init(&seg, a->metric);
 	fo.seg = &seg;
 	st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
@@ -1338,7 +1339,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		/* What the segments' folds hold, then the rows after them. */
 		if (have_led)
 			folds_in(sm, &a, &led);
-		fold_export(sm, x, &a);
+		fold_export(sm, x, &a, have_led ? &led : NULL);
 		/* A median gone out of a list's window (next.h): everything
 		 * is read again, which holds all of each list. */
 		if (!agg_exact(&a)) {
@@ -1354,7 +1355,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 			sm->dirty = 1;
 			if (have_led)
 				folds_in(sm, &a, &led);
-			fold_export(sm, x, &a);
+			fold_export(sm, x, &a, have_led ? &led : NULL);
 		}
 		apply_agg(x, &a);
 	}
