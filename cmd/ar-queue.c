@@ -256,6 +256,39 @@ id_exists(const char *dir, const char *id)
 	return 0;
 }
 
+/* Prints the ids of n records stored, one a line, by write(2) calls of
+ * whole lines: stdio would cut a line between its 4 KiB writes, and a
+ * kill -9 there would leave a part of an id printed. */
+static int
+print_ids(const struct ar_spool_rec *b, size_t n)
+{
+	char buf[4096];
+	size_t i, len = 0, l;
+	int r = 0;
+
+	for (i = 0; i <= n; i++) {
+		l = i < n ? strlen(b[i].id) + 1 : 0;
+		if (len && (i == n || len + l > sizeof buf)) {
+			if (ar_write_all(STDOUT_FILENO, buf, len) < 0)
+				r = -1;
+			len = 0;
+		}
+		if (i == n)
+			break;
+		if (l > sizeof buf) {
+			/* No id is this long (AR_ID_MAX); kept whole anyway. */
+			if (ar_write_all(STDOUT_FILENO, b[i].id, l - 1) < 0 ||
+			    ar_write_all(STDOUT_FILENO, "\n", 1) < 0)
+				r = -1;
+			continue;
+		}
+		memcpy(buf + len, b[i].id, l - 1);
+		buf[len + l - 1] = '\n';
+		len += l;
+	}
+	return r;
+}
+
 static int
 cmd_put(const char *dir, const char *file)
 {
@@ -400,9 +433,9 @@ cmd_put(const char *dir, const char *file)
 		r = ar_spool_put_batch(dir, b, m, &stored);
 		/* An id printed is a record stored: callers may rely on it
 		 * even if we are killed right after. */
-		for (j = 0; j < stored; j++)
-			printf("%s\n", b[j].id);
 		if (fflush(stdout) != 0 && !out_err)
+			out_err = errno ? errno : EIO;
+		if (print_ids(b, stored) < 0 && !out_err)
 			out_err = errno ? errno : EIO;
 		if (r != AR_SP_OK) {
 			int e = errno;
