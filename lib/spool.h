@@ -74,6 +74,14 @@ int ar_spool_man_load(const char *dir, struct ar_spool_man *m);
 const char *ar_spool_man_get(const struct ar_spool_man *m, const char *name,
 	uint64_t ino, size_t *len);
 void ar_spool_man_free(struct ar_spool_man *m);
+/* Writes the manifest of the n records of recs that put_batch linked
+ * as dst (their paths in new/), their inodes ino; nothing when it cannot
+ * (errno kept). */
+void ar_spool_man_put(const char *dir, const struct ar_spool_rec *recs,
+	char *const *dst, const uint64_t *ino, size_t n);
+/* Removes the manifests of which no record is in new/ or cur/ any more;
+ * one it cannot parse is left alone. */
+void ar_spool_man_prune(const char *dir);
 /* Lists a subdirectory's entries (dot files skipped), sorted. */
 int ar_spool_list(const char *dir, const char *sub, char ***names, size_t *n);
 void ar_spool_free_list(char **names, size_t n);

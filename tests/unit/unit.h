@@ -27,8 +27,8 @@ struct unit_test {
 #define UNIT_MODULES \
 	X(buf) X(err) X(utf8) X(tsv) X(json) X(crypto) X(timefmt) X(id) \
 	X(io) X(flat) X(conf) X(campaign) X(stats) X(metric) X(manifest) \
-	X(tree) X(method) X(seal) X(spool) X(ledger) X(lock) X(proc) \
-	X(host) X(booking) X(assign) X(inventory) X(pack) X(curve) \
+	X(tree) X(method) X(seal) X(spool) X(spoolman) X(ledger) X(lock) \
+	X(proc) X(host) X(booking) X(assign) X(inventory) X(pack) X(curve) \
 	X(hmap) \
 	X(policy) X(seccomp)
 
