@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "crypto.h"
 #include "err.h"
 #include "flat.h"
 #include "id.h"
@@ -604,8 +605,8 @@ sort_unique(char **v, size_t n)
 /* Writes rows (sorted by id, unique, none stored yet) as the next segment:
  * index first, then the segment, each tmp, fsync, rename. */
 static int
-write_segment(struct ar_ledger *l, struct segrow *rows, size_t n, char *err,
-    size_t errlen)
+write_segment(struct ar_ledger *l, struct segrow *rows, size_t n,
+    struct ar_seg_made *made, char *err, size_t errlen)
 {
 	struct ar_buf tsv = {0}, idx = {0};
 	char **cols = NULL, *sd = ar_path(l->dir, "seg"), *sp = NULL,
@@ -677,6 +678,10 @@ write_segment(struct ar_ledger *l, struct segrow *rows, size_t n, char *err,
 		unlink(ip);
 		goto out;
 	}
+	if (made) {
+		made->num = next;
+		ar_hash_hex(made->hash, tsv.p, tsv.len);
+	}
 	r = load_segments(l, err, errlen);
 out:
 	free(cols);
@@ -702,7 +707,7 @@ free_rows(struct segrow *rows, size_t n)
 
 int
 ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n, int *st,
-    char *err, size_t errlen)
+    struct ar_seg_made *made, char *err, size_t errlen)
 {
 	struct segrow *rows;
 	struct ar_buf old = {0};
@@ -749,7 +754,9 @@ ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n, int *st,
 		st[o] = 0;
 		rows[w++] = rows[k];
 	}
-	if (w > 0 && write_segment(l, rows, w, err, errlen) < 0)
+	if (made)
+		memset(made, 0, sizeof *made);
+	if (w > 0 && write_segment(l, rows, w, made, err, errlen) < 0)
 		r = -1;
 	free_rows(rows, w);
 	free(rows);
@@ -832,7 +839,7 @@ compact_locked(struct ar_ledger *l, int quiet, size_t *merged, char *err,
 			done[nd++] = p;
 		}
 		ar_sort(rows, m, sizeof *rows, cmp_segrow);
-		if (m > 0 && write_segment(l, rows, m, err, errlen) < 0)
+		if (m > 0 && write_segment(l, rows, m, NULL, err, errlen) < 0)
 			r = -1;
 		if (r == 0) {
 			/* The segment is durable; only now do the loose

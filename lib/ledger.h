@@ -35,10 +35,18 @@ int ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
  * already there with the same content (a no-op), 2 an id clash with other
  * content, -1 with errno (EINVAL: no valid "id", or a reserved key). */
 int ar_ledger_store(struct ar_ledger *l, const json_t *rec);
+/* The segment a batch made: its number (0: none, every record was
+ * there already or refused) and the BLAKE2b-256 hash, in hex, of the
+ * bytes written, so that a seal vouches for those and no others. */
+struct ar_seg_made {
+	unsigned long num;
+	char hash[65];
+};
 /* Stores many records as one new segment, under the ledger's lock. st[i]
- * gets what ar_ledger_store would return for recs[i]. */
+ * gets what ar_ledger_store would return for recs[i]; made, when not
+ * NULL, the segment written. */
 int ar_ledger_add_batch(struct ar_ledger *l, json_t **recs, size_t n,
-	int *st, char *err, size_t errlen);
+	int *st, struct ar_seg_made *made, char *err, size_t errlen);
 /* Calls fn for every stored record in storage order: segments, then loose
  * results not yet compacted. line is the record's JSON; cols, when the
  * record came from a segment, its stored flat columns. */

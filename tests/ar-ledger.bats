@@ -322,6 +322,7 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 	[ "$stderr" = "ar-ledger: append: 40 stored, 0 already there" ]
 	run -0 ls "$L/seg"
 	[ "$output" = "00000001.idx
+00000001.seal
 00000001.tsv" ]
 	[ "$(ls "$L/results" | wc -l)" -eq 16 ]
 	[ "$(cat "$L/seg/00000001.idx")" = "$(ids "$T/r.jsonl" | LC_ALL=C sort)" ]
@@ -352,6 +353,7 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 	[ "$output" = "" ]
 	run -0 ls "$L/seg"
 	[ "$output" = "00000001.idx
+00000001.seal
 00000001.tsv
 00000002.idx
 00000002.tsv" ]
@@ -878,6 +880,7 @@ $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	gen 4200 "$T/big.jsonl"
 	run -0 ar-ledger append -C "$C" "$T/big.jsonl"
 	SEG=$L/seg/00000001.tsv
+	cp "$L/seg/00000001.seal" "$T/append.seal"
 	chmod u+w "$SEG"
 	# Line 11 (row 10, in the first batch): a bad signature; line 4200
 	# (in the second): a field too few, found while reading.
@@ -890,7 +893,8 @@ $SEG:11	$id	bad signature
 $SEG:4200	-	42 fields, header has 43
 $SEG	-	index (.idx) does not list exactly the segment's ids" ]
 	[ "$stderr" = "ar-ledger: 4200 rows: 4198 verified, 0 unsigned (imported); 3 problems" ]
-	[ ! -e "$L/seg/00000001.seal" ]
+	# The seal append made, which the edits broke, is not made again.
+	cmp "$L/seg/00000001.seal" "$T/append.seal"
 }
 
 # The id column is what export prints and what lookups use: a forged one
@@ -1648,6 +1652,51 @@ commit_method() {
 	    b2sum -l 256 | cut -d ' ' -f 1)
 }
 
+# Append checks every row as verify does, but for the method hash, which
+# it checks too before a segment's seal: a segment it makes is sealed at
+# once (ar-ledger(5), Seals), so that no read checks its rows again.
+@test "ar-ledger append: seals the segment it makes as verify -F would; not one with a wrong method hash, nor without the key" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	commit_method
+	gen 17 "$T/a.jsonl" 1
+	for i in 1 2 3; do
+		printf '{"id":"good%d","method":{"commit":"%s","hash":"%s"}}\n' \
+		    $i "$COMMIT" "$MHASH"
+	done | ar-sign-test -C "$C" >> "$T/a.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	S=$L/seg/00000001.seal
+	run -0 sed -n '1p;4p;7p' "$S"
+	[ "$output" = "ar-ledger seal 3
+segment 1
+rows 20 unsigned 0 unchecked 17" ]
+	run -0 sed -n 1,7p "$S"
+	save "$T/append.seal"
+	rm -f "$S"
+	run -0 --separate-stderr ar-ledger verify -F -C "$C"
+	[ "$stderr" = "ar-ledger: 20 rows: 20 verified, 0 unsigned (imported); 0 problems
+ar-ledger: 17 verified rows name a method that is not a commit of methods/: its hash was not recomputed" ]
+	[ "$(sed -n 1,7p "$S")" = "$(cat "$T/append.seal")" ]
+	# A row whose method.hash is not its commit's: stored, not sealed,
+	# and verify names it.
+	gen 17 "$T/b.jsonl" 2
+	printf '{"id":"bad","method":{"commit":"%s","hash":"%064d"}}\n' \
+	    "$COMMIT" 7 | ar-sign-test -C "$C" >> "$T/b.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	[ -f "$L/seg/00000002.tsv" ]
+	[ ! -e "$L/seg/00000002.seal" ]
+	n=$(seg_line bad "$L/seg/00000002.tsv")
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/seg/00000002.tsv:$n	bad	method.hash is not the hash of commit ${COMMIT:0:12} in methods/" ]
+	# Without the campaign's secret key, no seal.
+	gen 17 "$T/c.jsonl" 3
+	mv "$C/keys/bench.key" "$T/bench.key"
+	run -0 ar-ledger append -C "$C" "$T/c.jsonl"
+	[ -f "$L/seg/00000003.tsv" ]
+	[ ! -e "$L/seg/00000003.seal" ]
+	mv "$T/bench.key" "$C/keys/bench.key"
+}
+
 @test "ar-ledger verify: method.hash is recomputed from the commit in methods/" {
 	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
 	commit_method
@@ -1700,7 +1749,9 @@ $L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in 
 # export -V then takes its rows as checked while the seal matches.
 @test "ar-ledger export -V: seals each good segment, and a sealed segment exports as it did" {
 	stored_mix
-	[ ! -e "$L/seg/00000001.seal" ]
+	# Append sealed it; without that seal, as a ledger written
+	# without the key, the export checks the rows and seals them.
+	rm "$L/seg/00000001.seal"
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv
 	save "$T/first.tsv"
 	[ -f "$L/seg/00000001.seal" ]
@@ -1885,6 +1936,7 @@ $(ids "$T/seg.jsonl" | LC_ALL=C sort | sed "s|^|$L	|; s|\$|	the same id is store
 
 @test "ar-ledger export -V: without the campaign's secret key, no seal is written and every row is checked" {
 	stored_mix
+	rm "$L/seg/00000001.seal"
 	mv "$C/keys/bench.key" "$T/bench.key"
 	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
 	[ "$stderr" = "" ]

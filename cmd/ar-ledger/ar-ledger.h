@@ -211,9 +211,11 @@ int have_key(struct lctx *cx);
 /* That key, or NULL. */
 const unsigned char *signer(struct lctx *cx);
 /* Writes seg's seal, when this run can read the campaign's secret key;
- * 0 when written. */
+ * 0 when written. known: the hash of the segment's bytes as checked (it
+ * is then not hashed again, and a file that differs fails the seal), or
+ * NULL to hash it now. */
 int segseal_write(struct lctx *cx, const struct ar_seg *seg,
-	const struct segsum *sum);
+	const struct segsum *sum, const char *known);
 /* A seal's summary line, "rows R unsigned U unchecked C\n", exactly;
  * -1 when it is not one or its counts cannot be. */
 int segseal_summary(const char *p, size_t len, struct segsum *sum);

@@ -274,7 +274,7 @@ signer(struct lctx *cx)
 
 int
 segseal_write(struct lctx *cx, const struct ar_seg *seg,
-    const struct segsum *sum)
+    const struct segsum *sum, const char *known)
 {
 	struct ar_buf b = {0};
 	char sig[AR_SIG_HEX], *path = seal_path(seg->path), stl[160];
@@ -283,7 +283,7 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
 
 	if (!path)
 		return -1;
-	if (have_key(cx) && seal_body(cx, seg, NULL, &b, &st) == 0) {
+	if (have_key(cx) && seal_body(cx, seg, known, &b, &st) == 0) {
 		stat_line(&st, stl, sizeof stl);
 		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n%s "
 		    "%lld\n", sum->rows, sum->unsigned_, sum->unchecked, stl,
@@ -322,7 +322,7 @@ check_worker(void *arg)
 		if (c->want) {
 			if (c->want[i])
 				(void)segseal_write(c->cx, &led->seg[i],
-				    &c->sums[i]);
+				    &c->sums[i], NULL);
 		} else if (ar_ledger_seg_number(led->seg[i].path) > c->cut)
 			c->sealed[i] = (unsigned char)segseal_good(c->cx,
 			    &led->seg[i], &c->sums[i]);

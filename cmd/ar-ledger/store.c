@@ -38,8 +38,63 @@ read_jsonl(FILE *in, const char *name, struct job **jobs, size_t *n,
 	ar_buf_free(&line);
 }
 
+/* What append's check found of a row's method, verify's rule: its
+ * commit's content has its method.hash, is not in methods/ (unchecked),
+ * or has another hash (a problem verify names). */
+enum { M_OK, M_UNCHECKED, M_DIFF };
+
+static unsigned char *
+method_states(struct lctx *cx, struct job *jobs, size_t n)
+{
+	unsigned char *ms = ar_xmalloc(n ? n : 1);
+	size_t i;
+
+	cx->mc_keep = 1;
+	mcache_missing(cx, jobs, n);
+	for (i = 0; i < n; i++) {
+		const char *h = jobs[i].commit[0] ? method_hash(cx,
+		    jobs[i].commit) : "";
+
+		ms[i] = !h[0] ? M_UNCHECKED : strcmp(h, jobs[i].mhash) ?
+		    M_DIFF : M_OK;
+	}
+	mcache_save(cx);
+	return ms;
+}
+
+/* A segment append made holds rows it checked as verify would, and the
+ * bytes it wrote: it is sealed now, so that no later read checks their
+ * signatures again. Not when a row's method has another hash: verify is
+ * left to name it. */
+static void
+seal_made(struct lctx *cx, const struct ar_seg_made *made, const int *st,
+    const unsigned char *ms, size_t n)
+{
+	struct segsum sum;
+	size_t i;
+
+	memset(&sum, 0, sizeof sum);
+	for (i = 0; i < n; i++) {
+		if (st[i] != 0)
+			continue;
+		if (ms[i] == M_DIFF)
+			return;
+		sum.rows++;
+		sum.unchecked += ms[i] == M_UNCHECKED;
+	}
+	for (i = 0; i < cx->led.nseg; i++)
+		if (ar_ledger_seg_number(cx->led.seg[i].path) == made->num) {
+			(void)segseal_write(cx, &cx->led.seg[i], &sum,
+			    made->hash);
+			return;
+		}
+}
+
+/* Stores recs; ms, when given, is method_states of them, and the
+ * segments made are sealed. */
 static int
-store_all(struct lctx *cx, json_t **recs, size_t n, const char *what)
+store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
+    const char *what)
 {
 	size_t i, stored = 0, dup = 0, clash = 0, off;
 	int *st = ar_xmalloc((n ? n : 1) * sizeof *st);
@@ -57,11 +112,14 @@ store_all(struct lctx *cx, json_t **recs, size_t n, const char *what)
 	} else {
 		for (off = 0; off < n; off += 16384) {
 			size_t m = n - off < 16384 ? n - off : 16384;
+			struct ar_seg_made made;
 
 			if (ar_ledger_add_batch(&cx->led, recs + off, m,
-			    st + off, err, sizeof err) < 0)
+			    st + off, &made, err, sizeof err) < 0)
 				ar_die(errno == EAGAIN ? AR_EX_TEMPFAIL :
 				    ar_errno_exit(errno), "%s", err);
+			if (ms && made.num)
+				seal_made(cx, &made, st + off, ms + off, m);
 		}
 	}
 	for (i = 0; i < n; i++) {
@@ -88,6 +146,7 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 	struct job *jobs = NULL;
 	size_t n = 0, cap = 0, i, bad = 0;
 	json_t **recs;
+	unsigned char *ms;
 	int r, malformed = 0;
 
 	if (argc == 0)
@@ -122,6 +181,8 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 		ar_die(malformed ? AR_EX_DATA : AR_EX_NO, "%zu of %zu results "
 		    "refused; nothing stored", bad, n);
 	}
+	/* Rows go to a segment, which is sealed, only past LOOSE_MAX. */
+	ms = n > LOOSE_MAX ? method_states(cx, jobs, n) : NULL;
 	recs = ar_xmalloc((n ? n : 1) * sizeof *recs);
 	for (i = 0; i < n; i++) {
 		char err[256];
@@ -131,7 +192,8 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 	}
 	free_jobs(jobs, n);
 	free(jobs);
-	r = store_all(cx, recs, n, "append");
+	r = store_all(cx, recs, n, ms, "append");
+	free(ms);
 	for (i = 0; i < n; i++)
 		json_decref(recs[i]);
 	free(recs);
@@ -317,7 +379,7 @@ cmd_import(struct lctx *cx, const char *from, const char *file,
 		if (!recs[i])
 			ar_die(AR_EX_SOFTWARE, "cannot build a record");
 	}
-	r = store_all(cx, recs, imp.nrow, "import");
+	r = store_all(cx, recs, imp.nrow, NULL, "import");
 	for (i = 0; i < imp.nrow; i++)
 		json_decref(recs[i]);
 	free(recs);

@@ -117,7 +117,7 @@ batches(void)
 	recs[3] = rec("r1", 1);
 	recs[4] = rec("r1", 5);
 	recs[5] = json_pack("{s:i}", "x", 1);
-	OK(ar_ledger_add_batch(&l, recs, 6, st, err, sizeof err) == 0,
+	OK(ar_ledger_add_batch(&l, recs, 6, st, NULL, err, sizeof err) == 0,
 	    "batch: added");
 	OK(st[0] == 0 && st[1] == 0 && st[2] == 1 && st[3] == 1 && st[4] == 2 &&
 	    st[5] == -1, "batch: stored, stored, the same twice in the batch, "
