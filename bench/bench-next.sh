@@ -10,10 +10,14 @@
 # real command, ar-sched next -C, and prints each figure against its
 # target:
 #   put                     >= 5000 records/s (one batch)
-#   next, from scratch      <= 1 s   (no summary: every row verified;
-#                           then again with the segments sealed by it,
-#                           their folds removed; then with the folds
-#                           that first decision kept, run/sched-fold)
+#   next, from scratch      <= 1 s   (no summary, the ledger as
+#                           ar-ledger append left it: each segment
+#                           sealed, and folded by the ar-sched fold it
+#                           runs; then the folds removed, a ledger no
+#                           decision or append folded, as an import;
+#                           then the seals removed too: every row
+#                           verified; then with the folds the decisions
+#                           kept, run/sched-fold, best of 3)
 #   next, summary current   <= 100 ms
 #   next, 1,000 new results <= 100 ms (appended as a segment; the first
 #                           decision after them, three rounds, the
@@ -95,17 +99,24 @@ best3() {
 	next_ "$@"; b=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
 	next_ "$@"; s=$(awk -v a="$b" -v c="$s" 'BEGIN { print (c < a ? c : a) }')
 }
-rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/method-hashes" "$C/run/sched-fold"
+# The first decision, on the ledger as the appends left it: no summary,
+# each segment sealed and folded.
+[ -e "$C/run/sched-summary" ] && die "a summary before the first decision"
 next_
-scratch=$s
+appended=$s
 n=$(($(wc -l < "$work/out") - 1))
-# The export -V of that first decision sealed the segments it checked:
-# from scratch again, as after any earlier export -V or verify, without
-# the segments' folds (a ledger ar-sched never read)...
+# From scratch without the folds (a ledger no decision or append
+# folded: an import, or one written before the folds)...
 rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/sched-fold"
 next_
 sealed=$s
-# ... and with them, as that decision left them (best of 3).
+# ... and without the seals either: every row's signature checked (the
+# export -V of that decision seals them again)...
+rm -f "$C"/ledger/seg/*.seal "$C/ledger/loose.seal"
+rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/method-hashes" "$C/run/sched-fold"
+next_
+scratch=$s
+# ... and from the folds that decision kept (best of 3).
 best3_scratch() {
 	rm -f "$C/run/sched-summary" "$C/run/sched-queue"; next_; b=$s
 	rm -f "$C/run/sched-summary" "$C/run/sched-queue"; next_
@@ -156,9 +167,10 @@ row() {
 echo "# ar-sched next -C camp -g topo.tsv -m subs.tsv: $n assignments"
 echo "# the first decisions after each of three rounds of 1,000 new results:$firsts s"
 row "ar-queue put, $pend records in one batch" "$(awk -v n="$pend" -v s="$put_s" 'BEGIN { print n / s }')" records/s 5000 ge
-row "next, from scratch (no summary, every row checked)" "$scratch" s 1 le
-row "next, from scratch (no summary, sealed, no folds)" "$sealed" s 1 le
+row "next, first decision, as ar-ledger append left it" "$appended" s 1 le
 row "next, from scratch (no summary, sealed and folded)" "$folded" s 1 le
+row "next, from scratch (no summary, sealed, no folds)" "$sealed" s 1 le
+row "next, from scratch (no summary, seal or fold)" "$scratch" s 1 le
 row "next, summary current (best of 3)" "$current" s 0.1 le
 row "next, first after 1,000 new results (most of 3)" "$after1" s 0.1 le
 row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le

@@ -74,7 +74,7 @@ book() {
 	run -64 ar-sched
 	[[ "${lines[0]}" == "usage: ar-sched gpus"* ]]
 	run -64 --separate-stderr ar-sched frob
-	[ "$stderr" = "ar-sched: frob: no such command (gpus, pack, next, cluster, simulate, landscape)" ]
+	[ "$stderr" = "ar-sched: frob: no such command (gpus, pack, next, fold, cluster, simulate, landscape)" ]
 	run -64 ar-sched gpus -x
 	# A subcommand's bad option names the program, with that
 	# subcommand's usage.
@@ -883,6 +883,56 @@ decide() {
 	same "$out" "$whole"
 }
 
+# ar-ledger append seals the segments it writes and runs ar-sched fold:
+# a first decision on a ledger no decision read takes their folds, the
+# bytes a decision would have written, and exports only the rows after.
+@test "ar-sched fold: folds the segments after the newest folded one, as a decision would; ar-ledger append runs it" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	results 5 3
+	same "$(ls camp/run/sched-fold)" "00000001
+00000002"
+	[ ! -e camp/run/sched-summary ]
+	cp camp/run/sched-fold/00000001 f1
+	cp camp/run/sched-fold/00000002 f2
+	rm -r camp/run/sched-fold
+	run -0 --separate-stderr ar-sched fold -C camp
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-sched: fold: 2 segments folded" ]
+	cmp f1 camp/run/sched-fold/00000001
+	cmp f2 camp/run/sched-fold/00000002
+	[ ! -e camp/run/sched-summary ]
+	run -0 --separate-stderr ar-sched fold -C camp
+	[ "$stderr" = "ar-sched: fold: 0 segments folded" ]
+	# Only the segments after the newest good fold are read.
+	rm camp/run/sched-fold/00000002
+	run -0 --separate-stderr ar-sched fold -C camp
+	[ "$stderr" = "ar-sched: fold: 1 segment folded" ]
+	cmp f2 camp/run/sched-fold/00000002
+	# The first decision exports the rows after the folded segments
+	# only, and decides as one from the rows does.
+	if command -v strace > /dev/null; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > /dev/null 2>&1
+		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+		rm camp/run/sched-summary camp/run/sched-queue
+	fi
+	decide
+	folded=$out
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	decide
+	same "$out" "$folded"
+	cmp f1 camp/run/sched-fold/00000001
+	# Bad uses: one line each, documented codes.
+	run -64 --separate-stderr ar-sched fold -C camp extra
+	[ "${stderr_lines[0]}" = "usage: ar-sched fold [-C dir]" ]
+	run -66 --separate-stderr ar-sched fold -C nowhere
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "ar-sched: "*nowhere* ]]
+}
+
 @test "ar-sched next: a torn, altered, foreign or stale fold is not trusted; its segment's rows are read" {
 	mkcamp
 	echo 'sched.grid_cap = 0' >> camp/campaign.conf
@@ -928,11 +978,13 @@ decide() {
 	again
 	[[ "$err" == *"ar-sched: $F: made for another campaign; $why"* ]]
 	# The ledger written again under the same numbers: the folds are of
-	# segments that are no more.
+	# segments that are no more (put back over those append wrote).
+	cp "$F" stale
 	rm -rf camp/ledger
 	mkdir -p camp/ledger/results camp/ledger/seg
 	results 40 7
 	results 30 8
+	cp stale "$F"
 	rm camp/run/sched-summary
 	decide
 	[[ "$err" == *"ar-sched: $F: ledger segment 00000001 changed since it was folded; $why"* ]]

@@ -11,6 +11,7 @@
 #include "err.h"
 #include "imports.h"
 #include "io.h"
+#include "proc.h"
 #include "json.h"
 #include "timefmt.h"
 #include "ar-ledger.h"
@@ -65,8 +66,8 @@ method_states(struct lctx *cx, struct job *jobs, size_t n)
 /* A segment append made holds rows it checked as verify would, and the
  * bytes it wrote: it is sealed now, so that no later read checks their
  * signatures again. Not when a row's method has another hash: verify is
- * left to name it. */
-static void
+ * left to name it. 0 when sealed. */
+static int
 seal_made(struct lctx *cx, const struct ar_seg_made *made, const int *st,
     const unsigned char *ms, size_t n)
 {
@@ -78,25 +79,43 @@ seal_made(struct lctx *cx, const struct ar_seg_made *made, const int *st,
 		if (st[i] != 0)
 			continue;
 		if (ms[i] == M_DIFF)
-			return;
+			return -1;
 		sum.rows++;
 		sum.unchecked += ms[i] == M_UNCHECKED;
 	}
 	for (i = 0; i < cx->led.nseg; i++)
-		if (ar_ledger_seg_number(cx->led.seg[i].path) == made->num) {
-			(void)segseal_write(cx, &cx->led.seg[i], &sum,
+		if (ar_ledger_seg_number(cx->led.seg[i].path) == made->num)
+			return segseal_write(cx, &cx->led.seg[i], &sum,
 			    made->hash);
-			return;
-		}
+	return -1;
+}
+
+/* The scheduler's folds of the segments just sealed (ar-sched fold), so
+ * that its first decision on this ledger reads them, not their rows.
+ * A cache: without ar-sched beside ar-ledger nothing is done, and a fold
+ * that fails is made by the first decision instead. */
+static void
+fold_made(struct lctx *cx)
+{
+	char *prog = ar_sibling("ar-sched");
+	char *argv[] = { prog, "fold", "-C", cx->camp.dir, NULL };
+	int st;
+
+	if (ar_runnable(prog) && (st = ar_run(argv, AR_FD_NULL,
+	    AR_FD_NULL)) != 0)
+		ar_warn("append: ar-sched fold -C %s failed (%s %d); its "
+		    "first decision folds the new segments", cx->camp.dir,
+		    st < 0 ? "errno" : "status", st < 0 ? errno : st);
+	free(prog);
 }
 
 /* Stores recs; ms, when given, is method_states of them, and the
- * segments made are sealed. */
+ * segments made are sealed, then folded. */
 static int
 store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
     const char *what)
 {
-	size_t i, stored = 0, dup = 0, clash = 0, off;
+	size_t i, stored = 0, dup = 0, clash = 0, off, sealed = 0;
 	int *st = ar_xmalloc((n ? n : 1) * sizeof *st);
 	char err[1024];
 
@@ -118,10 +137,13 @@ store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
 			    st + off, &made, err, sizeof err) < 0)
 				ar_die(errno == EAGAIN ? AR_EX_TEMPFAIL :
 				    ar_errno_exit(errno), "%s", err);
-			if (ms && made.num)
-				seal_made(cx, &made, st + off, ms + off, m);
+			if (ms && made.num && seal_made(cx, &made, st + off,
+			    ms + off, m) == 0)
+				sealed++;
 		}
 	}
+	if (sealed)
+		fold_made(cx);
 	for (i = 0; i < n; i++) {
 		if (st[i] == 0)
 			stored++;

@@ -2,7 +2,8 @@
  * file dispatches to the subcommands and owns the usage text: gpus and
  * pack (gpus.c) print the inventory and place bundles on what is free;
  * next (next.c, next-read.c) asks the shared policy for the most
- * valuable measurements and places them; simulate (simulate.c) runs the
+ * valuable measurements and places them, and fold (next.c, summary.c)
+ * keeps the folds of the ledger's segments it reads; simulate (simulate.c) runs the
  * policies against landscapes that landscape (landscape.c) makes;
  * cluster (cluster.c) simulates the packer on a large cluster.
  * ar-sched(1) is the contract. */
@@ -18,6 +19,7 @@ const char sched_usage[] =
 	USAGE_GPUS "\n"
 	USAGE_PACK "\n"
 	USAGE_NEXT "\n"
+	USAGE_FOLD "\n"
 	USAGE_CLUSTER "\n"
 	USAGE_SIMULATE "\n"
 	USAGE_LANDSCAPE;
@@ -72,8 +74,10 @@ main(int argc, char **argv)
 		return cmd_pack(argc - 1, argv + 1);
 	if (strcmp(sub, "next") == 0)
 		return cmd_next(argc - 1, argv + 1);
+	if (strcmp(sub, "fold") == 0)
+		return cmd_fold(argc - 1, argv + 1);
 	if (strcmp(sub, "cluster") == 0)
 		return cmd_cluster(argc - 1, argv + 1);
-	ar_die(AR_EX_USAGE, "%s: no such command (gpus, pack, next, cluster, "
+	ar_die(AR_EX_USAGE, "%s: no such command (gpus, pack, next, fold, cluster, "
 	    "simulate, landscape)", sub);
 }

@@ -505,3 +505,40 @@ cmd_next(int argc, char **argv)
 	ar_campaign_free(&camp);
 	return AR_EX_OK;
 }
+
+/* ar-sched fold: the segments' folds brought up to date without a
+ * decision (ar-sched(1)); ar-ledger append runs it once it has sealed
+ * new segments. */
+int
+cmd_fold(int argc, char **argv)
+{
+	const char *copt = NULL;
+	struct nx x = {0};
+	struct ar_campaign camp;
+	struct ar_manifest man;
+	char err[512], *pdir;
+	size_t n;
+	int c;
+
+	while ((c = getopt(argc, argv, "C:")) != -1) {
+		switch (c) {
+		case 'C': copt = optarg; break;
+		default: ar_usage(USAGE_FOLD);
+		}
+	}
+	if (optind != argc)
+		ar_usage(USAGE_FOLD);
+	ar_campaign_open(&camp, ar_campaign_default(copt));
+	x.camp = camp.dir;
+	pdir = ar_path(camp.dir, "problem");
+	if (ar_manifest_read(&man, pdir, err, sizeof err) < 0)
+		ar_die(AR_EX_DATA, "%s", err);
+	free(pdir);
+	/* The metric a decision folds by: the problem's. */
+	n = summ_fold(&x, man.metric.name);
+	ar_warn("fold: %zu segment%s folded", n, n == 1 ? "" : "s");
+	free_nx(&x);
+	ar_manifest_free(&man);
+	ar_campaign_free(&camp);
+	return AR_EX_OK;
+}

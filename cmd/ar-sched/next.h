@@ -156,6 +156,9 @@ void summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
     const char *qdir);
 /* Writes the summary if it changed (tmp, fsync, rename) and frees it. */
 void summ_close(struct summ *sm);
+/* The folds of the segments after the newest one with a good fold
+ * (ar-sched fold); how many segments it folded. */
+size_t summ_fold(struct nx *x, const char *metric);
 
 /* The methods: from the submissions file subm ("-": standard input), or
  * when NULL from the campaign's submitted/ spool. One submitted twice

@@ -18,6 +18,7 @@
 #define USAGE_NEXT "next [-C dir] [-l ledger] [-m submissions] [-n max] " \
 	"[-w workload] [--put] [--noise-max r] [-g file | --gpus n " \
 	"[--pairs] | --cpus | --slurm]"
+#define USAGE_FOLD "fold [-C dir]"
 #define USAGE_CLUSTER "cluster [-N nodes] [-G gpus] [-p pending] " \
 	"[-R reservations] [-W window] [-s seed] [-d hours] [--check] " \
 	"[--no-reserve]"
@@ -36,6 +37,7 @@ extern const char sched_usage[];
 int cmd_gpus(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 int cmd_next(int argc, char **argv);
+int cmd_fold(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_landscape(int argc, char **argv);

@@ -1292,15 +1292,13 @@ key_hash_of(const struct ar_campaign *c, char out[AR_HASH_HEX])
 	return out;
 }
 
-struct summ *
-summ_known(struct nx *x, const char *ledger, const char *metric)
+static void summ_free(struct summ *);
+
+static struct summ *
+summ_new(const struct nx *x, const char *metric)
 {
 	struct summ *sm = ar_xcalloc(1, sizeof *sm);
-	struct agg a;
-	struct ar_ledger led;
-	char err[1024], *run, *ldir;
-	const char *why;
-	int have_led;
+	char *run;
 
 	sm->camp = ar_xstrdup(x->camp);
 	sm->metric = metric;
@@ -1311,6 +1309,66 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 	sm->qpath = ar_path(run, QNAME);
 	sm->fdir = ar_path(run, "sched-fold");
 	free(run);
+	return sm;
+}
+
+/* ar-sched fold: the folds of the segments after the newest one with a
+ * good fold, from their rows, as a decision would write them; no summary
+ * or queue is read or written. So that a ledger a decision never read
+ * (ar-ledger append runs this) is decided from its folds. Returns how
+ * many segments it folded. */
+size_t
+summ_fold(struct nx *x, const char *metric)
+{
+	struct summ *sm = summ_new(x, metric);
+	struct ar_ledger led;
+	struct fseg now;
+	struct agg a;
+	char err[1024], why[300], *ldir;
+	size_t i, upto = 0, n;
+
+	ldir = ar_campaign_path(x->camp, "ledger");
+	if (ar_ledger_open(&led, ldir, 0, err, sizeof err) < 0) {
+		free(ldir);
+		summ_free(sm);
+		return 0;
+	}
+	free(ldir);
+	for (i = led.nseg; i > 0 && !upto; i--) {
+		unsigned long num = ar_ledger_seg_number(led.seg[i - 1].path);
+
+		if (num == 0 || seg_ident(led.seg[i - 1].path, num, &now) < 0)
+			continue;
+		agg_init(&a, metric);
+		if (fold_read(sm, &now, &a, why, sizeof why) == 0)
+			upto = i;
+		agg_free(&a);
+	}
+	/* The segments up to it stand as folded: only their numbers are
+	 * read (at_cut goes on from the next one). */
+	sm->seg = ar_xcalloc(upto + 1, sizeof *sm->seg);
+	for (i = 0; i < upto; i++)
+		sm->seg[i].num = ar_ledger_seg_number(led.seg[i].path);
+	sm->nseg = upto;
+	agg_init(&a, metric);
+	fold_export(sm, x, &a, &led);
+	n = sm->nseg - upto;
+	agg_free(&a);
+	ar_ledger_close(&led);
+	summ_free(sm);
+	return n;
+}
+
+struct summ *
+summ_known(struct nx *x, const char *ledger, const char *metric)
+{
+	struct summ *sm = summ_new(x, metric);
+	struct agg a;
+	struct ar_ledger led;
+	char err[1024], *ldir;
+	const char *why;
+	int have_led;
+
 	agg_init(&a, metric);
 	ldir = ar_campaign_path(x->camp, "ledger");
 	have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
@@ -1651,7 +1709,6 @@ summ_close(struct summ *sm)
 {
 	struct ar_buf b = {0};
 	char h[SUMLEN + 1];
-	size_t i;
 
 	if (sm->dirty || !sm->loaded) {
 		char *run = ar_campaign_path(sm->camp, "run");
@@ -1701,6 +1758,14 @@ summ_close(struct summ *sm)
 			    strerror(errno));
 		ar_buf_free(&b);
 	}
+	summ_free(sm);
+}
+
+static void
+summ_free(struct summ *sm)
+{
+	size_t i;
+
 	for (i = 0; i < sm->nq; i++)
 		q_free(&sm->q[i]);
 	free(sm->q);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "crypto.h"
 #include "json.h"
 #include "ledger.h"
 #include "unit.h"
@@ -106,6 +107,8 @@ batches(void)
 	json_t *recs[6];
 	int st[6], i, calls = 0;
 	size_t merged = 99;
+	struct ar_seg_made made;
+	char h[AR_HASH_HEX], *segp;
 
 	ar_ledger_open(&l, dir, 1, err, sizeof err);
 	recs[5] = rec("r1", 1);
@@ -117,8 +120,13 @@ batches(void)
 	recs[3] = rec("r1", 1);
 	recs[4] = rec("r1", 5);
 	recs[5] = json_pack("{s:i}", "x", 1);
-	OK(ar_ledger_add_batch(&l, recs, 6, st, NULL, err, sizeof err) == 0,
+	OK(ar_ledger_add_batch(&l, recs, 6, st, &made, err, sizeof err) == 0,
 	    "batch: added");
+	segp = unit_path(dir, "seg/00000001.tsv");
+	OK(made.num == 1 && ar_hash_file(segp, h) == 0 && strcmp(h,
+	    made.hash) == 0, "batch: the segment made, and the hash of the "
+	    "bytes written");
+	free(segp);
 	OK(st[0] == 0 && st[1] == 0 && st[2] == 1 && st[3] == 1 && st[4] == 2 &&
 	    st[5] == -1, "batch: stored, stored, the same twice in the batch, "
 	    "the same as stored, a clash, invalid");
