@@ -1312,10 +1312,13 @@ summ_new(const struct nx *x, const char *metric)
 	return sm;
 }
 
-/* ar-sched fold: the folds of the segments after the newest one with a
- * good fold, from their rows, as a decision would write them; no summary
+/* ar-sched fold: the folds of the segments from the first one without a
+ * fold file, or after the newest one with a good fold when that is
+ * earlier, from their rows, as a decision would write them; no summary
  * or queue is read or written. So that a ledger a decision never read
- * (ar-ledger append runs this) is decided from its folds. Returns how
+ * (ar-ledger append runs this) is decided from its folds. The first
+ * without a file matters when appends run at once: a fold run may see
+ * a newer segment's fold before an older segment is folded. Returns how
  * many segments it folded. */
 size_t
 summ_fold(struct nx *x, const char *metric)
@@ -1344,6 +1347,15 @@ summ_fold(struct nx *x, const char *metric)
 			upto = i;
 		agg_free(&a);
 	}
+	for (i = 0; i < upto; i++) {
+		char *p = fold_path(sm, ar_ledger_seg_number(led.seg[i].path));
+		int gone = access(p, F_OK) < 0;
+
+		free(p);
+		if (gone)
+			break;
+	}
+	upto = i;
 	/* The segments up to it stand as folded: only their numbers are
 	 * read (at_cut goes on from the next one). */
 	sm->seg = ar_xcalloc(upto + 1, sizeof *sm->seg);
