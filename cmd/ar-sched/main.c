@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crypto.h"
 #include "err.h"
 #include "sched.h"
 
@@ -49,6 +50,9 @@ main(int argc, char **argv)
 	const char *sub;
 
 	ar_setprog(argv[0]);
+	/* libsodium's fastest BLAKE2b for this CPU (the queue's manifests,
+	 * method hashes): without it, its reference code. */
+	ar_crypto_init();
 	/* A subcommand's argv[0] is what getopt names in its messages: the
 	 * program, not the subcommand ("ar-sched: unrecognized option"). */
 	if (argc >= 2 && strcmp(argv[1], "simulate") == 0) {
