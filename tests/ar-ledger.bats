@@ -356,6 +356,7 @@ ar-ledger: append: 0 stored, 0 already there, some refused" ]
 00000001.seal
 00000001.tsv
 00000002.idx
+00000002.seal
 00000002.tsv" ]
 	for f in tsv jsonl autoresearch; do
 		run -0 --separate-stderr ar-ledger export -C "$C" -f $f
@@ -1068,7 +1069,8 @@ $f	$id	bad signature" ]
 	echo '{"id":' > "$f"
 	run -0 --separate-stderr ar-ledger compact -C "$C"
 	[ "$stderr" = "ar-ledger: $f: left in place: invalid JSON
-ar-ledger: 2 results merged into segments" ]
+ar-ledger: 2 results merged into segments
+ar-ledger: compact: ar-sched fold -C $C exited 69: the new segments are left unfolded (it says why)" ]
 	run -0 ls "$L/results"
 	[ "$output" = "$id.json" ]
 	run -1 --separate-stderr ar-ledger verify -C "$C"

@@ -940,6 +940,34 @@ decide() {
 	[[ "$stderr" == "ar-sched: "*nowhere* ]]
 }
 
+# A segment compacted from loose results is checked and sealed by the
+# export -V of the fold that follows, and folded: by ar-ledger compact,
+# and by the append whose results made the compaction due.
+@test "ar-sched fold: a compaction, asked for or made by an append, is sealed and folded" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 5 1
+	[ ! -e camp/run/sched-fold ]
+	run -0 --separate-stderr ar-ledger compact -C camp
+	[[ "$stderr" == "ar-ledger: "*" results merged into segments" ]]
+	[ -f camp/ledger/seg/00000001.seal ]
+	[ -s camp/run/sched-fold/00000001 ]
+	n=$(ls camp/ledger/results | wc -l)
+	[ "$n" -eq 0 ]
+	AR_LEDGER_COMPACT=4 results 5 2
+	[ -f camp/ledger/seg/00000002.seal ]
+	[ -s camp/run/sched-fold/00000002 ]
+	cp camp/run/sched-fold/00000001 f1
+	cp camp/run/sched-fold/00000002 f2
+	decide
+	folded=$out
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	decide
+	same "$out" "$folded"
+	cmp f1 camp/run/sched-fold/00000001
+	cmp f2 camp/run/sched-fold/00000002
+}
+
 # Appends at once each seal their segment and run a fold, which may see
 # the others' segments half-way: every fold kept must still be the bytes
 # a decision from the rows writes.

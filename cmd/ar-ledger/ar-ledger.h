@@ -197,6 +197,10 @@ int canon_flat(const char *json, size_t len, struct cflat *out);
 /* The string at a flat path, or NULL when there is none there. */
 const char *cflat_str(const struct cflat *c, const char *path);
 
+/* store.c: ar-sched fold -C on the campaign, once segments were written
+ * (what: the subcommand, for its warning). */
+void ledger_fold(struct lctx *cx, const char *what);
+
 /* segseal.c */
 /* Nonzero when seg's seal matches the segment as it is now, signed by
  * the campaign's key; sum gets what it says of the rows. SEAL_STALE when

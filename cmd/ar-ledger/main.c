@@ -59,6 +59,8 @@ cmd_compact(struct lctx *cx, int break_lock)
 		ar_die(errno == EAGAIN ? AR_EX_TEMPFAIL : ar_errno_exit(errno),
 		    "%s", err);
 	ar_warn("%zu results merged into segments", merged);
+	if (merged)
+		ledger_fold(cx, "compact");
 	return AR_EX_OK;
 }
 

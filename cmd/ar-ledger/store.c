@@ -90,12 +90,13 @@ seal_made(struct lctx *cx, const struct ar_seg_made *made, const int *st,
 	return -1;
 }
 
-/* The scheduler's folds of the segments just sealed (ar-sched fold), so
- * that its first decision on this ledger reads them, not their rows.
+/* The scheduler's folds of the segments just written (ar-sched fold), so
+ * that its first decision on this ledger reads them, not their rows; its
+ * export -V checks and seals a compacted segment's rows on the way.
  * A cache: without ar-sched beside ar-ledger nothing is done, and a fold
  * that fails is made by the first decision instead. */
-static void
-fold_made(struct lctx *cx)
+void
+ledger_fold(struct lctx *cx, const char *what)
 {
 	char *prog = ar_sibling("ar-sched");
 	char *argv[] = { prog, "fold", "-C", cx->camp.dir, NULL };
@@ -103,9 +104,10 @@ fold_made(struct lctx *cx)
 
 	if (ar_runnable(prog) && (st = ar_run(argv, AR_FD_NULL,
 	    AR_FD_NULL)) != 0)
-		ar_warn("append: ar-sched fold -C %s failed (%s %d); its "
-		    "first decision folds the new segments", cx->camp.dir,
-		    st < 0 ? "errno" : "status", st < 0 ? errno : st);
+		ar_warn("%s: ar-sched fold -C %s %s %d: the new segments are "
+		    "left unfolded (it says why)", what, cx->camp.dir,
+		    st < 0 ? "failed to start, errno" : "exited", st < 0 ?
+		    errno : st);
 	free(prog);
 }
 
@@ -116,6 +118,7 @@ store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
     const char *what)
 {
 	size_t i, stored = 0, dup = 0, clash = 0, off, sealed = 0;
+	size_t nseg0 = cx->led.nseg;
 	int *st = ar_xmalloc((n ? n : 1) * sizeof *st);
 	char err[1024];
 
@@ -142,8 +145,9 @@ store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
 				sealed++;
 		}
 	}
-	if (sealed)
-		fold_made(cx);
+	/* Sealed segments, or loose results compacted into one. */
+	if (sealed || cx->led.nseg != nseg0)
+		ledger_fold(cx, what);
 	for (i = 0; i < n; i++) {
 		if (st[i] == 0)
 			stored++;
