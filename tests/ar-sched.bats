@@ -932,6 +932,13 @@ decide() {
 	decide
 	same "$out" "$folded"
 	cmp f1 camp/run/sched-fold/00000001
+	# Without a problem to name the metric, folded as next folds
+	# then: by none.
+	rm -r camp/run/sched-fold
+	mv camp/problem problem.kept
+	run -0 --separate-stderr ar-sched fold -C camp
+	[ "$stderr" = "ar-sched: fold: 2 segments folded" ]
+	mv problem.kept camp/problem
 	# Bad uses: one line each, documented codes.
 	run -64 --separate-stderr ar-sched fold -C camp extra
 	[ "${stderr_lines[0]}" = "usage: ar-sched fold [-C dir]" ]

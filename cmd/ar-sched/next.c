@@ -518,7 +518,7 @@ cmd_fold(int argc, char **argv)
 	struct ar_manifest man;
 	char err[512], *pdir;
 	size_t n;
-	int c;
+	int c, have_man;
 
 	while ((c = getopt(argc, argv, "C:")) != -1) {
 		switch (c) {
@@ -531,14 +531,15 @@ cmd_fold(int argc, char **argv)
 	ar_campaign_open(&camp, ar_campaign_default(copt));
 	x.camp = camp.dir;
 	pdir = ar_path(camp.dir, "problem");
-	if (ar_manifest_read(&man, pdir, err, sizeof err) < 0)
-		ar_die(AR_EX_DATA, "%s", err);
+	have_man = ar_manifest_read(&man, pdir, err, sizeof err) == 0;
 	free(pdir);
-	/* The metric a decision folds by: the problem's. */
-	n = summ_fold(&x, man.metric.name);
+	/* The metric a decision folds by: the problem's, or none without
+	 * one, as next does. */
+	n = summ_fold(&x, have_man ? man.metric.name : NULL);
 	ar_warn("fold: %zu segment%s folded", n, n == 1 ? "" : "s");
 	free_nx(&x);
-	ar_manifest_free(&man);
+	if (have_man)
+		ar_manifest_free(&man);
 	ar_campaign_free(&camp);
 	return AR_EX_OK;
 }
