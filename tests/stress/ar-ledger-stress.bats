@@ -46,9 +46,12 @@ teardown() {
 	ledger_clean
 	run -0 ls -A "$L/results"
 	[ "$output" = "" ]
-	# Segments 1 to 120, each the whole of one batch.
+	# Segments 1 to 120, each the whole of one batch, sealed by its
+	# append, and no fold run failed.
 	run -0 ls "$L/seg"
-	[ "$output" = "$(for i in $(seq 1 120); do printf '%08d.idx\n%08d.tsv\n' "$i" "$i"; done)" ]
+	[ "$output" = "$(for i in $(seq 1 120); do printf '%08d.idx\n%08d.seal\n%08d.tsv\n' "$i" "$i" "$i"; done)" ]
+	run -1 grep 'ar-sched fold' "$T/err"
+	[ "$(ls "$C/run/sched-fold" | wc -l)" -eq 120 ]
 	run -0 awk 'FNR == 1 && NR > 1 { print s; s = "" } { s = s $0 "," } END { print s }' "$L"/seg/*.idx
 	printf '%s\n' "$output" | LC_ALL=C sort > "$T/segs"
 	jq -r .id "$T/pool.jsonl" | awk '{ print int((NR - 1) / 17) "\t" $0 }' |
