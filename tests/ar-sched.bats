@@ -621,6 +621,16 @@ decide() {
 	err=$stderr
 }
 
+# same_from_rows: a decision as the campaign is, then one from the rows
+# alone (no summary, no folds): the same; its folds are left behind.
+same_from_rows() {
+	decide
+	local folded=$out
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	decide
+	same "$out" "$folded"
+}
+
 @test "ar-sched next: the summary gives the decision a whole read gives, after rows are appended, compacted" {
 	need_jq
 	mkcamp
@@ -926,11 +936,7 @@ decide() {
 		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
 		rm camp/run/sched-summary camp/run/sched-queue
 	fi
-	decide
-	folded=$out
-	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
-	decide
-	same "$out" "$folded"
+	same_from_rows
 	cmp f1 camp/run/sched-fold/00000001
 	# Without a problem to name the metric, folded as next folds
 	# then: by none.
@@ -966,11 +972,7 @@ decide() {
 	[ -s camp/run/sched-fold/00000002 ]
 	cp camp/run/sched-fold/00000001 f1
 	cp camp/run/sched-fold/00000002 f2
-	decide
-	folded=$out
-	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
-	decide
-	same "$out" "$folded"
+	same_from_rows
 	cmp f1 camp/run/sched-fold/00000001
 	cmp f2 camp/run/sched-fold/00000002
 }
@@ -1012,11 +1014,7 @@ decide() {
 	done
 	[ "$(ls camp/run/sched-fold | wc -l)" -eq 8 ]
 	cp camp/run/sched-fold/* kept/
-	decide
-	folded=$out
-	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
-	decide
-	same "$out" "$folded"
+	same_from_rows
 	for f in kept/*; do
 		cmp "$f" "camp/run/sched-fold/${f#kept/}"
 	done
