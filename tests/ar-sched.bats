@@ -1084,6 +1084,54 @@ same_from_rows() {
 # A batch put leaves a manifest of its records (queue/batch/): a
 # decision that reads many records reads it instead of each file, and
 # decides as it would from the files.
+@test "ar-sched next: the export is folded as it comes; one that fails leaves no fold and no summary, and is said to have failed" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	rm -r camp/run/sched-fold
+	ar-ledger export -C camp -V -f tsv -A 0 > whole.tsv 2> /dev/null
+	n=$(stat -c %s whole.tsv)
+	# Ten bytes into the middle line: a row cut short.
+	half=$(awk -v h="$(( $(wc -l < whole.tsv) / 2 ))" 'NR <= h { b += length($0) + 1 } END { print b + 10 }' whole.tsv)
+	# ar-sched runs the ar-ledger beside it: a copy of it beside one
+	# that writes the first BYTES of the export, then exits STATUS (or
+	# kills itself with -9).
+	mkdir fake
+	cp "$(command -v ar-sched)" fake/
+	fake() {
+		printf '#!/bin/sh\nhead -c %s "%s"\n%s\n' "$1" "$PWD/whole.tsv" "$2" > fake/ar-ledger
+		chmod +x fake/ar-ledger
+	}
+	nothing_kept() {
+		[ ! -e camp/run/sched-summary ]
+		[ -z "$(ls camp/run/sched-fold 2> /dev/null)" ]
+	}
+	for how in "$half:exit 1" "$n:exit 1" "$half:kill -9 \$\$" "$n:kill -9 \$\$"; do
+		fake "${how%%:*}" "${how#*:}"
+		run --separate-stderr -69 fake/ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+		[[ "$stderr" == *"ar-sched: ar-ledger export -C camp -V failed; give its export with -l" ]]
+		[[ "$stderr" != *"line "* ]]
+		same "$output" ""
+		nothing_kept
+	done
+	# Cut short but exited 0: the rows are malformed, and say where.
+	fake "$half" "exit 0"
+	run --separate-stderr -65 fake/ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[[ "$stderr" == "ar-sched: ar-ledger export: line $(( $(wc -l < whole.tsv) / 2 + 1 )): 1 field, header has "* ]]
+	nothing_kept
+	# Whole and well: the folds and the decision the real export gives.
+	fake "$n" "exit 0"
+	run --separate-stderr -0 fake/ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	faked=$(printf '%s\n' "$output" | cut -f 2-)
+	mv camp/run/sched-fold fold.faked
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$faked"
+	diff -r fold.faked camp/run/sched-fold
+	[ "$(ls camp/run/sched-fold)" = "$(printf '00000001\n00000002')" ]
+}
+
 @test "ar-sched next: queue records from a batch's manifest, as from their files" {
 	mkcamp
 	echo 'sched.grid_cap = 0' >> camp/campaign.conf

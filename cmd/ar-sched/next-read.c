@@ -619,6 +619,22 @@ seconds_between(const char *a, const char *b)
 	return (double)(e.tv_sec - s.tv_sec) + (e.tv_nsec - s.tv_nsec) / 1e9;
 }
 
+/* The rows are malformed: fo's hook first (see struct fold). */
+static void
+fold_bad(const struct fold *fo)
+{
+	if (fo && fo->bad)
+		fo->bad(fo->arg);
+}
+
+static int
+fold_need(const struct ar_tsv *t, const char *col, const struct fold *fo)
+{
+	if (ar_tsv_col(t, col) < 0)
+		fold_bad(fo);
+	return ar_tsv_need(t, col);
+}
+
 void
 fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 {
@@ -634,8 +650,10 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	struct agg *const total = x;
 	unsigned long cur = 0;
 
-	if (ar_tsv_open(&t, f, name) < 0)
+	if (ar_tsv_open(&t, f, name) < 0) {
+		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
+	}
 	c_wl = ar_tsv_col(&t, "workload");
 	c_k = ar_tsv_col(&t, "shape.k");
 	c_verdict = ar_tsv_col(&t, "verdict");
@@ -658,7 +676,7 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	c_dirn = ar_tsv_col(&t, "direction");
 	c_conf = ar_tsv_col(&t, "ratio.conf");
 	if (fo && fo->want_seg)
-		c_seg = ar_tsv_need(&t, "segment");
+		c_seg = fold_need(&t, "segment", fo);
 	if (x->metric) {
 		char *cn = ar_xasprintf("baseline.%s.median", x->metric);
 
@@ -675,12 +693,14 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		/* An empty ledger exports a bare header: the columns are
 		 * needed only once there is a row. */
 		if (!rows++) {
-			ar_tsv_need(&t, "workload");
-			ar_tsv_need(&t, "shape.k");
-			ar_tsv_need(&t, "verdict");
-			if (c_commit < 0 && c_dir < 0)
-				ar_die(AR_EX_DATA, "%s: no column method.commit or "
-				    "method.dir", name);
+			fold_need(&t, "workload", fo);
+			fold_need(&t, "shape.k", fo);
+			fold_need(&t, "verdict", fo);
+			if (c_commit < 0 && c_dir < 0) {
+				fold_bad(fo);
+				ar_die(AR_EX_DATA, "%s: no column method.commit "
+				    "or method.dir", name);
+			}
 		}
 		if (c_seg >= 0) {
 			unsigned long sn = strtoul(fld(&t, c_seg), NULL, 10);
@@ -707,10 +727,13 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 			x->left_unverified++;
 			continue;
 		}
-		if (ar_parse_long(fld(&t, c_k), &k) < 0 || k < 1 || k > 65536)
+		if (ar_parse_long(fld(&t, c_k), &k) < 0 || k < 1 ||
+		    k > 65536) {
+			fold_bad(fo);
 			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not a "
 			    "whole number from 1 to 65536", name, t.lineno,
 			    fld(&t, c_k));
+		}
 		r.ki = ar_pol_kindex((long)k);
 		secs = seconds_between(fld(&t, c_start), fld(&t, c_fin));
 		if (secs > 0) {
@@ -773,8 +796,10 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 			fold_row(&ak->at[r.ki], &r);
 		}
 	}
-	if (st < 0)
+	if (st < 0) {
+		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
+	}
 	ar_tsv_close(&t);
 	x = total;
 	if (cur)

@@ -117,6 +117,10 @@ struct fold {
 	 * merges it into total and leaves seg empty again. */
 	void (*seg_done)(struct agg *, struct agg *, unsigned long, void *);
 	struct agg *seg;
+	/* When set: called with arg before the rows are refused as
+	 * malformed, so that a reader of a program's output can say first
+	 * that the program failed (it then does not return). */
+	void (*bad)(void *);
 };
 
 void agg_init(struct agg *a, const char *metric);

@@ -1131,9 +1131,14 @@ folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
  * move into a segment of their own when compacted). */
 struct cut {
 	struct summ *sm;
-	const struct ar_ledger *led;
+	/* The ledger as listed once the export has listed it (at the cut:
+	 * its rows of segments are all in); led_open 1 when listed, -1
+	 * when it could not be. */
+	struct ar_ledger led;
+	int led_open;
 	unsigned long after;
 	struct fold *fo;
+	const char *camp;
 	/* The segments after `after` as they were before the export, and
 	 * the folds of those the export gave rows of (seg_done). */
 	struct fseg *pre;
@@ -1141,6 +1146,14 @@ struct cut {
 	struct agg *done;
 	unsigned long *donenum;
 	size_t ndone;
+	/* The folds to write once the export has exited well (a segment
+	 * and its index in done, or -1: none of its rows was exported), and
+	 * the export being read. */
+	struct fseg *keep;
+	long *keepat;
+	size_t nkeep;
+	FILE *in;
+	pid_t pid;
 };
 
 /* A segment's rows are all in: into the total, and kept for its fold. */
@@ -1159,12 +1172,12 @@ seg_done(struct agg *total, struct agg *seg, unsigned long num, void *arg)
 	agg_init(seg, total->metric);
 }
 
-/* Writes the fold of a segment just folded when it is the file it was
- * before the export (else its rows may be others than those read). */
+/* Keeps the fold of a segment just folded, to be written once the
+ * export has exited well, when the segment is the file it was before
+ * the export (else its rows may be others than those read). */
 static void
 fold_keep(struct cut *c, const struct fseg *now)
 {
-	struct agg empty, *a = NULL;
 	size_t i;
 
 	for (i = 0; i < c->npre; i++)
@@ -1172,17 +1185,65 @@ fold_keep(struct cut *c, const struct fseg *now)
 			break;
 	if (i == c->npre || !seg_same(&c->pre[i], now))
 		return;
+	c->keep = ar_xrealloc(c->keep, (c->nkeep + 1) * sizeof *c->keep);
+	c->keepat = ar_xrealloc(c->keepat, (c->nkeep + 1) *
+	    sizeof *c->keepat);
+	c->keep[c->nkeep] = *now;
+	c->keepat[c->nkeep] = -1;
 	for (i = 0; i < c->ndone; i++)
 		if (c->donenum[i] == now->num)
-			a = &c->done[i];
-	if (a) {
-		fold_write(c->sm, now, a);
-		return;
-	}
-	/* No row of it was exported (all unsigned): an empty fold. */
+			c->keepat[c->nkeep] = (long)i;
+	c->nkeep++;
+}
+
+/* The export exited well: the folds fold_keep chose are written. */
+static void
+folds_write(struct cut *c)
+{
+	struct agg empty;
+	size_t i;
+
 	agg_init(&empty, c->sm->metric);
-	fold_write(c->sm, now, &empty);
+	for (i = 0; i < c->nkeep; i++)
+		/* No row of it was exported (all unsigned): an empty fold. */
+		fold_write(c->sm, &c->keep[i], c->keepat[i] < 0 ? &empty :
+		    &c->done[c->keepat[i]]);
 	agg_free(&empty);
+}
+
+/* How the export ended; it is not read further. */
+static int
+export_end(struct cut *c)
+{
+	char buf[65536];
+	int st;
+
+	if (!c->in)
+		return -1;
+	/* Read to its end, so that it is not stopped by a broken pipe. */
+	while (fread(buf, 1, sizeof buf, c->in) > 0)
+		;
+	fclose(c->in);
+	c->in = NULL;
+	st = ar_wait(c->pid);
+	return st;
+}
+
+static void
+export_failed(const char *camp)
+{
+	ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V failed; give "
+	    "its export with -l", camp);
+}
+
+/* Rows refused as malformed: a failed export is said to have failed. */
+static void
+export_bad(void *arg)
+{
+	struct cut *c = arg;
+
+	if (export_end(c) != 0)
+		export_failed(c->camp);
 }
 
 static void
@@ -1194,15 +1255,26 @@ at_cut(struct agg *a, void *arg)
 	    c->after;
 	size_t i;
 
+	/* Listed now, after the export listed it: it saw no segment newer
+	 * than these. */
+	if (!c->led_open) {
+		char err[1024], *ldir = ar_campaign_path(c->camp, "ledger");
+
+		c->led_open = ar_ledger_open(&c->led, ldir, 0, err,
+		    sizeof err) == 0 ? 1 : -1;
+		if (c->led_open < 0)
+			memset(&c->led, 0, sizeof c->led);
+		free(ldir);
+	}
 	/* Segments are numbered in the order they were written: every
 	 * segment up to the last one seen is folded now. */
-	for (i = sm->nseg; i < c->led->nseg; i++) {
-		unsigned long num = ar_ledger_seg_number(c->led->seg[i].path);
+	for (i = sm->nseg; i < c->led.nseg; i++) {
+		unsigned long num = ar_ledger_seg_number(c->led.seg[i].path);
 
 		if (num == 0 || num > upto)
 			break;
 		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
-		if (seg_ident(c->led->seg[i].path, num, &sm->seg[sm->nseg]) < 0)
+		if (seg_ident(c->led.seg[i].path, num, &sm->seg[sm->nseg]) < 0)
 			break;
 		fold_keep(c, &sm->seg[sm->nseg]);
 		sm->nseg++;
@@ -1214,25 +1286,25 @@ at_cut(struct agg *a, void *arg)
 
 /* Folds into a the rows ar-ledger export -C CAMP -V -f tsv -A N gives:
  * those after the last segment the summary holds, each checked as a
- * whole export would check it; all of it first: a failed export is not
- * malformed data. */
+ * whole export would check it. They are read as the export writes them
+ * (a million rows are 700 MB), and nothing is kept on disk before it has
+ * exited well: a failed export is neither malformed data nor folds. */
 static void
 fold_export(struct summ *sm, struct nx *x, struct agg *a,
     const struct ar_ledger *before)
 {
-	char *prog = ar_sibling("ar-ledger"), num[32], err[1024], *ldir;
+	char *prog = ar_sibling("ar-ledger"), num[32];
 	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
 	    "-f", "tsv", "-A", num, NULL };
-	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL };
-	struct ar_buf out = {0};
-	struct ar_ledger led;
+	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL, export_bad };
+	struct ar_spawn sp;
 	struct agg seg;
 	struct cut cut;
-	FILE *mf;
-	int st, have_led;
+	int fd[2];
 	size_t i;
 
 	memset(&cut, 0, sizeof cut);
+	cut.camp = x->camp;
 	cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
 	snprintf(num, sizeof num, "%lu", cut.after);
 	/* The segments to come, as they are before the export reads them
@@ -1251,38 +1323,41 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 	}
 	agg_init(&seg, a->metric);
 	fo.seg = &seg;
-	st = ar_capture(argv, AR_FD_KEEP, &out, (size_t)1 << 34);
-	if (st < 0 && errno != EFBIG)
+	if (pipe2(fd, O_CLOEXEC) < 0)
+		ar_die(AR_EX_SOFTWARE, "pipe:");
+	memset(&sp, 0, sizeof sp);
+	sp.argv = argv;
+	sp.in = AR_FD_NULL;
+	sp.out = fd[1];
+	sp.err = AR_FD_KEEP;
+	sp.die_with_parent = 1;
+	if (ar_spawn(&sp, &cut.pid) < 0)
 		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
 		    strerror(errno));
-	if (st != 0)
-		ar_die(AR_EX_UNAVAILABLE, "ar-ledger export -C %s -V "
-		    "failed; give its export with -l", x->camp);
+	close(fd[1]);
 	free(prog);
-	/* The segments as they are after the export: it saw no segment
-	 * newer than these. */
-	ldir = ar_campaign_path(x->camp, "ledger");
-	have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
-	if (!have_led)
-		memset(&led, 0, sizeof led);
-	free(ldir);
+	if (!(cut.in = fdopen(fd[0], "r")))
+		ar_die(AR_EX_SOFTWARE, "fdopen:");
+	/* Large reads: the rows come by the hundred megabytes. */
+	setvbuf(cut.in, NULL, _IOFBF, (size_t)1 << 20);
 	cut.sm = sm;
-	cut.led = &led;
 	cut.fo = &fo;
 	fo.arg = &cut;
-	if (!(mf = fmemopen(out.p, out.len ? out.len : 1, "r")))
-		ar_die(AR_EX_SOFTWARE, "fmemopen:");
-	fold_ledger(a, mf, "ar-ledger export", &fo);
-	fclose(mf);
-	ar_buf_free(&out);
-	if (have_led)
-		ar_ledger_close(&led);
+	fold_ledger(a, cut.in, "ar-ledger export", &fo);
+	if (export_end(&cut) != 0)
+		export_failed(x->camp);
+	folds_write(&cut);
+
+	if (cut.led_open > 0)
+		ar_ledger_close(&cut.led);
 	agg_free(&seg);
 	for (i = 0; i < cut.ndone; i++)
 		agg_free(&cut.done[i]);
 	free(cut.done);
 	free(cut.donenum);
 	free(cut.pre);
+	free(cut.keep);
+	free(cut.keepat);
 }
 
 static char *
