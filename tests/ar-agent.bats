@@ -332,6 +332,28 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	poll gone "sleep $slow"
 }
 
+@test "ar-agent: a sandbox left behind by a bwrap stopped while it started is killed when the run ends" {
+	[ -n "$SANDBOX" ] || skip "no bubblewrap sandbox here"
+	id=$(idea orphan)
+	slow=$((100000 + RANDOM))
+	SLOW=$slow AR_AGENT=$FIX/slow ar-agent -C camp --once 2> err &
+	pid=$!
+	poll running "sleep $slow"
+	# What such a sandbox is: a bwrap binding the run's worktree that
+	# no process of the run knows of (started here, in a session of its
+	# own, so that the run's signals do not reach it).
+	wt=$(cd camp && pwd -P)/work/$id
+	setsid bwrap --die-with-parent --unshare-pid --ro-bind / / --bind "$wt" "$wt" \
+	    sleep $((slow + 1)) > /dev/null 2>&1 < /dev/null &
+	poll running "sleep $((slow + 1))"
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	poll gone "sleep $((slow + 1))"
+	poll gone "sleep $slow"
+}
+
 @test "ar-agent: an idea submitted already (an agent killed before done) is done, not made again" {
 	id=$(idea again)
 	ar-queue init camp/submitted

@@ -93,6 +93,31 @@ job_is() {
 	[ "$(rows)" -le 9 ]
 }
 
+# none_left DIR SLOW: no process whose command line names DIR (the loop's
+# agents, their sandboxes, ar-run, ar-bench) and no agent's "sleep SLOW"
+# runs (for poll).
+none_left() {
+	! pgrep -f -- "$1" > /dev/null && ! pgrep -fx "sleep $2" > /dev/null
+}
+
+@test "ar-loop: SIGTERM at random instants (starting agents, sandboxes, measurements): nothing of the loop's is left running, no lock, no idea held" {
+	# Agents at work for a day: only the signal stops them.
+	slow=$((200000 + RANDOM))
+	export AR_AGENT=$FIXTURES/agent/slow SLOW=$slow
+	for i in $(seq 1 12); do
+		ar-loop "${L[@]}" -a 3 "${B[@]}" 2>> loop.err &
+		pid=$!
+		sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.2f", 0.05 + rand() * 3 }')"
+		kill -TERM "$pid"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 143 ]
+		poll none_left "$PWD/camp" "$slow"
+		[ ! -e camp/loop/lock ]
+		[ "$(ar-queue ls -s cur camp/ideas | tail -n +2 | wc -l)" -eq 0 ]
+	done
+}
+
 # ---- --backend slurm, on a real single-node cluster (tests/slurm-up) ----
 
 # slurm_jobs: "NAME|STATE|NODE" of this test's Slurm jobs, sorted.
