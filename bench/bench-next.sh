@@ -13,8 +13,8 @@
 #   next, from scratch      <= 1 s   (no summary, the ledger as
 #                           ar-ledger append left it: each segment
 #                           sealed, and folded by the ar-sched fold it
-#                           runs; then the folds removed, a ledger no
-#                           decision or append folded, as an import;
+#                           runs; then the folds removed, as in a
+#                           ledger copied or restored without run/;
 #                           then the seals removed too: every row
 #                           verified; then with the folds the decisions
 #                           kept, run/sched-fold, best of 3)
@@ -105,8 +105,8 @@ best3() {
 next_
 appended=$s
 n=$(($(wc -l < "$work/out") - 1))
-# From scratch without the folds (a ledger no decision or append
-# folded: an import, or one written before the folds)...
+# From scratch without the folds (a ledger copied or restored without
+# run/, or one written before the folds)...
 rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/sched-fold"
 next_
 sealed=$s
