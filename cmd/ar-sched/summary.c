@@ -1347,7 +1347,6 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 	if (export_end(&cut) != 0)
 		export_failed(x->camp);
 	folds_write(&cut);
-
 	if (cut.led_open > 0)
 		ar_ledger_close(&cut.led);
 	agg_free(&seg);
