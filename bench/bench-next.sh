@@ -25,7 +25,9 @@
 #   next, 500 loose results <= 100 ms (appended 16 at a time, as
 #                           ar-bench -a leaves them; the first decision,
 #                           which checks and seals them, then the next)
-# and the same from a verified export given with -l, from scratch.
+# and the same from a verified export given with -l, from scratch; and,
+# with GNU time (/usr/bin/time), the peak memory of the decision without
+# folds.
 # TMPDIR says where the campaign goes (its filesystem matters; the
 # campaign takes about 2 GB per million rows); KEEP=1 keeps it. Exit
 # status: 0 every target met, 1 one missed, 2 a step failed.
@@ -110,6 +112,14 @@ n=$(($(wc -l < "$work/out") - 1))
 rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/sched-fold"
 next_
 sealed=$s
+# Its peak memory, where GNU time is installed (the export is folded as
+# it is read, not held whole).
+peak=
+if [ -x /usr/bin/time ]; then
+	rm -rf "$C/run/sched-summary" "$C/run/sched-queue" "$C/run/sched-fold"
+	/usr/bin/time -f %M -o "$work/peak" "$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv" > /dev/null 2>&1 &&
+	    peak=$(tail -n 1 "$work/peak")
+fi
 # ... and without the seals either: every row's signature checked (the
 # export -V of that decision seals them again)...
 rm -f "$C"/ledger/seg/*.seal "$C/ledger/loose.seal"
@@ -170,6 +180,7 @@ row "ar-queue put, $pend records in one batch" "$(awk -v n="$pend" -v s="$put_s"
 row "next, first decision, as ar-ledger append left it" "$appended" s 1 le
 row "next, from scratch (no summary, sealed and folded)" "$folded" s 1 le
 row "next, from scratch (no summary, sealed, no folds)" "$sealed" s 1 le
+[ -z "$peak" ] || printf '%-52s %12d KB (no target)\n' "  its peak memory (resident)" "$peak"
 row "next, from scratch (no summary, seal or fold)" "$scratch" s 1 le
 row "next, summary current (best of 3)" "$current" s 0.1 le
 row "next, first after 1,000 new results (most of 3)" "$after1" s 0.1 le
