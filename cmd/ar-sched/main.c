@@ -1,7 +1,7 @@
 /* ar-sched: what to measure next, at what scale and on which GPUs. This
  * file dispatches to the subcommands and owns the usage text: gpus and
  * pack (gpus.c) print the inventory and place bundles on what is free;
- * next (next.c, next-read.c) asks the shared policy for the most
+ * next (next.c, next-read.c, methods.c) asks the shared policy for the most
  * valuable measurements and places them, and fold (next.c, summary.c)
  * keeps the folds of the ledger's segments it reads; simulate (simulate.c) runs the
  * policies against landscapes that landscape (landscape.c) makes;

@@ -3,7 +3,7 @@
  * or too loud; then lib/policy's picks, in its order, each placed by
  * lib/pack where it fits now; printed as assignments (lib/assign) and
  * with --put queued, under run/sched.lock (lib/lock). What it decides
- * on is read by next-read.c. */
+ * on is read by methods.c and next-read.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -1,6 +1,7 @@
 /* next.h: what ar-sched next knows of a campaign: the methods submitted,
  * what the ledger says of each at each k, the nodes' noise floors and
- * what is queued. next-read.c reads it; next.c decides on it. */
+ * what is queued. methods.c and next-read.c read it; next.c decides on
+ * it. */
 #ifndef AR_SCHED_NEXT_H
 #define AR_SCHED_NEXT_H
 #include <stddef.h>
