@@ -6,7 +6,9 @@
  * another request's rows and as a decode step after its prefill). First
  * the CPU's own batch invariance, which needs no GPU. Prints TAP lines
  * and "specdec-cuda-test: N passed, M failed"; exits 0 when all pass,
- * 77 when there is no GPU (after the CPU tests), 1 otherwise.
+ * 77 when there is no GPU (after the CPU tests), 1 otherwise. With
+ * --bench, times the GEMM kernel and whole passes at the "gpu" size
+ * instead (JSON lines; 77 without a GPU).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "model.h"
 #include "sd-cuda.h"
@@ -220,6 +223,26 @@ test_ops(void)
 	ok(sd_cuda_op_matmul(y, x, w, n, in, out, why, sizeof why) == 0 &&
 	    differ(y, yr, (size_t)n * out) == 0, "gemm (bf16 weights) 5 x 96 x 40: "
 	    "the reference's bits %s", why);
+	{
+		/* Three tiles of rows, the last partial, over a longer sum. */
+		int bn = 21, bin = 1024, bout = 24;
+		float *bx = xcalloc((size_t)bn * bin * 4),
+		    *bw = xcalloc((size_t)bin * bout * 4),
+		    *by = xcalloc((size_t)bn * bout * 4),
+		    *byr = xcalloc((size_t)bn * bout * 4);
+
+		fill(bx, (size_t)bn * bin, 2);
+		fill(bw, (size_t)bin * bout, 0.1f);
+		for (int r = 0; r < bn; r++)
+			for (int o = 0; o < bout; o++)
+				byr[r * bout + o] = sd_dot(bx + (size_t)r * bin,
+				    bw + (size_t)o * bin, bin);
+		ok(sd_cuda_op_matmul(by, bx, bw, bn, bin, bout, why, sizeof why) == 0 &&
+		    differ(by, byr, (size_t)bn * bout) == 0,
+		    "gemm 21 x 1024 x 24 (tiles of rows, one partial): the "
+		    "reference's bits %s", why);
+		free(bx), free(bw), free(by), free(byr);
+	}
 
 	fill(g, (size_t)in, 1);
 	for (int r = 0; r < n; r++)
@@ -380,16 +403,118 @@ test_forward(const struct sd_model *m)
 	free(dw), free(ew), free(lc), free(lg);
 }
 
+static double
+now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* --bench: the kernels' speed on the GPU at the "gpu" size, as JSON
+ * lines on stdout (bench/specdec-gpu.sh reads them against ar-bench's
+ * roofline). The GEMM alone: the weights' bytes over its time is the
+ * bandwidth a decode step reaches. Whole passes of the target and the
+ * draft, timed from the host with their copies: n requests decoding a
+ * row each, and one request verifying n rows. */
+static int
+bench(void)
+{
+	static const int ns[] = { 1, 2, 4, 8, 16, 32, 64, 256 };
+	static const int shapes[][2] = { { 1024, 2816 }, { 2816, 1024 },
+	    { 1024, 1024 } };
+	const struct sd_model *m = sd_model_find("gpu");
+	float *dw = net_weights(&m->d), *ew = net_weights(&m->e);
+	struct sd_cuda *c = NULL;
+	struct sd_row *rd = xcalloc(256 * sizeof *rd), *re = xcalloc(256 * sizeof *re);
+	int *am = xcalloc(256 * sizeof *am), tok[256];
+	struct req *q = xcalloc(256 * sizeof *q);
+
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+		for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+			int n = ns[i], in = shapes[s][0], out = shapes[s][1];
+			double t;
+
+			if (sd_cuda_time_matmul(&t, n, in, out, 50, why, sizeof why) < 0) {
+				fprintf(stderr, "specdec-cuda-test: %s\n", why);
+				return 1;
+			}
+			printf("{\"kernel\":\"gemm\",\"n\":%d,\"in\":%d,\"out\":%d,"
+			    "\"us\":%.3f,\"weight_gb_s\":%.1f,\"bytes_gb_s\":%.1f,"
+			    "\"gflop_s\":%.1f}\n", n, in, out, t * 1e6,
+			    2.0 * in * out / t / 1e9,
+			    (2.0 * in * out + 4.0 * n * (in + out)) / t / 1e9,
+			    2.0 * n * in * out / t / 1e9);
+		}
+	if (sd_cuda_open(&c, m, dw, ew, why, sizeof why) < 0) {
+		fprintf(stderr, "specdec-cuda-test: %s\n", why);
+		return 1;
+	}
+	for (int i = 0; i < 256; i++) {
+		tok[i] = SD_NDOM + i % (SD_VOCAB - SD_NDOM);
+		if (req_dev(&q[i], m, 80) < 0) {
+			fprintf(stderr, "specdec-cuda-test: no GPU memory for caches\n");
+			return 1;
+		}
+	}
+	for (int mode = 0; mode < 2; mode++)
+		for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+			int n = ns[i], reps = 20;
+
+			/* mode 0: n requests, a row each at position 63;
+			 * mode 1: one request, n rows from position 63 - n + 1
+			 * (a verification of n - 1 drafts), up to 64 rows. */
+			if (mode == 1 && n > 64)
+				continue;
+			for (int r = 0; r < n; r++) {
+				const struct req *rq = mode == 0 ? &q[r] : &q[0];
+				int pos = mode == 0 ? 63 : 63 - n + 1 + r;
+
+				rows_of(&rd[r], &re[r], rq, &tok[r], pos, 1, 3);
+			}
+			for (int net = 0; net < 2; net++) {
+				double t0, t;
+
+				if (sd_cuda_forward(c, n, rd, net ? re : NULL, am, NULL, why,
+				    sizeof why) < 0) {
+					fprintf(stderr, "specdec-cuda-test: %s\n", why);
+					return 1;
+				}
+				t0 = now();
+				for (int k = 0; k < reps; k++)
+					sd_cuda_forward(c, n, rd, net ? re : NULL, am, NULL, why,
+					    sizeof why);
+				t = (now() - t0) / reps;
+				printf("{\"kernel\":\"pass\",\"net\":\"%s\",\"rows\":%d,"
+				    "\"shape\":\"%s\",\"ms\":%.3f}\n",
+				    net ? "target" : "draft", n,
+				    mode == 0 ? "decode" : "verify", t * 1e3);
+			}
+		}
+	fflush(stdout);
+	sd_cuda_close(c);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *names[] = { "tiny", "cpu" };
+	const char *names[] = { "tiny", "cpu", "gpu" };
 
-	(void)argv;
+	if (argc == 2 && strcmp(argv[1], "--bench") == 0) {
+		if (sd_cuda_devices() < 1) {
+			fprintf(stderr, "specdec-cuda-test: --bench: no GPU\n");
+			return 77;
+		}
+		return bench();
+	}
 	if (argc > 1) {
-		fprintf(stderr, "usage: specdec-cuda-test\n");
+		fprintf(stderr, "usage: specdec-cuda-test [--bench]\n");
 		return 64;
 	}
+	/* The "gpu" size's CPU passes would take CI minutes; its kernels
+	 * are the same code. */
 	for (int i = 0; i < 2; i++)
 		test_cpu_invariance(sd_model_find(names[i]));
 	if (sd_cuda_devices() < 1) {
@@ -399,7 +524,7 @@ main(int argc, char **argv)
 		return nfail ? 1 : 77;
 	}
 	test_ops();
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		test_forward(sd_model_find(names[i]));
 	printf("specdec-cuda-test: %d passed, %d failed\n", ntest - nfail, nfail);
 	return nfail ? 1 : 0;

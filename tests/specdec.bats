@@ -144,13 +144,45 @@ EOC
 	mkdir IN REF
 	cd J
 	MODEL=huge run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
-	[ "$stderr" = 'gen: MODEL: "huge" is not a model size (cpu, tiny)' ]
+	[ "$stderr" = 'gen: MODEL: "huge" is not a model size (cpu, tiny, gpu)' ]
 	DOM_HI=0 DOM_LO=3 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
 	[ "$stderr" = 'gen: DOM_HI: "0" is not an integer from 3 to 15' ]
 	KV_BLOCKS=2 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
 	[ "$stderr" = 'gen: KV_BLOCKS: 2 blocks cannot hold one request of 128 tokens' ]
 	run --separate-stderr -1 env AR_SEED=x AR_IN=../IN AR_REF=../REF ./gen
 	[ "$stderr" = 'gen: AR_SEED: "x" is not a decimal 64-bit number' ]
+}
+
+# gen's GPU path (gen.c with SD_CUDA: the requests side by side in
+# passes of up to 4096 rows, then a few checked on the CPU), built against
+# tests/fixtures/specdec/cuda-shim.c, which does sd-cuda.h's passes with
+# model.c: its reference must be the CPU's byte for byte, and a device
+# that gets a row wrong must stop the prepare stage with nothing written.
+@test "specdec: gen's GPU reference path gives the CPU's reference; a device with other bits stops it" {
+	judge
+	cp "$TOP/tests/fixtures/specdec/cuda-shim.c" J/
+	(cd J && cc -std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror \
+	    -DSD_CUDA -I. -o gen-gpu gen.c model.c cuda-shim.c -lm -pthread)
+	mkdir IN REF IN2 REF2
+	(cd J && AR_SEED=12 AR_IN=../IN AR_REF=../REF ./gen)
+	(cd J && AR_SEED=12 AR_IN=../IN2 AR_REF=../REF2 ./gen-gpu)
+	cmp REF/ref.bin REF2/ref.bin
+	cmp IN/trace.bin IN2/trace.bin
+	cmp IN/e.bin IN2/e.bin
+	# Without a visible GPU, the CPU's path.
+	rm -rf IN2 REF2 && mkdir IN2 REF2
+	(cd J && SHIM_GPUS=0 AR_SEED=12 AR_IN=../IN2 AR_REF=../REF2 ./gen-gpu)
+	cmp REF/ref.bin REF2/ref.bin
+	# The first row of every pass wrong: in the decode passes it is the
+	# first unfinished request's, so request after request gets wrong
+	# tokens, among them (for this seed) one of the three checked.
+	rm -rf IN2 REF2 && mkdir IN2 REF2
+	cd J
+	SHIM_FLIP=0 run --separate-stderr env AR_SEED=12 AR_IN=../IN2 \
+	    AR_REF=../REF2 ./gen-gpu
+	[ "$status" -eq 1 ]
+	[[ "$stderr" =~ ^gen:\ the\ GPU\'s\ reference\ differs\ from\ model\.c\'s\ at\ request\ [0-9]+,\ token\ [0-9]+:\ the\ device\ does\ not\ compute\ the\ CPU\'s\ bits$ ]]
+	[ ! -e ../REF2/ref.bin ] && [ ! -e ../IN2/trace.bin ]
 }
 
 @test "specdec: an engine with a non-batch-invariant kernel is caught; the sealed one is exact on the same inputs" {

@@ -96,19 +96,6 @@ dexp(float x)
 /* sd_dot's order: chunk c of 8 to lane c % 32, then a shuffle-down
  * tree; the sum is in lane 0. */
 __device__ static float
-warp_dot_bf(const __nv_bfloat16 *w, const float *x, int n, int lane)
-{
-	float s = 0;
-
-	for (int c = lane; c < n / 8; c += 32)
-		for (int e = 0; e < 8; e++)
-			s = ADD(s, MUL(__bfloat162float(w[c * 8 + e]), x[c * 8 + e]));
-	for (int off = 16; off > 0; off /= 2)
-		s = ADD(s, __shfl_down_sync(0xffffffffu, s, off));
-	return s;
-}
-
-__device__ static float
 warp_dot_ff(const float *a, const float *b, int n, int lane)
 {
 	float s = 0;
@@ -149,22 +136,68 @@ k_rmsnorm(float *y, const float *x, const __nv_bfloat16 *g, const float *gf,
 		    g != NULL ? __bfloat162float(g[i]) : gf[i]);
 }
 
-/* A warp per output: y[r][o] = W[o] . x[r]. */
+/* y[r][o] = W[o] . x[r], a warp per output and tile of up to MM_ROWS
+ * rows: each lane reads its chunks of W[o] once for the whole tile, so
+ * a decode pass streams the weights once rather than once a row (it is
+ * bound by memory, and a verification's extra rows come nearly free).
+ * Each row's sum is still made in sd_dot's order (warp_dot_ff's), so
+ * its bits do not depend on its tile-mates or on n. */
+#define MM_ROWS 8
+
 __global__ static void
 k_matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
     int out)
 {
 	size_t wid = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
-	int lane = threadIdx.x % 32, r, o;
-	float s;
+	size_t tiles = ((size_t)n + MM_ROWS - 1) / MM_ROWS;
+	int lane = threadIdx.x % 32, o, r0, nr;
+	const __nv_bfloat16 *wo;
+	float s[MM_ROWS];
 
-	if (wid >= (size_t)n * out)
+	if (wid >= tiles * out)
 		return;
-	r = (int)(wid / out);
 	o = (int)(wid % out);
-	s = warp_dot_bf(w + (size_t)o * in, x + (size_t)r * in, in, lane);
-	if (lane == 0)
-		y[(size_t)r * out + o] = s;
+	r0 = (int)(wid / out) * MM_ROWS;
+	nr = n - r0 < MM_ROWS ? n - r0 : MM_ROWS;
+	wo = w + (size_t)o * in;
+	for (int r = 0; r < MM_ROWS; r++)
+		s[r] = 0;
+	for (int c = lane; c < in / 8; c += 32) {
+		float wf[8];
+
+		for (int e = 0; e < 8; e++)
+			wf[e] = __bfloat162float(wo[c * 8 + e]);
+		for (int r = 0; r < MM_ROWS; r++) {
+			const float *xr = x + (size_t)(r0 + r) * in + c * 8;
+
+			if (r >= nr)
+				break;
+			for (int e = 0; e < 8; e++)
+				s[r] = ADD(s[r], MUL(wf[e], xr[e]));
+		}
+	}
+	/* nr is the same in every lane: the shuffles see the whole warp. */
+	for (int r = 0; r < MM_ROWS; r++) {
+		float v = s[r];
+
+		if (r >= nr)
+			break;
+		for (int off = 16; off > 0; off /= 2)
+			v = ADD(v, __shfl_down_sync(0xffffffffu, v, off));
+		if (lane == 0)
+			y[(size_t)(r0 + r) * out + o] = v;
+	}
+}
+
+static unsigned blocks(size_t threads, int per);
+
+static void
+matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
+    int out)
+{
+	size_t tiles = ((size_t)n + MM_ROWS - 1) / MM_ROWS;
+
+	k_matmul<<<blocks(tiles * out * 32, 256), 256>>>(y, x, w, n, in, out);
 }
 
 __device__ static void
@@ -526,35 +559,27 @@ net_forward(struct sd_cuda *c, const struct dnet *dn,
 
 		k_rmsnorm<<<blocks((size_t)n * 32, 128), 128>>>(c->xn, c->x,
 		    w + l->anorm, NULL, n, d);
-		k_matmul<<<blocks((size_t)n * qd * 32, 256), 256>>>(c->q, c->xn,
-		    w + l->wq, n, d, qd);
-		k_matmul<<<blocks((size_t)n * kvd * 32, 256), 256>>>(c->k, c->xn,
-		    w + l->wk, n, d, kvd);
-		k_matmul<<<blocks((size_t)n * kvd * 32, 256), 256>>>(c->v, c->xn,
-		    w + l->wv, n, d, kvd);
+		matmul(c->q, c->xn, w + l->wq, n, d, qd);
+		matmul(c->k, c->xn, w + l->wk, n, d, kvd);
+		matmul(c->v, c->xn, w + l->wv, n, d, kvd);
 		k_rope_kv<<<blocks((size_t)n * (net->heads + net->kvh) *
 		    (net->hd / 2), 128), 128>>>(c->q, c->k, c->v, rows, n,
 		    net->heads, net->kvh, net->hd, li, c->cos, c->sin);
 		k_attend<<<blocks((size_t)n * net->heads, 64), 64>>>(c->att, c->q,
 		    rows, n, net->heads, net->kvh, net->hd, li, c->sc, stride);
-		k_matmul<<<blocks(nd * 32, 256), 256>>>(c->tmp, c->att,
-		    w + l->wo, n, qd, d);
+		matmul(c->tmp, c->att, w + l->wo, n, qd, d);
 		k_add<<<blocks(nd, 256), 256>>>(c->x, c->tmp, nd);
 		k_rmsnorm<<<blocks((size_t)n * 32, 128), 128>>>(c->xn, c->x,
 		    w + l->fnorm, NULL, n, d);
-		k_matmul<<<blocks(nf * 32, 256), 256>>>(c->h1, c->xn, w + l->w1,
-		    n, d, f);
-		k_matmul<<<blocks(nf * 32, 256), 256>>>(c->h3, c->xn, w + l->w3,
-		    n, d, f);
+		matmul(c->h1, c->xn, w + l->w1, n, d, f);
+		matmul(c->h3, c->xn, w + l->w3, n, d, f);
 		k_swiglu<<<blocks(nf, 256), 256>>>(c->h1, c->h3, nf);
-		k_matmul<<<blocks(nd * 32, 256), 256>>>(c->tmp, c->h1, w + l->w2,
-		    n, f, d);
+		matmul(c->tmp, c->h1, w + l->w2, n, f, d);
 		k_add<<<blocks(nd, 256), 256>>>(c->x, c->tmp, nd);
 	}
 	k_rmsnorm<<<blocks((size_t)n * 32, 128), 128>>>(c->xn, c->x,
 	    w + dn->fnorm, NULL, n, d);
-	k_matmul<<<blocks((size_t)n * SD_VOCAB * 32, 256), 256>>>(out, c->xn,
-	    w + dn->head, n, d, SD_VOCAB);
+	matmul(out, c->xn, w + dn->head, n, d, SD_VOCAB);
 }
 
 static void
@@ -658,8 +683,7 @@ sd_cuda_op_matmul(float *y, const float *x, const float *w, int n, int in,
 	    put(&dx, x, (size_t)n * in * 4, why, nwhy) < 0 ||
 	    put(&dy, NULL, (size_t)n * out * 4, why, nwhy) < 0)
 		return -1;
-	k_matmul<<<blocks((size_t)n * out * 32, 256), 256>>>((float *)dy,
-	    (float *)dx, dw, n, in, out);
+	matmul((float *)dy, (float *)dx, dw, n, in, out);
 	rc = finish(y, dy, (size_t)n * out * 4, why, nwhy);
 	cudaFree(dw);
 	cudaFree(dx);
@@ -789,4 +813,38 @@ sd_cuda_op_exp(float *y, const float *x, int n, char *why, size_t nwhy)
 	cudaFree(dx);
 	cudaFree(dy);
 	return rc;
+}
+
+int
+sd_cuda_time_matmul(double *sec, int n, int in, int out, int reps, char *why,
+    size_t nwhy)
+{
+	void *dx, *dy, *dw;
+	cudaEvent_t a, b;
+	float ms = 0;
+
+	if (put(&dw, NULL, (size_t)in * out * 2, why, nwhy) < 0 ||
+	    put(&dx, NULL, (size_t)n * in * 4, why, nwhy) < 0 ||
+	    put(&dy, NULL, (size_t)n * out * 4, why, nwhy) < 0)
+		return -1;
+	CK(cudaMemset(dw, 0x3c, (size_t)in * out * 2));
+	CK(cudaMemset(dx, 0x3c, (size_t)n * in * 4));
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	/* One launch first: the timed ones find the code loaded. */
+	matmul((float *)dy, (float *)dx, (__nv_bfloat16 *)dw, n, in, out);
+	CK(cudaEventRecord(a));
+	for (int i = 0; i < reps; i++)
+		matmul((float *)dy, (float *)dx, (__nv_bfloat16 *)dw, n, in, out);
+	CK(cudaEventRecord(b));
+	CK(cudaEventSynchronize(b));
+	CK(cudaGetLastError());
+	CK(cudaEventElapsedTime(&ms, a, b));
+	*sec = ms / 1e3 / reps;
+	cudaEventDestroy(a);
+	cudaEventDestroy(b);
+	cudaFree(dw);
+	cudaFree(dx);
+	cudaFree(dy);
+	return 0;
 }

@@ -49,6 +49,11 @@ int sd_cuda_op_attend(float *out, const float *q, const float *kc,
 int sd_cuda_op_swiglu(float *h1, const float *h3, int n, char *why,
     size_t nwhy);
 int sd_cuda_op_exp(float *y, const float *x, int n, char *why, size_t nwhy);
+/* For the kernel benchmark: the GEMM kernel over n rows, in -> out,
+ * launched reps times on device buffers (bf16 weights of any value);
+ * the mean seconds a launch in sec. */
+int sd_cuda_time_matmul(double *sec, int n, int in, int out, int reps,
+    char *why, size_t nwhy);
 
 #ifdef __cplusplus
 }
