@@ -1,33 +1,38 @@
 #!/bin/sh
-# specdec-gpu.sh [-b seconds] [-p pairs] [-k list] [-m list]: issue 19's
+# specdec-gpu.sh [-S] [-b seconds] [-p pairs] [-e list] [-k list] [-m list]: issue 19's
 # device figures in one run, on a GPU machine with the programs of BUILD
 # (default build/, made by `make gpu-build` where the static libraries
 # are; this script builds nothing of its own). Run by hand, not by CI:
 #   kernels   specdec-cuda-test: every CUDA kernel and whole passes of
 #             the tiny, cpu and gpu sizes against model.c, bit for bit
-#   bench     specdec-cuda-test --bench: the GEMM kernel and whole passes
-#             at the gpu size (JSON lines)
+#   bench     specdec-cuda-test --bench: the GEMM kernels (warp, wide) and
+#             whole passes with each (warp: with the thread attention;
+#             wide: with the block attention), at the gpu size (JSON lines)
 #   roofline  ar-bench --roofline on GPU 0, so that the GEMM's bandwidth
 #             can be read as a share of the machine's
 #   examples  ar-bench on GPU 0, workload gpu-512, k = 1, -p pairs
-#             (default 2): each example of examples/specdec against the
-#             baseline
+#             (default 2): each example of examples/specdec named in -e
+#             (default all six) against the baseline
 #   scale     bench/specdec-scale.sh on the cpu device of the host:
 #             burst-64 at k = 1, 2, 4, 8 CPU ranks for the methods of -m
-#             (default "candidates fixed4"), curves through ar-curve
+#             (default "candidates fixed4"), curves through ar-curve;
+#             -S skips it
 # Each step runs under what is left of the budget (-b, default 540 s).
 # Writes specdec-gpu.txt (the summary) and specdec-gpu.tgz (every step's
 # output) in OUT (default BUILD/specdec-gpu); exits 1 if a step failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-budget=540 pairs=2 ks="1 2 4 8" ms="candidates fixed4"
-while getopts b:p:k:m: c; do
+budget=540 pairs=2 ks="1 2 4 8" ms="candidates fixed4" scale=1
+es="fixed4 acceptance vermax candidates skipverify starve"
+while getopts Sb:p:e:k:m: c; do
 	case $c in
+	S) scale=0 ;;
 	b) budget=$OPTARG ;;
+	e) es=$OPTARG ;;
 	p) pairs=$OPTARG ;;
 	k) ks=$OPTARG ;;
 	m) ms=$OPTARG ;;
-	*) echo "usage: sh bench/specdec-gpu.sh [-b seconds] [-p pairs] [-k list] [-m list]" >&2
+	*) echo "usage: sh bench/specdec-gpu.sh [-S] [-b seconds] [-p pairs] [-e list] [-k list] [-m list]" >&2
 	   exit 64 ;;
 	esac
 done
@@ -81,7 +86,7 @@ step bench 90 specdec-cuda-test --bench
 ar-init -k "$work/keys" -p "$top/problems/specdec" "$work/camp" > /dev/null ||
     failed=1
 say "method	verdict	ratio	baseline_goodput	method_goodput	accept_rate	tok_per_verify	p95_ttft_int_ms	bad	wall_ms"
-for m in fixed4 acceptance vermax candidates skipverify starve; do
+for m in $es; do
 	set -- -m "$top/examples/specdec/$m"
 	step "gpu-$m" 150 ar-bench -q -a -C "$work/camp" -G 0 --device cuda -k 1 \
 	    --no-sandbox -w gpu-512 -p "$pairs" -P "$pairs" -W 0 -T 100 "$@"
@@ -103,15 +108,15 @@ say "# roofline: mem_gb_s ${mem:-?} ($(jq -r '.devices[0].name // ""' "$res/roof
 if [ -s "$res/bench.out" ]; then
 	say "kernel	shape	rows	time	weight_gb_s	share_of_roofline	gflop_s"
 	jq -r --arg mem "${mem:-0}" 'select(.kernel == "gemm") |
-	    ["gemm", "\(.in)x\(.out)", .n, "\(.us) us", .weight_gb_s,
+	    ["gemm \(.gemm // "warp")", "\(.in)x\(.out)", .n, "\(.us) us", .weight_gb_s,
 	     (if ($mem | tonumber) > 0 then (.bytes_gb_s / ($mem | tonumber) * 1000 | round / 1000) else "-" end),
 	     .gflop_s] | map(tostring) | join("\t")' "$res/bench.out" | tee -a "$sum" >&2
-	jq -r 'select(.kernel == "pass") | ["pass", "\(.net) \(.shape)", .rows,
+	jq -r 'select(.kernel == "pass") | ["pass \(.gemm // "warp")", "\(.net) \(.shape)", .rows,
 	    "\(.ms) ms"] | map(tostring) | join("\t")' "$res/bench.out" |
 	    tee -a "$sum" >&2
 fi
 
-if [ "$(left)" -gt 30 ]; then
+if [ "$scale" -eq 1 ] && [ "$(left)" -gt 30 ]; then
 	t0=$(date +%s)
 	AR_BIN=$build/bin timeout -k 5 "$(left)" sh "$top/bench/specdec-scale.sh" \
 	    -w burst-64 -k "$ks" -m "$ms" -p "$pairs" -o "$work/scale" \
@@ -120,7 +125,7 @@ if [ "$(left)" -gt 30 ]; then
 	tee -a "$sum" < "$res/scale.out" >&2
 	cp "$work/scale/export.tsv" "$res/scale-export.tsv" 2>/dev/null
 else
-	say "== scale: skipped: the budget is spent"
+	say "== scale: skipped (-S, or the budget is spent)"
 fi
 
 say "# specdec-gpu: $([ "$failed" -eq 0 ] && echo ok || echo FAILED) in $(($(date +%s) - start)) s"

@@ -220,9 +220,12 @@ test_ops(void)
 		for (int o = 0; o < out; o++)
 			yr[r * out + o] = sd_dot(x + (size_t)r * in,
 			    w + (size_t)o * in, in);
-	ok(sd_cuda_op_matmul(y, x, w, n, in, out, why, sizeof why) == 0 &&
-	    differ(y, yr, (size_t)n * out) == 0, "gemm (bf16 weights) 5 x 96 x 40: "
-	    "the reference's bits %s", why);
+	for (int kind = SD_GEMM_WARP; kind <= SD_GEMM_WIDE; kind++) {
+		sd_cuda_gemm(kind);
+		ok(sd_cuda_op_matmul(y, x, w, n, in, out, why, sizeof why) == 0 &&
+		    differ(y, yr, (size_t)n * out) == 0, "gemm %s (bf16 weights) 5 x "
+		    "96 x 40: the reference's bits %s", kind ? "wide" : "warp", why);
+	}
 	{
 		/* Three tiles of rows, the last partial, over a longer sum. */
 		int bn = 21, bin = 1024, bout = 24;
@@ -237,10 +240,24 @@ test_ops(void)
 			for (int o = 0; o < bout; o++)
 				byr[r * bout + o] = sd_dot(bx + (size_t)r * bin,
 				    bw + (size_t)o * bin, bin);
-		ok(sd_cuda_op_matmul(by, bx, bw, bn, bin, bout, why, sizeof why) == 0 &&
-		    differ(by, byr, (size_t)bn * bout) == 0,
-		    "gemm 21 x 1024 x 24 (tiles of rows, one partial): the "
+		for (int kind = SD_GEMM_WARP; kind <= SD_GEMM_WIDE; kind++) {
+			sd_cuda_gemm(kind);
+			ok(sd_cuda_op_matmul(by, bx, bw, bn, bin, bout, why,
+			    sizeof why) == 0 && differ(by, byr, (size_t)bn * bout) == 0,
+			    "gemm %s 21 x 1024 x 24 (tiles of rows, one partial): the "
+			    "reference's bits %s", kind ? "wide" : "warp", why);
+		}
+		/* 22 outputs: the wide kernel's last group of 4 is partial. */
+		for (int r = 0; r < bn; r++)
+			for (int o = 0; o < 22; o++)
+				byr[r * 22 + o] = sd_dot(bx + (size_t)r * bin,
+				    bw + (size_t)o * bin, bin);
+		sd_cuda_gemm(SD_GEMM_WIDE);
+		ok(sd_cuda_op_matmul(by, bx, bw, bn, bin, 22, why, sizeof why) == 0 &&
+		    differ(by, byr, (size_t)bn * 22) == 0,
+		    "gemm wide 21 x 1024 x 22 (a partial group of outputs): the "
 		    "reference's bits %s", why);
+		sd_cuda_gemm(SD_GEMM_WARP);
 		free(bx), free(bw), free(by), free(byr);
 	}
 
@@ -272,10 +289,14 @@ test_ops(void)
 		fill(kc, kv, 2);
 		fill(vc, kv, 1);
 		sd_attend(orf, q, kc, vc, p, heads, kvh, hd, sc);
-		ok(sd_cuda_op_attend(o, q, kc, vc, p, heads, kvh, hd, why,
-		    sizeof why) == 0 && differ(o, orf, (size_t)heads * hd) == 0,
-		    "gqa attention, 6 heads on 2, 301 positions: the reference's "
-		    "bits %s", why);
+		for (int kind = SD_ATTEND_THREAD; kind <= SD_ATTEND_BLOCK; kind++) {
+			sd_cuda_attend(kind);
+			ok(sd_cuda_op_attend(o, q, kc, vc, p, heads, kvh, hd, why,
+			    sizeof why) == 0 && differ(o, orf, (size_t)heads * hd) == 0,
+			    "gqa attention (%s), 6 heads on 2, 301 positions: the "
+			    "reference's bits %s", kind ? "block" : "thread", why);
+		}
+		sd_cuda_attend(SD_ATTEND_THREAD);
 		free(q), free(kc), free(vc), free(o), free(orf), free(sc);
 	}
 
@@ -337,6 +358,13 @@ test_forward(const struct sd_model *m)
 	if (!ok(sd_cuda_open(&c, m, dw, ew, why, sizeof why) == 0,
 	    "%s: open: weights uploaded %s", m->name, why))
 		return;
+	/* open took the wide GEMM only if it gave the warp one's bits on
+	 * this model's shapes: the passes below check it against the CPU. */
+	ok(sd_cuda_gemm(SD_GEMM_WIDE) == SD_GEMM_WIDE,
+	    "%s: open chose the wide GEMM kernel (the same bits on every shape)",
+	    m->name);
+	ok(sd_cuda_attend(SD_ATTEND_BLOCK) == SD_ATTEND_BLOCK,
+	    "%s: open chose the block attention kernel (the same bits)", m->name);
 	for (int i = 0; i < n; i++)
 		tok[i] = SD_NDOM + (int)((unsigned)(rnd() * 1000 + 1000) %
 		    (SD_VOCAB - SD_NDOM));
@@ -436,16 +464,21 @@ bench(void)
 			int n = ns[i], in = shapes[s][0], out = shapes[s][1];
 			double t;
 
-			if (sd_cuda_time_matmul(&t, n, in, out, 50, why, sizeof why) < 0) {
-				fprintf(stderr, "specdec-cuda-test: %s\n", why);
-				return 1;
+			for (int kind = SD_GEMM_WARP; kind <= SD_GEMM_WIDE; kind++) {
+				sd_cuda_gemm(kind);
+				if (sd_cuda_time_matmul(&t, n, in, out, 50, why,
+				    sizeof why) < 0) {
+					fprintf(stderr, "specdec-cuda-test: %s\n", why);
+					return 1;
+				}
+				printf("{\"kernel\":\"gemm\",\"gemm\":\"%s\",\"n\":%d,"
+				    "\"in\":%d,\"out\":%d,\"us\":%.3f,"
+				    "\"weight_gb_s\":%.1f,\"bytes_gb_s\":%.1f,"
+				    "\"gflop_s\":%.1f}\n", kind ? "wide" : "warp", n, in,
+				    out, t * 1e6, 2.0 * in * out / t / 1e9,
+				    (2.0 * in * out + 4.0 * n * (in + out)) / t / 1e9,
+				    2.0 * n * in * out / t / 1e9);
 			}
-			printf("{\"kernel\":\"gemm\",\"n\":%d,\"in\":%d,\"out\":%d,"
-			    "\"us\":%.3f,\"weight_gb_s\":%.1f,\"bytes_gb_s\":%.1f,"
-			    "\"gflop_s\":%.1f}\n", n, in, out, t * 1e6,
-			    2.0 * in * out / t / 1e9,
-			    (2.0 * in * out + 4.0 * n * (in + out)) / t / 1e9,
-			    2.0 * n * in * out / t / 1e9);
 		}
 	if (sd_cuda_open(&c, m, dw, ew, why, sizeof why) < 0) {
 		fprintf(stderr, "specdec-cuda-test: %s\n", why);
@@ -458,6 +491,7 @@ bench(void)
 			return 1;
 		}
 	}
+	for (int kind = SD_GEMM_WARP; kind <= SD_GEMM_WIDE; kind++)
 	for (int mode = 0; mode < 2; mode++)
 		for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
 			int n = ns[i], reps = 20;
@@ -473,6 +507,9 @@ bench(void)
 
 				rows_of(&rd[r], &re[r], rq, &tok[r], pos, 1, 3);
 			}
+			sd_cuda_gemm(kind);
+			sd_cuda_attend(kind == SD_GEMM_WIDE ? SD_ATTEND_BLOCK :
+			    SD_ATTEND_THREAD);
 			for (int net = 0; net < 2; net++) {
 				double t0, t;
 
@@ -486,9 +523,10 @@ bench(void)
 					sd_cuda_forward(c, n, rd, net ? re : NULL, am, NULL, why,
 					    sizeof why);
 				t = (now() - t0) / reps;
-				printf("{\"kernel\":\"pass\",\"net\":\"%s\",\"rows\":%d,"
+				printf("{\"kernel\":\"pass\",\"gemm\":\"%s\","
+				    "\"net\":\"%s\",\"rows\":%d,"
 				    "\"shape\":\"%s\",\"ms\":%.3f}\n",
-				    net ? "target" : "draft", n,
+				    kind ? "wide" : "warp", net ? "target" : "draft", n,
 				    mode == 0 ? "decode" : "verify", t * 1e3);
 			}
 		}

@@ -189,7 +189,93 @@ k_matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
 	}
 }
 
+/* The same sums, a warp per MW_OUTS outputs and tile of MM_ROWS rows:
+ * each lane loads a chunk of 8 weights of each output in one 16-byte
+ * load and each row's 8 inputs in two, and uses every value loaded
+ * MW_OUTS or MM_ROWS times, where k_matmul loads an input per product.
+ * Each (row, output) is still summed chunk by chunk, 8 products in
+ * order, then the shuffle-down tree: k_matmul's bits. Needs in % 8 == 0
+ * and w, x 16-byte aligned (matmul() checks). */
+#define MW_OUTS 4
+
+__global__ static void
+k_matmul_wide(float *y, const float *x, const __nv_bfloat16 *w, int n,
+    int in, int out)
+{
+	size_t wid = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	size_t groups = ((size_t)out + MW_OUTS - 1) / MW_OUTS;
+	size_t tiles = ((size_t)n + MM_ROWS - 1) / MM_ROWS;
+	int lane = threadIdx.x % 32, o0, r0, nr, no;
+	float s[MW_OUTS][MM_ROWS];
+
+	if (wid >= tiles * groups)
+		return;
+	o0 = (int)(wid % groups) * MW_OUTS;
+	r0 = (int)(wid / groups) * MM_ROWS;
+	nr = n - r0 < MM_ROWS ? n - r0 : MM_ROWS;
+	no = out - o0 < MW_OUTS ? out - o0 : MW_OUTS;
+	for (int j = 0; j < MW_OUTS; j++)
+		for (int r = 0; r < MM_ROWS; r++)
+			s[j][r] = 0;
+	for (int c = lane; c < in / 8; c += 32) {
+		float wf[MW_OUTS][8];
+
+		for (int j = 0; j < MW_OUTS; j++) {
+			uint4 u = make_uint4(0, 0, 0, 0);
+			const __nv_bfloat162 *h = (const __nv_bfloat162 *)&u;
+
+			if (j < no)
+				u = *(const uint4 *)(w + (size_t)(o0 + j) * in +
+				    (size_t)c * 8);
+			for (int e = 0; e < 4; e++) {
+				float2 f = __bfloat1622float2(h[e]);
+
+				wf[j][2 * e] = f.x;
+				wf[j][2 * e + 1] = f.y;
+			}
+		}
+		for (int r = 0; r < MM_ROWS; r++) {
+			const float4 *xr;
+			float4 a, b;
+			float xv[8];
+
+			if (r >= nr)
+				break;
+			xr = (const float4 *)(x + (size_t)(r0 + r) * in +
+			    (size_t)c * 8);
+			a = xr[0];
+			b = xr[1];
+			xv[0] = a.x, xv[1] = a.y, xv[2] = a.z, xv[3] = a.w;
+			xv[4] = b.x, xv[5] = b.y, xv[6] = b.z, xv[7] = b.w;
+			for (int j = 0; j < MW_OUTS; j++)
+				for (int e = 0; e < 8; e++)
+					s[j][r] = ADD(s[j][r], MUL(wf[j][e], xv[e]));
+		}
+	}
+	/* nr and no are the same in every lane: whole-warp shuffles. */
+	for (int j = 0; j < MW_OUTS; j++) {
+		if (j >= no)
+			break;
+		for (int r = 0; r < MM_ROWS; r++) {
+			float v = s[j][r];
+
+			if (r >= nr)
+				break;
+			for (int off = 16; off > 0; off /= 2)
+				v = ADD(v, __shfl_down_sync(0xffffffffu, v, off));
+			if (lane == 0)
+				y[(size_t)(r0 + r) * out + o0 + j] = v;
+		}
+	}
+}
+
 static unsigned blocks(size_t threads, int per);
+
+/* Which GEMM kernel matmul() launches: SD_GEMM_WIDE once sd_cuda_open
+ * has found it gives SD_GEMM_WARP's bits on the model's shapes. */
+static int gemm_kind = SD_GEMM_WARP;
+/* And which attention kernel: SD_ATTEND_BLOCK once it gave attend1's bits. */
+static int attend_kind = SD_ATTEND_THREAD;
 
 static void
 matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
@@ -197,7 +283,118 @@ matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
 {
 	size_t tiles = ((size_t)n + MM_ROWS - 1) / MM_ROWS;
 
+	if (gemm_kind == SD_GEMM_WIDE && in % 8 == 0 &&
+	    (uintptr_t)w % 16 == 0 && (uintptr_t)x % 16 == 0) {
+		size_t groups = ((size_t)out + MW_OUTS - 1) / MW_OUTS;
+
+		k_matmul_wide<<<blocks(tiles * groups * 32, 256), 256>>>(y, x, w,
+		    n, in, out);
+		return;
+	}
 	k_matmul<<<blocks(tiles * out * 32, 256), 256>>>(y, x, w, n, in, out);
+}
+
+int
+sd_cuda_gemm(int kind)
+{
+	int was = gemm_kind;
+
+	if (kind == SD_GEMM_WARP || kind == SD_GEMM_WIDE)
+		gemm_kind = kind;
+	return was;
+}
+
+/* Both kernels on one shape, n rows of made-up values: 1 when their
+ * outputs are the same bits, 0 when not, -1 on a CUDA error. */
+__global__ static void
+k_pattern(float *a, size_t n, unsigned seed, int bf)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned h;
+
+	if (i >= n)
+		return;
+	h = (unsigned)i * 2654435761u ^ seed;
+	h ^= h >> 15;
+	h *= 2246822519u;
+	h ^= h >> 13;
+	if (bf)
+		((__nv_bfloat16 *)a)[i] = __float2bfloat16(
+		    ((float)(h & 0xffff) / 65536.0f - 0.5f) * 0.2f);
+	else
+		a[i] = ((float)(h & 0xffff) / 65536.0f - 0.5f) * 4.0f;
+}
+
+static int
+gemm_same(int n, int in, int out)
+{
+	void *w = NULL, *x = NULL, *y1 = NULL, *y2 = NULL;
+	float *h1, *h2;
+	size_t ny = (size_t)n * out;
+	int same = -1;
+
+	h1 = (float *)malloc(ny * sizeof(float));
+	h2 = (float *)malloc(ny * sizeof(float));
+	if (h1 != NULL && h2 != NULL &&
+	    cudaMalloc(&w, (size_t)in * out * 2) == cudaSuccess &&
+	    cudaMalloc(&x, (size_t)n * in * 4) == cudaSuccess &&
+	    cudaMalloc(&y1, ny * 4) == cudaSuccess &&
+	    cudaMalloc(&y2, ny * 4) == cudaSuccess) {
+		int was = gemm_kind;
+
+		k_pattern<<<blocks((size_t)in * out, 256), 256>>>((float *)w,
+		    (size_t)in * out, 7u, 1);
+		k_pattern<<<blocks((size_t)n * in, 256), 256>>>((float *)x,
+		    (size_t)n * in, 11u, 0);
+		gemm_kind = SD_GEMM_WARP;
+		matmul((float *)y1, (float *)x, (__nv_bfloat16 *)w, n, in, out);
+		gemm_kind = SD_GEMM_WIDE;
+		matmul((float *)y2, (float *)x, (__nv_bfloat16 *)w, n, in, out);
+		gemm_kind = was;
+		if (cudaGetLastError() == cudaSuccess &&
+		    cudaMemcpy(h1, y1, ny * 4, cudaMemcpyDeviceToHost) ==
+		    cudaSuccess &&
+		    cudaMemcpy(h2, y2, ny * 4, cudaMemcpyDeviceToHost) ==
+		    cudaSuccess)
+			same = memcmp(h1, h2, ny * 4) == 0;
+	}
+	cudaFree(w);
+	cudaFree(x);
+	cudaFree(y1);
+	cudaFree(y2);
+	free(h1);
+	free(h2);
+	return same;
+}
+
+static void attend_choose(const struct sd_model *m);
+
+/* The wide kernel is taken only where it gives the warp kernel's bits
+ * on every GEMM shape of both networks, with 1 row and with 13 (a whole
+ * tile and a partial one). */
+static void
+gemm_choose(const struct sd_model *m)
+{
+	const struct sd_net *nets[2] = { &m->d, &m->e };
+	int ok = 1;
+
+	for (int i = 0; i < 2 && ok; i++) {
+		const struct sd_net *t = nets[i];
+		int q = t->heads * t->hd, kv = t->kvh * t->hd;
+		int shapes[6][2] = { { t->dim, q }, { t->dim, kv }, { q, t->dim },
+		    { t->dim, t->ffn }, { t->ffn, t->dim }, { t->dim, SD_VOCAB } };
+
+		for (int sh = 0; sh < 6 && ok; sh++)
+			for (int rows = 1; rows <= 13 && ok; rows += 12)
+				if (gemm_same(rows, shapes[sh][0], shapes[sh][1]) != 1) {
+					fprintf(stderr, "sd-cuda: the wide GEMM kernel "
+					    "differs from the warp kernel on %d x %d x %d; "
+					    "the warp kernel is used\n", rows, shapes[sh][0],
+					    shapes[sh][1]);
+					ok = 0;
+				}
+	}
+	gemm_kind = ok ? SD_GEMM_WIDE : SD_GEMM_WARP;
 }
 
 __device__ static void
@@ -293,6 +490,81 @@ k_attend(float *att, const float *q, const struct drow *rows, int n,
 	rw = &rows[r];
 	lo = (size_t)layer * rw->cap * kvd;
 	attend1(att + (size_t)r * heads * hd + (size_t)h * hd,
+	    q + (size_t)r * heads * hd + (size_t)h * hd, rw->k + lo, rw->v + lo,
+	    rw->pos, h / (heads / kvh), kvd, hd, sc + (size_t)t * stride);
+}
+
+/* sd_attend with a block of 64 threads per (row, head): the scores of
+ * the positions side by side (each one thread's dot in order), the
+ * maximum (exact in any order), the exps side by side, their sum by
+ * one thread in order of position, then each output element by its own
+ * thread, over positions in order: attend1's bits, without one thread
+ * walking every position and element alone. hd <= 64. */
+#define AT_THREADS 64
+
+__device__ static void
+attend_block(float *o, const float *qh, const float *kc, const float *vc,
+    int pos, int g, int kvd, int hd, float *sc)
+{
+	__shared__ float red[AT_THREADS];
+	__shared__ float sum_s;
+	float scale = __fdiv_rn(1.0f, __fsqrt_rn((float)hd)), mx = -INFINITY;
+	int tid = threadIdx.x;
+
+	for (int t = tid; t <= pos; t += AT_THREADS) {
+		const float *kt = kc + (size_t)t * kvd + (size_t)g * hd;
+		float s = 0;
+
+		for (int i = 0; i < hd; i++)
+			s = ADD(s, MUL(qh[i], kt[i]));
+		sc[t] = MUL(s, scale);
+		if (sc[t] > mx)
+			mx = sc[t];
+	}
+	red[tid] = mx;
+	__syncthreads();
+	if (tid == 0) {
+		for (int i = 1; i < AT_THREADS; i++)
+			if (red[i] > mx)
+				mx = red[i];
+		red[0] = mx;
+	}
+	__syncthreads();
+	mx = red[0];
+	for (int t = tid; t <= pos; t += AT_THREADS)
+		sc[t] = dexp(SUB(sc[t], mx));
+	__syncthreads();
+	if (tid == 0) {
+		float sum = 0;
+
+		for (int t = 0; t <= pos; t++)
+			sum = ADD(sum, sc[t]);
+		sum_s = sum;
+	}
+	__syncthreads();
+	if (tid < hd) {
+		float acc = 0;
+
+		for (int t = 0; t <= pos; t++)
+			acc = ADD(acc, MUL(__fdiv_rn(sc[t], sum_s),
+			    vc[(size_t)t * kvd + (size_t)g * hd + tid]));
+		o[tid] = acc;
+	}
+}
+
+__global__ static void
+k_attend_block(float *att, const float *q, const struct drow *rows, int n,
+    int heads, int kvh, int hd, int layer, float *sc, size_t stride)
+{
+	int t = blockIdx.x, r = t / heads, h = t % heads, kvd = kvh * hd;
+	const struct drow *rw;
+	size_t lo;
+
+	if (r >= n)
+		return;
+	rw = &rows[r];
+	lo = (size_t)layer * rw->cap * kvd;
+	attend_block(att + (size_t)r * heads * hd + (size_t)h * hd,
 	    q + (size_t)r * heads * hd + (size_t)h * hd, rw->k + lo, rw->v + lo,
 	    rw->pos, h / (heads / kvh), kvd, hd, sc + (size_t)t * stride);
 }
@@ -436,6 +708,14 @@ sd_cuda_open(struct sd_cuda **cp, const struct sd_model *m, const float *dw,
 	CK(cudaMemcpy(c->sin, sd_rope_sin(), nr * sizeof(float),
 	    cudaMemcpyHostToDevice));
 	CK(cudaMemcpy(c->scale, s, sizeof s, cudaMemcpyHostToDevice));
+	/* SD_GEMM=warp keeps the first kernels, for comparisons. */
+	if (getenv("SD_GEMM") != NULL && strcmp(getenv("SD_GEMM"), "warp") == 0) {
+		gemm_kind = SD_GEMM_WARP;
+		attend_kind = SD_ATTEND_THREAD;
+	} else {
+		gemm_choose(m);
+		attend_choose(m);
+	}
 	return 0;
 }
 
@@ -565,8 +845,14 @@ net_forward(struct sd_cuda *c, const struct dnet *dn,
 		k_rope_kv<<<blocks((size_t)n * (net->heads + net->kvh) *
 		    (net->hd / 2), 128), 128>>>(c->q, c->k, c->v, rows, n,
 		    net->heads, net->kvh, net->hd, li, c->cos, c->sin);
-		k_attend<<<blocks((size_t)n * net->heads, 64), 64>>>(c->att, c->q,
-		    rows, n, net->heads, net->kvh, net->hd, li, c->sc, stride);
+		if (attend_kind == SD_ATTEND_BLOCK && net->hd <= AT_THREADS)
+			k_attend_block<<<(unsigned)((size_t)n * net->heads),
+			    AT_THREADS>>>(c->att, c->q, rows, n, net->heads, net->kvh,
+			    net->hd, li, c->sc, stride);
+		else
+			k_attend<<<blocks((size_t)n * net->heads, 64), 64>>>(c->att,
+			    c->q, rows, n, net->heads, net->kvh, net->hd, li, c->sc,
+			    stride);
 		matmul(c->tmp, c->att, w + l->wo, n, qd, d);
 		k_add<<<blocks(nd, 256), 256>>>(c->x, c->tmp, nd);
 		k_rmsnorm<<<blocks((size_t)n * 32, 128), 128>>>(c->xn, c->x,
@@ -757,6 +1043,87 @@ k_attend_one(float *out, const float *q, const float *kc, const float *vc,
 		    h / (heads / kvh), kvh * hd, hd, sc + (size_t)h * (pos + 1));
 }
 
+__global__ static void
+k_attend_block_one(float *out, const float *q, const float *kc,
+    const float *vc, int pos, int heads, int kvh, int hd, float *sc)
+{
+	int h = blockIdx.x;
+
+	attend_block(out + (size_t)h * hd, q + (size_t)h * hd, kc, vc, pos,
+	    h / (heads / kvh), kvh * hd, hd, sc + (size_t)h * (pos + 1));
+}
+
+int
+sd_cuda_attend(int kind)
+{
+	int was = attend_kind;
+
+	if (kind == SD_ATTEND_THREAD || kind == SD_ATTEND_BLOCK)
+		attend_kind = kind;
+	return was;
+}
+
+/* Both attention kernels on made-up q, k and v of one network's shape
+ * at position pos: 1 when they give the same bits, 0 or -1 when not. */
+static int
+attend_same(const struct sd_net *t, int pos)
+{
+	size_t nq = (size_t)t->heads * t->hd,
+	    nkv = (size_t)(pos + 1) * t->kvh * t->hd;
+	float *q = (float *)malloc(nq * 4), *k = (float *)malloc(nkv * 4),
+	    *v = (float *)malloc(nkv * 4), *o1 = (float *)malloc(nq * 4),
+	    *o2 = (float *)malloc(nq * 4);
+	int was = attend_kind, same = -1;
+	unsigned h = 12345;
+
+	if (q && k && v && o1 && o2) {
+		for (size_t i = 0; i < nkv; i++) {
+			h = h * 1664525u + 1013904223u;
+			k[i] = ((float)(h >> 8) / 16777216.0f - 0.5f) * 4;
+			h = h * 1664525u + 1013904223u;
+			v[i] = ((float)(h >> 8) / 16777216.0f - 0.5f) * 2;
+		}
+		for (size_t i = 0; i < nq; i++) {
+			h = h * 1664525u + 1013904223u;
+			q[i] = ((float)(h >> 8) / 16777216.0f - 0.5f) * 4;
+		}
+		attend_kind = SD_ATTEND_THREAD;
+		if (sd_cuda_op_attend(o1, q, k, v, pos, t->heads, t->kvh, t->hd,
+		    NULL, 0) == 0) {
+			attend_kind = SD_ATTEND_BLOCK;
+			if (sd_cuda_op_attend(o2, q, k, v, pos, t->heads, t->kvh,
+			    t->hd, NULL, 0) == 0)
+				same = memcmp(o1, o2, nq * 4) == 0;
+		}
+	}
+	attend_kind = was;
+	free(q);
+	free(k);
+	free(v);
+	free(o1);
+	free(o2);
+	return same;
+}
+
+static void
+attend_choose(const struct sd_model *m)
+{
+	const struct sd_net *nets[2] = { &m->d, &m->e };
+	static const int poss[3] = { 0, 37, 300 };
+	int ok = 1;
+
+	for (int i = 0; i < 2 && ok; i++)
+		for (int p = 0; p < 3 && ok; p++)
+			if (nets[i]->hd > AT_THREADS ||
+			    attend_same(nets[i], poss[p]) != 1) {
+				fprintf(stderr, "sd-cuda: the block attention kernel "
+				    "differs from the thread kernel at position %d; the "
+				    "thread kernel is used\n", poss[p]);
+				ok = 0;
+			}
+	attend_kind = ok ? SD_ATTEND_BLOCK : SD_ATTEND_THREAD;
+}
+
 int
 sd_cuda_op_attend(float *out, const float *q, const float *kc,
     const float *vc, int pos, int heads, int kvh, int hd, char *why,
@@ -771,8 +1138,13 @@ sd_cuda_op_attend(float *out, const float *q, const float *kc,
 	    put(&dout, NULL, (size_t)heads * hd * 4, why, nwhy) < 0 ||
 	    put(&dsc, NULL, (size_t)heads * (pos + 1) * 4, why, nwhy) < 0)
 		return -1;
-	k_attend_one<<<1, 32>>>((float *)dout, (float *)dq, (float *)dk,
-	    (float *)dv, pos, heads, kvh, hd, (float *)dsc);
+	if (attend_kind == SD_ATTEND_BLOCK && hd <= AT_THREADS)
+		k_attend_block_one<<<heads, AT_THREADS>>>((float *)dout,
+		    (float *)dq, (float *)dk, (float *)dv, pos, heads, kvh, hd,
+		    (float *)dsc);
+	else
+		k_attend_one<<<1, 32>>>((float *)dout, (float *)dq, (float *)dk,
+		    (float *)dv, pos, heads, kvh, hd, (float *)dsc);
 	rc = finish(out, dout, (size_t)heads * hd * 4, why, nwhy);
 	cudaFree(dq);
 	cudaFree(dk);

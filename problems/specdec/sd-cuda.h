@@ -15,6 +15,20 @@ extern "C" {
 
 struct sd_cuda;
 
+/* The GEMM kernels: a warp per output (SD_GEMM_WARP), or a warp per 4
+ * outputs with vector loads (SD_GEMM_WIDE), the same bits. sd_cuda_open
+ * takes the wide one where it gives the warp one's bits on the model's
+ * shapes (SD_GEMM=warp in the environment keeps the warp one and the
+ * thread attention). */
+enum { SD_GEMM_WARP, SD_GEMM_WIDE };
+/* Sets the kernel of later passes and ops; returns the one before. */
+int sd_cuda_gemm(int kind);
+/* Attention: a thread per (row, head) (SD_ATTEND_THREAD) or a block of
+ * 64 per (row, head) (SD_ATTEND_BLOCK), the same bits; chosen by
+ * sd_cuda_open alike. */
+enum { SD_ATTEND_THREAD, SD_ATTEND_BLOCK };
+int sd_cuda_attend(int kind);
+
 /* Uploads both networks' weights as bf16 (gen makes them bf16-exact). */
 int sd_cuda_open(struct sd_cuda **c, const struct sd_model *m,
     const float *dw, const float *ew, char *why, size_t nwhy);
