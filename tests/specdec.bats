@@ -151,6 +151,11 @@ EOC
 	[ "$stderr" = 'gen: KV_BLOCKS: 2 blocks cannot hold one request of 128 tokens' ]
 	run --separate-stderr -1 env AR_SEED=x AR_IN=../IN AR_REF=../REF ./gen
 	[ "$stderr" = 'gen: AR_SEED: "x" is not a decimal 64-bit number' ]
+	# The gpu size's reference of many requests is the GPU's to make:
+	# refused at once on the CPU, nothing written.
+	MODEL=gpu NREQ=512 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
+	[[ "$stderr" =~ ^gen:\ MODEL\ gpu:\ the\ reference\ of\ 512\ requests\ \([0-9]+\ rows\ of\ 0\.29\ GFLOP\)\ would\ take\ one\ CPU\ about\ [0-9]+\ minutes\;\ it\ is\ made\ on\ a\ GPU\ \(ar-bench\ -G\)$ ]]
+	[ -z "$(ls -A ../IN)" ] && [ -z "$(ls -A ../REF)" ]
 }
 
 # gen's GPU path (gen.c with SD_CUDA: the requests side by side in

@@ -383,6 +383,34 @@ certify(const struct sd_model *m, const struct sd_weights *wd,
 }
 #endif
 
+/* The CPU's reference must fit the prepare stage: a trace whose
+ * greedy decoding would take one core more than CPU_REF_S seconds (at
+ * CPU_GFLOPS, about what model.c's fixed-order sums reach) is refused
+ * at once, rather than cut by the stage's timeout minutes later, unless
+ * the GPU makes it. */
+#define CPU_REF_S 200.0
+#define CPU_GFLOPS 2.0
+
+static void
+cpu_ref_fits(const struct sd_model *m, const struct sd_treq *rq, long nreq)
+{
+	double rows = 0, per = 2.0 * (double)(sd_net_floats(&m->d) +
+	    sd_net_floats(&m->e)) / 1e9, secs;
+
+#ifdef SD_CUDA
+	if (sd_cuda_devices() > 0)
+		return;
+#endif
+	for (long i = 0; i < nreq; i++)
+		rows += rq[i].prompt_len + rq[i].out_len - 1;
+	secs = rows * per / CPU_GFLOPS;
+	if (secs > CPU_REF_S)
+		die("MODEL %s: the reference of %ld requests (%.0f rows of %.2g "
+		    "GFLOP) would take one CPU about %.0f minutes; it is made "
+		    "on a GPU (ar-bench -G)", m->name, nreq, rows, per,
+		    secs / 60);
+}
+
 int
 main(void)
 {
@@ -466,6 +494,7 @@ main(void)
 		nout += (size_t)r->out_len;
 	}
 
+	cpu_ref_fits(m, rq, nreq);
 	dw = make_net(&m->d, "d", &nd);
 	ew = make_net(&m->e, "e", &ne);
 	sd_weights_map(&wd, &m->d, dw);
