@@ -96,7 +96,7 @@ fill_part(void *arg)
 static void
 fill_uniform(float *a, size_t n, const char *label)
 {
-	struct fill_job job[32];
+	struct fill_job job[32] = { { NULL, 0, 0, label } };
 	pthread_t tid[32];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int nt = ncpu < 1 ? 1 : ncpu > 32 ? 32 : (int)ncpu, started = 0;
@@ -341,7 +341,7 @@ certify(const struct sd_model *m, const struct sd_weights *wd,
     const struct sd_weights *we, const struct sd_treq *rq, long nreq,
     const int32_t *tok, const size_t *ooff, const int32_t *out)
 {
-	long pick[CERTIFY];
+	long pick[CERTIFY] = { 0 };
 	int np = 0, started[CERTIFY] = { 0 };
 	struct cert_job job[CERTIFY];
 	pthread_t tid[CERTIFY];
