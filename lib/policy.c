@@ -672,12 +672,91 @@ best_of(const struct ar_pol_method *m, size_t n, int k1only, double z,
 	return found ? 0 : -1;
 }
 
+/* ours' pick, once the campaign is over or whenever it is asked: each
+ * measured feasible pair read through its method's curve (gp_post),
+ * less PICK_Z of its standard deviation, or CAUTION of it for a pair
+ * measured once (a lucky single draw). A noisy pair's lucky draw is
+ * weighed against what the method showed at its other scales; a quiet
+ * pair keeps its own estimate. The curve is PICK_AMP times as free as
+ * the one that predicts, and its level is not pulled toward the other
+ * methods': the best is an outlier among them by definition, and
+ * either pull took the true best down with the lucky ones. The
+ * incumbent of ours_picks stays best_of's, whose caution steers what is
+ * measured next. */
+#ifndef PICK_Z
+#define PICK_Z 0.25
+#endif
+#ifndef PICK_AMP
+#define PICK_AMP 2
+#endif
+
+static int
+pick_ours(const struct ar_pol_method *m, size_t n, const struct ar_pol_cfg *c,
+    size_t *bm, int *bk, double *mu_out, double *sd_out)
+{
+	struct gp_hyp h;
+	size_t i;
+	int j, found = 0;
+	double b = 0;
+
+	gp_learn(m, n, &h);
+	h.amp *= PICK_AMP;
+	h.tau = GP_LEVEL;
+	for (i = 0; i < n; i++) {
+		double mu[AR_POL_NK], sd[AR_POL_NK];
+		int ok[AR_POL_NK];
+		const char *how;
+
+		predict_all(&m[i], c, &h, mu, sd, ok, &how);
+		for (j = 0; j < AR_POL_NK; j++) {
+			const struct ar_pol_obs *o = &m[i].at[j];
+			double e, s;
+
+			if (!measured(o) || !o->feasible)
+				continue;
+			e = ok[j] ? mu[j] : o->est;
+			s = ok[j] ? sd[j] : obs_sd(o);
+			s *= o->n >= 2 ? PICK_Z : CAUTION;
+			if (!found || e - s > b) {
+				found = 1;
+				b = e - s;
+				*bm = i;
+				*bk = j;
+				*mu_out = e;
+				*sd_out = ok[j] ? sd[j] : obs_sd(o);
+			}
+		}
+	}
+	return found ? 0 : -1;
+}
+
+int
+ar_policy_pick(const struct ar_pol_method *m, size_t n,
+	const struct ar_pol_cfg *c, size_t *method, int *ki, double *est,
+	double *sd)
+{
+	double e = NAN, s = NAN;
+	int r;
+
+	if (c->policy == AR_POL_OURS)
+		r = pick_ours(m, n, c, method, ki, &e, &s);
+	else if ((r = best_of(m, n, c->policy == AR_POL_FLAT1, 0, method,
+	    ki)) == 0) {
+		e = m[*method].at[*ki].est;
+		s = obs_sd(&m[*method].at[*ki]);
+	}
+	if (est)
+		*est = e;
+	if (sd)
+		*sd = s;
+	return r;
+}
+
 int
 ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki)
 {
-	return best_of(m, n, c->policy == AR_POL_FLAT1, c->policy ==
-	    AR_POL_OURS ? CAUTION : 0, method, ki);
+	return ar_policy_pick(m, n, c, method, ki, NULL, NULL);
 }
 
 /* A taken[] mark for what this call already chose: pending from then. */

@@ -85,5 +85,11 @@ size_t ar_policy_next(const struct ar_pol_method *m, size_t n,
 /* The best feasible (method, k) on the evidence; -1 when none. */
 int ar_policy_best(const struct ar_pol_method *m, size_t n,
 	const struct ar_pol_cfg *c, size_t *method, int *ki);
+/* The same, with the policy's estimate of the pick and its standard
+ * deviation (ours reads each pair through its method's curve); est and
+ * sd may be NULL. */
+int ar_policy_pick(const struct ar_pol_method *m, size_t n,
+	const struct ar_pol_cfg *c, size_t *method, int *ki, double *est,
+	double *sd);
 
 #endif

@@ -647,7 +647,50 @@ best(void)
 	    "feasible: -1");
 }
 
+/* ours reads a pair through its method's curve: a noisy high pair whose
+ * method is flat below is taken down, a quiet one keeps its estimate.
+ * Twelve flat methods teach the campaign that curves move little. */
+static void
+pick_curve(void)
+{
+	struct ar_pol_method m[14];
+	struct ar_pol_cfg c;
+	size_t bm = 99, i;
+	int bk = -1, k;
+	double e = 0, sd = 0;
+
+	for (i = 2; i < 14; i++) {
+		method(&m[i], "flat");
+		for (k = 0; k < AR_POL_NK; k++)
+			measure(&m[i], k, 2, 0.9, 0.005, 1);
+	}
+	method(&m[0], "flat-then-lucky");
+	measure(&m[0], 0, 2, 1.00, 0.01, 1);
+	measure(&m[0], 1, 2, 1.00, 0.01, 1);
+	measure(&m[0], 2, 2, 1.00, 0.01, 1);
+	measure(&m[0], 3, 2, 1.25, 0.25, 1);
+	method(&m[1], "quiet");
+	measure(&m[1], 0, 2, 1.10, 0.01, 1);
+	config(&c, AR_POL_GRID);
+	OK(ar_policy_pick(m, 14, &c, &bm, &bk, &e, &sd) == 0 && bm == 0 &&
+	    bk == 3 && e == 1.25, "pick: grid, the highest estimate as it is");
+	config(&c, AR_POL_OURS);
+	OK(ar_policy_best(m, 14, &c, &bm, &bk) == 0 && bm == 1 && bk == 0,
+	    "pick: ours, the quiet one: the lucky pair, measured twice, is "
+	    "read through its flat curve");
+	OK(ar_policy_pick(m, 14, &c, &bm, &bk, &e, &sd) == 0 && bm == 1 &&
+	    fabs(e - 1.10) < 0.002 && sd > 0 && sd < 0.01,
+	    "pick: the quiet pair's estimate and sd, all but its own");
+	measure(&m[0], 3, 2, 1.25, 0.01, 1);
+	OK(ar_policy_pick(m, 14, &c, &bm, &bk, &e, &sd) == 0 && bm == 0 &&
+	    bk == 3 && fabs(e - 1.25) < 0.01, "pick: made quiet, the same "
+	    "pair wins whatever its curve below");
+	OK(ar_policy_pick(m, 14, &c, &bm, &bk, NULL, NULL) == 0 && bm == 0,
+	    "pick: est and sd may be NULL");
+}
+
 const struct unit_test unit_policy[] = {
+	TEST(pick_curve),
 	TEST(names),
 	TEST(pairs),
 	TEST(grid),
