@@ -492,6 +492,47 @@ $C2 2 scale 8 32 1.111"
 	same "$(cols method k why | grep "^$C1 2 ours")" "$C1 2 ours: the method's curve and the planner's hint predicts 1.073 +- 0.235 at k=2 against 1.073"
 }
 
+@test "ar-sched next --best: the pick on the evidence, a noisy lucky draw read through its method's curve" {
+	mkcamp
+	BHDR="method	workload	k	estimate	lo	hi	n	pick	pick_sd	label"
+	run --separate-stderr -0 ar-sched next -C camp -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --best
+	[ "${lines[0]}" = "$BHDR" ]
+	[ "${#lines[@]}" = 2 ]
+	same "$(cols method k estimate lo hi n label)" "$C1 1 1.1 1.05109 1.15119 1 fast"
+	# One result alone: its curve says nothing more, and the prior on a
+	# level is wide (log sd 1): the pick is its estimate, all but.
+	same "$(cols pick)" "1.09995"
+	# C2 at 1.00, 1.01, 0.99 at k = 1, 2, 4, then one noisy draw of
+	# 1.30 (0.90 to 1.70) at k=8: the highest estimate, and still the
+	# highest less a whole standard error (1.30 - 0.21 = 1.09, against
+	# C1's 1.10 - 0.03). Read through C2's curve it is far less: C1 is
+	# the pick.
+	row() {
+		printf '%s	yes	yes	%s		decode-512	cuda	%s	a	keep	false	%s	%s	%s	true			2026-11-26T12:00:00Z	2026-11-26T12:10:00Z\n' "$@"
+	}
+	{
+		cat "$FIX/ledger.tsv"
+		row f1 "$C2" 2 1.01 1.00 1.02
+		row f2 "$C2" 4 0.99 0.98 1.00
+		row f3 "$C2" 8 1.30 0.90 1.70
+	} > noisy.tsv
+	run --separate-stderr -0 ar-sched next -C camp -l noisy.tsv -m "$FIX/subs.tsv" --best
+	same "$(cols method k estimate label)" "$C1 1 1.1 fast"
+	# Made quiet, the same 1.30 at k=8 is the pick, whatever the curve
+	# below it.
+	sed 's/\t1.30\t0.90\t1.70\t/\t1.30\t1.29\t1.31\t/' noisy.tsv > quiet.tsv
+	run --separate-stderr -0 ar-sched next -C camp -l quiet.tsv -m "$FIX/subs.tsv" --best
+	same "$(cols method k estimate label)" "$C2 8 1.3 slow"
+	# Nothing feasible yet: the header alone, and why on stderr.
+	printf 'id\tsigned\tverified\n' > empty.tsv
+	run --separate-stderr -0 ar-sched next -C camp -l empty.tsv -m "$FIX/subs.tsv" --best
+	[ "$output" = "$BHDR" ]
+	[ "$stderr" = "ar-sched: no pick yet: no feasible result of any method" ]
+	# --best decides nothing, so it queues nothing.
+	run --separate-stderr -64 ar-sched next -C camp -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --best --put
+	[ ! -e camp/queue/new ] || [ -z "$(ls camp/queue/new)" ]
+}
+
 @test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
 	mkcamp
 	for i in 1 2 3 4 5; do

@@ -293,17 +293,12 @@ pol_cfg(struct ar_pol_cfg *cfg, const struct nx *x, const struct ar_inv *inv,
 	}
 }
 
-/* The policy's picks, placed in its order until want are out. It is
- * asked for more than fits: what does not fit now is skipped, and the
- * first bundle of several GPUs that fits nowhere keeps a node. */
-static void
-place_picks(struct out *o, const struct nx *x, struct ar_inv *inv,
-    const struct ar_pol_cfg *cfg, long std_pairs, size_t want)
+/* What the policy is told of the methods. */
+static struct ar_pol_method *
+pol_methods(const struct nx *x)
 {
 	struct ar_pol_method *pm = ar_xcalloc(x->nm + 1, sizeof *pm);
-	struct ar_pol_pick *pick = ar_xcalloc(4 * want + 1, sizeof *pick);
-	size_t i, npick;
-	int reserved = 0;
+	size_t i;
 
 	for (i = 0; i < x->nm; i++) {
 		pm[i].id = x->m[i].id;
@@ -312,6 +307,47 @@ place_picks(struct out *o, const struct nx *x, struct ar_inv *inv,
 		pm[i].hint = x->m[i].hint;
 		memcpy(pm[i].at, x->m[i].at, sizeof pm[i].at);
 	}
+	return pm;
+}
+
+/* next --best: the policy's pick on the evidence so far, one row under
+ * a header; the header alone while nothing feasible is measured. */
+static void
+print_best(const struct nx *x, const struct ar_pol_cfg *cfg)
+{
+	struct ar_pol_method *pm = pol_methods(x);
+	size_t bm;
+	int bk;
+	double est, sd;
+
+	printf("method\tworkload\tk\testimate\tlo\thi\tn\tpick\tpick_sd\t"
+	    "label\n");
+	if (x->nm && ar_policy_pick(pm, x->nm, cfg, &bm, &bk, &est, &sd) ==
+	    0) {
+		const struct meth *m = &x->m[bm];
+		const struct ar_pol_obs *o = &m->at[bk];
+
+		printf("%s\t%s\t%ld\t%.6g\t%.6g\t%.6g\t%d\t%.6g\t%.6g\t%s\n",
+		    m->method, m->workload, ar_pol_k(bk), o->est, o->lo, o->hi,
+		    o->n, est, sd, m->label);
+	} else {
+		ar_warn("no pick yet: no feasible result of any method");
+	}
+	free(pm);
+}
+
+/* The policy's picks, placed in its order until want are out. It is
+ * asked for more than fits: what does not fit now is skipped, and the
+ * first bundle of several GPUs that fits nowhere keeps a node. */
+static void
+place_picks(struct out *o, const struct nx *x, struct ar_inv *inv,
+    const struct ar_pol_cfg *cfg, long std_pairs, size_t want)
+{
+	struct ar_pol_method *pm = pol_methods(x);
+	struct ar_pol_pick *pick = ar_xcalloc(4 * want + 1, sizeof *pick);
+	size_t i, npick;
+	int reserved = 0;
+
 	npick = o->n < want && x->nm ? ar_policy_next(pm, x->nm, cfg, pick,
 	    4 * want) : 0;
 	for (i = 0; i < npick && o->n < want; i++) {
@@ -361,6 +397,7 @@ cmd_next(int argc, char **argv)
 	static const struct option lo[] = {
 		INV_LONGOPTS,
 		{ "put", no_argument, NULL, O_PUT },
+		{ "best", no_argument, NULL, O_BEST },
 		{ "noise-max", required_argument, NULL, O_NOISE },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -379,7 +416,7 @@ cmd_next(int argc, char **argv)
 	char err[512], *qdir;
 	double noise_max = -1;
 	long long maxn = -1;
-	int c, put = 0, have_man;
+	int c, put = 0, best = 0, have_man;
 	size_t want;
 
 	while ((c = getopt_long(argc, argv, "C:g:l:m:n:w:", lo, NULL)) != -1) {
@@ -395,6 +432,7 @@ cmd_next(int argc, char **argv)
 				    "100000", optarg);
 			break;
 		case O_PUT: put = 1; break;
+		case O_BEST: best = 1; break;
 		case O_NOISE:
 			if (ar_parse_double(optarg, &noise_max) < 0 ||
 			    noise_max < 0)
@@ -406,7 +444,7 @@ cmd_next(int argc, char **argv)
 				ar_usage(USAGE_NEXT);
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (put && best))
 		ar_usage(USAGE_NEXT);
 	if (ledger && subm && strcmp(ledger, "-") == 0 && strcmp(subm, "-") == 0)
 		ar_die(AR_EX_USAGE, "-l - and -m -: standard input is one of them "
@@ -467,8 +505,23 @@ cmd_next(int argc, char **argv)
 	 * busy. */
 	read_methods(&x, subm);
 	sm = summ_known(&x, ledger, x.metric);
-	qdir = ar_path(camp.dir, "queue");
 	ar_inv_init(&inv);
+	if (best) {
+		/* The pick needs no GPUs, queue or bookings. */
+		cfg.policy = policy;
+		pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
+		    conf_pfrac, grid_cap);
+		print_best(&x, &cfg);
+		ar_fshut(stdout, "<stdout>");
+		summ_close(sm);
+		ar_inv_free(&inv);
+		free_nx(&x);
+		if (have_man)
+			ar_manifest_free(&man);
+		ar_campaign_free(&camp);
+		return AR_EX_OK;
+	}
+	qdir = ar_path(camp.dir, "queue");
 	load_inv(&inv, &s);
 	read_bookings(&inv, camp.dir);
 	/* Each queue record counts twice, as pending and as GPUs promised:

@@ -16,8 +16,8 @@
 #define USAGE_PACK "pack [-C dir] [-g file | --gpus n [--pairs] | --cpus " \
 	"| --slurm] k ..."
 #define USAGE_NEXT "next [-C dir] [-l ledger] [-m submissions] [-n max] " \
-	"[-w workload] [--put] [--noise-max r] [-g file | --gpus n " \
-	"[--pairs] | --cpus | --slurm]"
+	"[-w workload] [--put | --best] [--noise-max r] [-g file | " \
+	"--gpus n [--pairs] | --cpus | --slurm]"
 #define USAGE_FOLD "fold [-C dir]"
 #define USAGE_CLUSTER "cluster [-N nodes] [-G gpus] [-p pending] " \
 	"[-R reservations] [-W window] [-s seed] [-d hours] [--check] " \
@@ -46,7 +46,7 @@ int cmd_landscape(int argc, char **argv);
 
 /* The long options of every subcommand, in one numbering. */
 enum { O_GPUS = 256, O_PAIRS, O_CPUS, O_SLURM, O_PUT, O_NOISE, O_CHECK,
-	O_NORES };
+	O_NORES, O_BEST };
 
 #define INV_LONGOPTS \
 	{ "gpus", required_argument, NULL, O_GPUS }, \
