@@ -1,6 +1,7 @@
 /* json.c: strict JSON through jansson, the canonical form, numbers. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,51 @@ ar_fmt_double(char *out, size_t n, double v)
 	snprintf(out, n, "%.17g", v);
 }
 
+/* The plain decimals of most TSV fields, -?digits[.digits], with at
+ * most 15 significant digits and 22 after the point: the digits are an
+ * exact double below 2^53 and so is 10^f, and one IEEE division of two
+ * exact doubles is rounded correctly, which is what strtod gives. -1 for
+ * anything else, left to strtod. (A ledger's million rows spent a
+ * quarter of a decision in strtod.) */
+static int
+plain_decimal(const char *s, double *v)
+{
+	static const double p10[] = {
+		1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+		1e22
+	};
+	uint64_t mant = 0;
+	int neg = 0, sig = 0, frac = 0, digits = 0, point = 0;
+
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	for (;; s++) {
+		if (*s >= '0' && *s <= '9') {
+			digits++;
+			if (point && ++frac > 22)
+				return -1;
+			if (mant == 0 && *s == '0')
+				continue;
+			if (++sig > 15)
+				return -1;
+			mant = mant * 10 + (uint64_t)(*s - '0');
+		} else if (*s == '.' && !point) {
+			point = 1;
+		} else {
+			break;
+		}
+	}
+	if (*s != '\0' || digits == 0)
+		return -1;
+	*v = (double)mant / p10[frac];
+	if (neg)
+		*v = -*v;
+	return 0;
+}
+
 int
 ar_parse_double(const char *s, double *v)
 {
@@ -109,6 +155,8 @@ ar_parse_double(const char *s, double *v)
 
 	if (*s == '\0' || *s == ' ' || *s == '\t')
 		return -1;
+	if (plain_decimal(s, v) == 0)
+		return 0;
 	errno = 0;
 	*v = strtod(s, &end);
 	if (*end != '\0' || errno == ERANGE || !isfinite(*v))

@@ -1,5 +1,9 @@
 /* json.c: unit tests of lib/json: strict parsing, the canonical form,
- * dotted paths, and numbers as TSV and JSON write them. */
+ * dotted paths, and numbers as TSV and JSON write them, the fast path
+ * for plain decimals against strtod. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +88,81 @@ numbers(void)
 	    "fraction, garbage rejected");
 }
 
+/* strtod's answer and acceptance, as ar_parse_double had them before
+ * its fast path for plain decimals. */
+static int
+slow_double(const char *s, double *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == ' ' || *s == '\t')
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (*end != '\0' || errno == ERANGE || !isfinite(*v) ||
+	    strpbrk(s, "xXiInN"))
+		return -1;
+	return 0;
+}
+
+/* The fast path gives strtod's bits and strtod's verdict: on numbers of
+ * every length around its limits (15 significant digits, 22 after the
+ * point), signs, zeros, lone points and signs, and random garbage. */
+static void
+decimals(void)
+{
+	static const char alpha[] = "0123456789.-+eE x";
+	static const char *const edge[] = {
+		"0", "-0", "0.0", "-0.000", "00012.50", ".5", "-.5", "5.", "-5.",
+		".", "-", "-.", "", "1..2", "--1", "+1", "1e3", "123456789012345",
+		"1234567890123456", "0.1234567890123456789012",
+		"0.12345678901234567890123", "999999999999999.9",
+		"0.000000000000000000000001", "9007199254740993",
+		"1.7976931348623157", "4.9406564584124654", "0.30000000000000004",
+	};
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	size_t i, bad = 0, n = 0;
+	char buf[48];
+
+	for (i = 0; i < sizeof edge / sizeof *edge; i++) {
+		double a = 1, b = 2;
+		int ra = ar_parse_double(edge[i], &a), rb = slow_double(edge[i],
+		    &b);
+
+		n++;
+		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
+			bad++;
+	}
+	for (i = 0; i < 400000; i++) {
+		double a = 1, b = 2;
+		int len, j, ra, rb;
+
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		len = (int)(st % 30);
+		for (j = 0; j < len; j++) {
+			st ^= st << 13;
+			st ^= st >> 7;
+			st ^= st << 17;
+			/* Mostly digits and a point: plain decimals. */
+			buf[j] = i % 4 ? "0123456789.-"[st % (j ? 11 : 12)] :
+			    alpha[st % (sizeof alpha - 1)];
+		}
+		buf[len] = '\0';
+		ra = ar_parse_double(buf, &a);
+		rb = slow_double(buf, &b);
+		n++;
+		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
+			bad++;
+	}
+	OK(bad == 0, "plain decimals: strtod's bits and verdict on %zu "
+	    "strings (%zu differ)", n, bad);
+}
+
 const struct unit_test unit_json[] = {
 	TEST(parse),
 	TEST(numbers),
+	TEST(decimals),
 	UNIT_END,
 };
