@@ -533,6 +533,61 @@ $C2 2 scale 8 32 1.111"
 	[ ! -e camp/queue/new ] || [ -z "$(ls camp/queue/new)" ]
 }
 
+@test "ar-sched next -l: a large export is folded in parts on several threads: one thread's decision and pick; a bad row named by its own line" {
+	mkcamp
+	# About 3,000 results (300 KB): of the two methods at every k, and
+	# A/As, each pair's intervals and times spread so that the sums,
+	# medians and latest rows all matter.
+	awk -F '\t' -v OFS='\t' 'NR == 1 { print; next } NR == 2 || NR == 3 { aa[NR] = $0 }
+	    NR == 4 { row = $0 }
+	    END {
+		print aa[2]
+		for (i = 0; i < 3000; i++) {
+			split(row, f, "\t")
+			f[1] = "r" i
+			f[4] = i % 3 ? "cafe000000000000000000000000000000000001" : "cafe000000000000000000000000000000000002"
+			f[8] = 2 ^ (i % 4)
+			y = 0.9 + (i * 37 % 101) / 400
+			f[12] = sprintf("%.4f", y); f[13] = sprintf("%.4f", y - 0.01 - (i % 7) / 200); f[14] = sprintf("%.4f", y + 0.02)
+			f[19] = sprintf("2026-11-26T1%d:%02d:%02dZ", i % 10, i % 60, (i * 7) % 60)
+			if (i % 11 == 0) f[10] = "crash"
+			s = f[1]; for (j = 2; j <= 19; j++) s = s OFS f[j]; print s
+		}
+		print aa[3]
+	    }' "$FIX/ledger.tsv" > big.tsv
+	[ "$(wc -c < big.tsv)" -gt 200000 ]
+	# No cap: the stop_at of what it decides comes from the sums.
+	echo "sched.grid_cap = 0" >> camp/campaign.conf
+	for t in 1 2 4 16; do
+		AR_THREADS=$t run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -l big.tsv -m "$FIX/subs.tsv" --noise-max 1 -n 8
+		cols method k gpus purpose value why min_pairs max_pairs stop_at > next-$t.txt
+		printf '%s\n' "$stderr" > err-$t.txt
+		AR_THREADS=$t run --separate-stderr -0 ar-sched next -C camp -l big.tsv -m "$FIX/subs.tsv" --best
+		printf '%s\n' "$output" > best-$t.txt
+	done
+	[ "$(wc -l < next-1.txt)" -ge 1 ]
+	[ "$(wc -l < best-1.txt)" = 2 ]
+	for t in 2 4 16; do
+		cmp next-1.txt next-$t.txt
+		cmp err-1.txt err-$t.txt
+		cmp best-1.txt best-$t.txt
+	done
+	# A bad row in the last part, and one with a field too few in the
+	# second: refused as on one thread, by the file's own line.
+	n=$(wc -l < big.tsv)
+	sed "$((n - 5))s/\t4\ta\t/\tfour\ta\t/; $((n - 5))s/\t8\ta\t/\teight\ta\t/; $((n - 5))s/\t2\ta\t/\ttwo\ta\t/; $((n - 5))s/\t1\ta\t/\tone\ta\t/" big.tsv > badk.tsv
+	sed "$((n / 2 + 10))s/\tcuda\t/\t/" big.tsv > short.tsv
+	for t in 1 4; do
+		AR_THREADS=$t run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l badk.tsv -m "$FIX/subs.tsv"
+		[[ "$stderr" =~ ^"ar-sched: badk.tsv: line $((n - 5)): shape.k: \""[a-z]+"\" is not a whole number from 1 to 65536"$ ]]
+		AR_THREADS=$t run --separate-stderr -65 ar-sched next -C camp -g "$FIX/two.tsv" -l short.tsv -m "$FIX/subs.tsv"
+		[ "$stderr" = "ar-sched: short.tsv: line $((n / 2 + 10)): 18 fields, header has 19" ]
+	done
+	# From a pipe, one thread reads it all.
+	AR_THREADS=4 run --separate-stderr -0 ar-sched next -C camp -l - -m "$FIX/subs.tsv" --best < big.tsv
+	[ "$output" = "$(cat best-1.txt)" ]
+}
+
 @test "ar-sched next --put: records in queue/, never a GPU twice over repeated calls" {
 	mkcamp
 	for i in 1 2 3 4 5; do

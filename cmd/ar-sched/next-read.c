@@ -5,11 +5,14 @@
  * by methods.c. next.h names it all. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -456,6 +459,19 @@ fold_need(const struct ar_tsv *t, const char *col, const struct fold *fo)
 	return ar_tsv_need(t, col);
 }
 
+/* Whether the fold ends softly here (struct fold's soft): then t is
+ * closed and the caller returns. */
+static int
+fold_soft(struct fold *fo, struct ar_tsv *t, int opened)
+{
+	if (!fo || !fo->soft)
+		return 0;
+	fo->failed = 1;
+	if (opened)
+		ar_tsv_close(t);
+	return 1;
+}
+
 void
 fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 {
@@ -472,6 +488,8 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	unsigned long cur = 0;
 
 	if (ar_tsv_open(&t, f, name) < 0) {
+		if (fold_soft(fo, &t, 0))
+			return;
 		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
 	}
@@ -514,6 +532,9 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		/* An empty ledger exports a bare header: the columns are
 		 * needed only once there is a row. */
 		if (!rows++) {
+			if ((c_wl < 0 || c_k < 0 || c_verdict < 0 || (c_commit <
+			    0 && c_dir < 0)) && fold_soft(fo, &t, 1))
+				return;
 			fold_need(&t, "workload", fo);
 			fold_need(&t, "shape.k", fo);
 			fold_need(&t, "verdict", fo);
@@ -550,6 +571,8 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		}
 		if (ar_parse_long(fld(&t, c_k), &k) < 0 || k < 1 ||
 		    k > 65536) {
+			if (fold_soft(fo, &t, 1))
+				return;
 			fold_bad(fo);
 			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not a "
 			    "whole number from 1 to 65536", name, t.lineno,
@@ -618,6 +641,8 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		}
 	}
 	if (st < 0) {
+		if (fold_soft(fo, &t, 1))
+			return;
 		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
 	}
@@ -628,6 +653,153 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	agg_sort(x);
 	if (c_seg >= 0 && !loose && fo->before_loose)
 		fo->before_loose(x, fo->arg);
+}
+
+/* fold_file's parts: a FILE over up to two ranges of the file's bytes,
+ * read by pread, so that the parts' readers share no offset. A part
+ * after the first reads the header line, then its own lines. */
+#define SPLIT_MIN (64 * 1024)
+#define SPLIT_MAX 16
+
+struct part {
+	int fd;
+	off_t at[2], end[2];
+	int r;
+	const char *name;
+	struct agg agg;
+	struct fold fo;
+	FILE *f;
+};
+
+static ssize_t
+part_read(void *cookie, char *buf, size_t n)
+{
+	struct part *p = cookie;
+	ssize_t got;
+
+	while (p->r < 2 && p->at[p->r] >= p->end[p->r])
+		p->r++;
+	if (p->r == 2)
+		return 0;
+	if ((off_t)n > p->end[p->r] - p->at[p->r])
+		n = (size_t)(p->end[p->r] - p->at[p->r]);
+	do
+		got = pread(p->fd, buf, n, p->at[p->r]);
+	while (got < 0 && errno == EINTR);
+	if (got > 0)
+		p->at[p->r] += got;
+	/* A file cut short under us ends the part where it ends. */
+	if (got == 0)
+		p->at[p->r] = p->end[p->r];
+	return got;
+}
+
+static void *
+part_fold(void *arg)
+{
+	struct part *p = arg;
+
+	fold_ledger(&p->agg, p->f, p->name, &p->fo);
+	return NULL;
+}
+
+static int
+fold_threads(void)
+{
+	const char *e = getenv("AR_THREADS");
+	long n = e && *e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > SPLIT_MAX ? SPLIT_MAX : (int)n;
+}
+
+/* The offset of the first line that starts at or after at; end when
+ * none does. */
+static off_t
+line_after(int fd, off_t at, off_t end)
+{
+	char buf[4096];
+
+	while (at < end) {
+		ssize_t n = pread(fd, buf, sizeof buf, at - 1);
+		char *nl;
+
+		if (n <= 0)
+			return end;
+		if ((nl = memchr(buf, '\n', (size_t)n)))
+			return at - 1 + (nl - buf) + 1;
+		at += n;
+	}
+	return end;
+}
+
+void
+fold_file(struct agg *x, FILE *f, const char *name)
+{
+	struct part part[SPLIT_MAX];
+	pthread_t tid[SPLIT_MAX];
+	cookie_io_functions_t io = { .read = part_read };
+	struct stat st;
+	int fd = fileno(f), n = fold_threads(), np = 0, i, failed = 0;
+	off_t hdr, cut[SPLIT_MAX + 1];
+
+	if (n < 2 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < SPLIT_MIN || ftello(f) != 0) {
+		fold_ledger(x, f, name, NULL);
+		return;
+	}
+	hdr = line_after(fd, 1, st.st_size);
+	cut[0] = 0;
+	for (i = 1; i < n; i++) {
+		off_t c = line_after(fd, st.st_size / n * i, st.st_size);
+
+		if (c < hdr)
+			c = hdr;
+		cut[i] = c > cut[i - 1] ? c : cut[i - 1];
+	}
+	cut[n] = st.st_size;
+	for (i = 0; i < n; i++) {
+		struct part *p = &part[np];
+
+		if (i > 0 && cut[i] == cut[i + 1])
+			continue;
+		memset(p, 0, sizeof *p);
+		p->fd = fd;
+		p->name = name;
+		/* The first part has the header; the others read it first. */
+		p->at[0] = 0;
+		p->end[0] = i ? hdr : cut[1];
+		p->at[1] = i ? cut[i] : 0;
+		p->end[1] = i ? cut[i + 1] : 0;
+		p->fo.soft = 1;
+		agg_init(&p->agg, x->metric);
+		if (!(p->f = fopencookie(p, "r", io)))
+			ar_die(AR_EX_SOFTWARE, "%s: fopencookie:", name);
+		np++;
+	}
+	for (i = 1; i < np; i++)
+		if ((errno = pthread_create(&tid[i], NULL, part_fold,
+		    &part[i])))
+			ar_die(AR_EX_SOFTWARE, "%s: a thread:", name);
+	part_fold(&part[0]);
+	for (i = 1; i < np; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < np; i++) {
+		failed |= part[i].fo.failed;
+		fclose(part[i].f);
+	}
+	if (!failed) {
+		agg_free(x);
+		*x = part[0].agg;
+		for (i = 1; i < np; i++) {
+			agg_merge(x, &part[i].agg);
+			agg_free(&part[i].agg);
+		}
+		agg_sort(x);
+		return;
+	}
+	for (i = 0; i < np; i++)
+		agg_free(&part[i].agg);
+	fold_ledger(x, f, name, NULL);
 }
 
 void

@@ -122,6 +122,10 @@ struct fold {
 	 * malformed, so that a reader of a program's output can say first
 	 * that the program failed (it then does not return). */
 	void (*bad)(void *);
+	/* With soft, rows refused as malformed set failed and end the fold
+	 * instead of the program (fold_file's threads, whose line numbers
+	 * are not the file's: it folds the file again, on one thread). */
+	int soft, failed;
 };
 
 void agg_init(struct agg *a, const char *metric);
@@ -142,6 +146,12 @@ void agg_merge(struct agg *a, const struct agg *b);
 void agg_sort(struct agg *a);
 /* Folds the rows of a ledger export f (named name) into a. */
 void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
+/* fold_ledger of an export given whole (next -l): a regular file of 64
+ * KiB or more is cut at lines into one part a thread (AR_THREADS, else
+ * the online CPUs, at most 16), each folded beside the others and the
+ * folds merged in order; anything else, or a part refused, on one
+ * thread, which says why with the file's own line numbers. */
+void fold_file(struct agg *a, FILE *f, const char *name);
 /* What a says of x's methods, nodes and baseline; a's lists go to x. */
 void apply_agg(struct nx *x, struct agg *a);
 

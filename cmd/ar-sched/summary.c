@@ -1296,7 +1296,7 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 	char *prog = ar_sibling("ar-ledger"), num[32];
 	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
 	    "-f", "tsv", "-A", num, NULL };
-	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL, export_bad };
+	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL, export_bad, 0, 0 };
 	struct ar_spawn sp;
 	struct agg seg;
 	struct cut cut;
@@ -1474,7 +1474,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 			ar_die(errno == ENOENT || errno == EACCES ?
 			    AR_EX_NOINPUT : AR_EX_IO, "%s:", ledger);
 		agg_init(&b, metric);
-		fold_ledger(&b, f, ledger, NULL);
+		fold_file(&b, f, ledger);
 		if (f != stdin)
 			fclose(f);
 		apply_agg(x, &b);
