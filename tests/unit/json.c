@@ -158,6 +158,58 @@ decimals(void)
 	}
 	OK(bad == 0, "plain decimals: strtod's bits and verdict on %zu "
 	    "strings (%zu differ)", n, bad);
+	/* As ar-bench writes ratios: the shortest form of a double, 15 to
+	 * 17 digits, and every double's 17; and integers on and beside the
+	 * midpoints between doubles, from 2^53 to 2^64, with a point put
+	 * anywhere in them. */
+	n = bad = 0;
+	for (i = 0; i < 200000; i++) {
+		double d, a = 1, b = 2;
+		uint64_t bits;
+		int ra, rb;
+
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		bits = (st >> 12) | (uint64_t)(1000 + st % 100) << 52;
+		memcpy(&d, &bits, sizeof d);
+		if (i % 2)
+			ar_fmt_double(buf, sizeof buf, d);
+		else
+			snprintf(buf, sizeof buf, "%.17g", d);
+		if (strchr(buf, 'e'))
+			continue;
+		ra = ar_parse_double(buf, &a);
+		rb = slow_double(buf, &b);
+		n++;
+		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
+			bad++;
+	}
+	for (i = 0; i < 200000; i++) {
+		uint64_t e = 53 + i % 11, m, ulp;
+		double a = 1, b = 2;
+		int ra, rb, len, at;
+
+		st ^= st << 13;
+		st ^= st >> 7;
+		st ^= st << 17;
+		ulp = 1ULL << (e - 52);
+		m = (1ULL << e) + (st % (1ULL << 40)) * ulp + ulp / 2 +
+		    (uint64_t)(i / 11 % 3) - 1;
+		len = snprintf(buf, sizeof buf, "%llu", (unsigned long long)m);
+		at = (int)(st >> 50) % (len + 1);
+		if (at < len) {
+			memmove(buf + at + 1, buf + at, (size_t)(len - at + 1));
+			buf[at] = '.';
+		}
+		ra = ar_parse_double(buf, &a);
+		rb = slow_double(buf, &b);
+		n++;
+		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
+			bad++;
+	}
+	OK(bad == 0, "long decimals: strtod's bits and verdict on %zu "
+	    "strings, shortest forms and midpoints (%zu differ)", n, bad);
 }
 
 const struct unit_test unit_json[] = {
