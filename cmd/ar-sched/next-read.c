@@ -703,8 +703,8 @@ part_fold(void *arg)
 	return NULL;
 }
 
-static int
-fold_threads(void)
+int
+sched_threads(void)
 {
 	const char *e = getenv("AR_THREADS");
 	long n = e && *e ? atol(e) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -739,7 +739,7 @@ fold_file(struct agg *x, FILE *f, const char *name)
 	pthread_t tid[SPLIT_MAX];
 	cookie_io_functions_t io = { .read = part_read };
 	struct stat st;
-	int fd = fileno(f), n = fold_threads(), np = 0, i, failed = 0;
+	int fd = fileno(f), n = sched_threads(), np = 0, i, failed = 0;
 	off_t hdr, cut[SPLIT_MAX + 1];
 
 	if (n < 2 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||

@@ -152,6 +152,9 @@ void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
  * folds merged in order; anything else, or a part refused, on one
  * thread, which says why with the file's own line numbers. */
 void fold_file(struct agg *a, FILE *f, const char *name);
+/* The threads a decision may read on: AR_THREADS, else the online
+ * CPUs; 1 to 16. */
+int sched_threads(void);
 /* What a says of x's methods, nodes and baseline; a's lists go to x. */
 void apply_agg(struct nx *x, struct agg *a);
 

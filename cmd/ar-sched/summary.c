@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1514,16 +1516,21 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 }
 
 /* Reads one record into e, from data (len bytes) when given, else its
- * file; 0 when it is one ar-sched counts. */
+ * file; 0 when it is one ar-sched counts. Why a malformed one is left
+ * out goes to why (empty for a record gone or not an object), for the
+ * caller to say: records are read on several threads, and said in the
+ * listing's order. */
 static int
 read_record(const char *path, const char *data, size_t len,
-    const char *name, struct qent *e)
+    const char *name, struct qent *e, char *why, size_t whylen)
 {
 	struct ar_buf b = {0};
 	struct ar_assign as;
 	char err[256];
 	json_t *j;
 	int r = -1;
+
+	why[0] = '\0';
 
 	/* A record claimed or finished meanwhile is gone: it is simply not
 	 * counted. */
@@ -1538,7 +1545,7 @@ read_record(const char *path, const char *data, size_t len,
 	j = ar_json_parse(data, len, err, sizeof err);
 	ar_buf_free(&b);
 	if (!j) {
-		ar_warn("%s: %s; left out", path, err);
+		snprintf(why, whylen, "%s: %s; left out", path, err);
 		return -1;
 	}
 	if (json_is_object(j)) {
@@ -1680,6 +1687,59 @@ qdid_same(const struct qdid *a, const struct qdid *b)
 	    && a->mtn == b->mtn && a->ct == b->ct && a->ctn == b->ctn;
 }
 
+/* A record the summary does not know, listed: read by read_misses. */
+struct miss {
+	char *path, *base;
+	const char *data;           /* in the batches' manifests, or NULL */
+	size_t len;
+	struct qent ne;
+	int r;
+	char why[512];
+};
+
+static void *
+miss_slice(void *arg)
+{
+	struct miss **se = arg;
+	struct miss *m;
+
+	for (m = se[0]; m < se[1]; m++)
+		m->r = read_record(m->path, m->data, m->len, m->base, &m->ne,
+		    m->why, sizeof m->why);
+	return NULL;
+}
+
+/* Reads the records of a listing, on AR_THREADS threads when there are
+ * many (from scratch, a hundred thousand: their JSON was half of such a
+ * decision). Each record is read alone, so that the order of the
+ * reading does not matter; what is made of them is, in summ_queued. */
+static void
+read_misses(struct miss *m, size_t n)
+{
+	struct miss *se[16][2];
+	pthread_t tid[16];
+	size_t t = (size_t)sched_threads(), i;
+
+	if (n < 256 || t < 2) {
+		se[0][0] = m;
+		se[0][1] = m + n;
+		miss_slice(se[0]);
+		return;
+	}
+	if (t > 16)
+		t = 16;
+	for (i = 0; i < t; i++) {
+		se[i][0] = m + n * i / t;
+		se[i][1] = m + n * (i + 1) / t;
+	}
+	for (i = 1; i < t; i++)
+		if ((errno = pthread_create(&tid[i], NULL, miss_slice, se[i])))
+			ar_die(AR_EX_SOFTWARE, "the queue: a thread:");
+	miss_slice(se[0]);
+	for (i = 1; i < t; i++)
+		pthread_join(tid[i], NULL);
+}
+
 void
 summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
     const char *qdir)
@@ -1687,7 +1747,9 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 	static const char *const subs[] = { "new", "cur" };
 	struct pend pd = {0};
 	struct ar_spool_man man;
-	size_t s, i, pos = 0;
+	struct miss *miss = NULL;
+	ptrdiff_t *act = NULL;
+	size_t s, i, pos = 0, nact, capact = 0, nmiss, capmiss = 0;
 	int same = sm->loaded, man_loaded = 0;
 
 	memset(&man, 0, sizeof man);
@@ -1719,12 +1781,13 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 			continue;
 		}
 		/* Unsorted: what is counted does not depend on order. */
+		nact = nmiss = 0;
 		while ((errno = 0, de = readdir(dp))) {
 			char base[AR_SPOOL_NAME + 1];
 			const char *at = strchr(de->d_name, '@');
 			size_t n = at ? (size_t)(at - de->d_name) :
 			    strlen(de->d_name);
-			struct qent *e, ne;
+			struct qent *e;
 
 			if (de->d_name[0] == '.' || n >= sizeof base)
 				continue;
@@ -1738,32 +1801,61 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 				e = &sm->q[pos++];
 			else if ((e = q_find(sm, base)))
 				pos = (size_t)(e - sm->q) + 1;
-			if (!e) {
-				char *p = ar_path(d, de->d_name);
-				const char *data = NULL;
-				size_t len = 0;
-				int r;
-
-				/* Many to read (from scratch, or a large put):
-				 * the batches' manifests hold them, a file
-				 * each. */
-				if (!man_loaded && (!sm->loaded ||
-				    sm->misses >= 256)) {
-					man_loaded = 1;
-					if (ar_spool_man_load(qdir, &man) < 0)
-						memset(&man, 0, sizeof man);
-				}
-				data = ar_spool_man_get(&man, base,
-				    (uint64_t)de->d_ino, &len);
-				r = read_record(p, data, len, base, &ne);
-
-				free(p);
-				if (r < 0)
-					continue;
-				e = q_add(sm, &ne);
-				sm->misses++;
+			if (nact == capact) {
+				capact = capact ? 2 * capact : 1024;
+				act = ar_xrealloc(act, capact * sizeof *act);
 			}
-			take(sm, x, inv, &pd, e);
+			if (e) {
+				act[nact++] = (ptrdiff_t)(e - sm->q);
+				continue;
+			}
+			/* Many to read (from scratch, or a large put): the
+			 * batches' manifests hold them, a file each. */
+			if (!man_loaded && (!sm->loaded || sm->misses + nmiss >=
+			    256)) {
+				man_loaded = 1;
+				if (ar_spool_man_load(qdir, &man) < 0)
+					memset(&man, 0, sizeof man);
+			}
+			if (nmiss == capmiss) {
+				capmiss = capmiss ? 2 * capmiss : 1024;
+				miss = ar_xrealloc(miss, capmiss * sizeof *miss);
+			}
+			memset(&miss[nmiss], 0, sizeof *miss);
+			miss[nmiss].path = ar_path(d, de->d_name);
+			miss[nmiss].base = ar_xstrdup(base);
+			miss[nmiss].data = ar_spool_man_get(&man, base,
+			    (uint64_t)de->d_ino, &miss[nmiss].len);
+			act[nact++] = -1 - (ptrdiff_t)nmiss++;
+		}
+		if (errno)
+			ar_die(AR_EX_IO, "%s:", d);
+		read_misses(miss, nmiss);
+		/* In the listing's order, as read one at a time: a record
+		 * listed twice (claimed from new/ to cur/ meanwhile) is
+		 * added once. */
+		for (i = 0; i < nact; i++) {
+			struct qent *e;
+			struct miss *ms;
+
+			if (act[i] >= 0) {
+				take(sm, x, inv, &pd, &sm->q[act[i]]);
+				continue;
+			}
+			ms = &miss[-1 - act[i]];
+			if (ms->r < 0) {
+				if (ms->why[0])
+					ar_warn("%s", ms->why);
+			} else if ((e = q_find(sm, ms->base))) {
+				q_free(&ms->ne);
+				take(sm, x, inv, &pd, e);
+			} else {
+				e = q_add(sm, &ms->ne);
+				sm->misses++;
+				take(sm, x, inv, &pd, e);
+			}
+			free(ms->path);
+			free(ms->base);
 		}
 		if (errno)
 			ar_die(AR_EX_IO, "%s:", d);
@@ -1771,6 +1863,8 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 		free(d);
 	}
 	sm->qlisted = 1;
+	free(act);
+	free(miss);
 	ar_spool_man_free(&man);
 	/* The strings stay alive in sm until summ_close. */
 	for (i = 0; i < pd.nk; i++)
