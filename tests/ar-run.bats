@@ -251,6 +251,15 @@ teardown() {
 	FAKE_SLEEP=1 ar-run local -C camp --gpus 8 --drain > out1 2> err1 &
 	pid=$!
 	wait_count 3 '^end' camp/fake.log
+	# Killed while a claim is in cur/: stopped first, and let go on
+	# until one is (on a loaded machine the runs in flight may all have
+	# ended before the next claims).
+	while :; do
+		kill -STOP $pid
+		[ -z "$(ls camp/queue/cur)" ] || break
+		kill -CONT $pid
+		poll sh -c '[ -n "$(ls camp/queue/cur)" ]'
+	done
 	kill -KILL $pid
 	wait $pid || true
 	# Bookings and claims of the dead one remain until the restart.
