@@ -2,8 +2,10 @@
  * of a method's score stage (lib/metric), TSV (lib/tsv), RFC 3339 times
  * (lib/timefmt), UTF-8 and its repair (lib/utf8), JSON (lib/json), a
  * runner request (lib/runner), a spool record's name (lib/spool) and
- * an id's time (lib/id); and the fast paths of lines (lib/io), UTF-8 and
- * times against what a byte at a time and timegm give. */
+ * an id's time (lib/id); and the fast paths of lines (lib/io), UTF-8,
+ * times and decimals against what a byte at a time, timegm and strtod
+ * give. */
+#include <errno.h>
 #include <math.h>
 
 #include "buf.h"
@@ -138,6 +140,25 @@ time_same(const char *s)
 	}
 }
 
+/* ar_parse_double's fast path for plain decimals against strtod, as it
+ * read them before: the same verdict and the same bits. */
+static void
+double_same(const char *s)
+{
+	double a = 1, b = 2;
+	char *end;
+	int ra = ar_parse_double(s, &a), rb = -1;
+
+	if (*s && *s != ' ' && *s != '\t') {
+		errno = 0;
+		b = strtod(s, &end);
+		rb = *end == '\0' && errno != ERANGE && isfinite(b) &&
+		    !strpbrk(s, "xXiInN") ? 0 : -1;
+	}
+	CHECK(ra == rb);
+	CHECK(ra != 0 || memcmp(&a, &b, sizeof a) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
@@ -172,6 +193,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	CHECK(bad == utf8_slow(d, n));
 	getline_same(d, n);
 	time_same(s);
+	double_same(s);
 	{
 		/* Repaired text is valid, and so is any prefix cut where
 		 * ar_utf8_prefix says. */
