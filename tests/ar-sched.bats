@@ -531,6 +531,18 @@ $C2 2 scale 8 32 1.111"
 	# --best decides nothing, so it queues nothing.
 	run --separate-stderr -64 ar-sched next -C camp -l "$FIX/ledger.tsv" -m "$FIX/subs.tsv" --best --put
 	[ ! -e camp/queue/new ] || [ -z "$(ls camp/queue/new)" ]
+	# It lists no queue: the queue's part of the summary stays as the
+	# last decision left it, even where the summary is written again.
+	rm -rf camp
+	mkcamp
+	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" --noise-max 1 --put
+	[ -n "$(ls camp/queue/new)" ]
+	cp camp/run/sched-queue q.before
+	# New results in a new segment: the summary's ledger part changes.
+	results 5 1
+	ar-ledger compact -C camp 2> /dev/null
+	run --separate-stderr -0 ar-sched next -C camp -m "$FIX/subs.tsv" --best
+	cmp camp/run/sched-queue q.before
 }
 
 @test "ar-sched next -l: a large export is folded in parts on several threads: one thread's decision and pick; a bad row named by its own line" {

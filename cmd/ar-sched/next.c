@@ -413,7 +413,7 @@ cmd_next(int argc, char **argv)
 	struct ar_pol_cfg cfg = {0};
 	struct out o = {0};
 	struct summ *sm;
-	char err[512], *qdir;
+	char err[512], *qdir = NULL;
 	double noise_max = -1;
 	long long maxn = -1;
 	int c, put = 0, best = 0, have_man;
@@ -506,20 +506,13 @@ cmd_next(int argc, char **argv)
 	read_methods(&x, subm);
 	sm = summ_known(&x, ledger, x.metric);
 	ar_inv_init(&inv);
+	cfg.policy = policy;
 	if (best) {
 		/* The pick needs no GPUs, queue or bookings. */
-		cfg.policy = policy;
 		pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
 		    conf_pfrac, grid_cap);
 		print_best(&x, &cfg);
-		ar_fshut(stdout, "<stdout>");
-		summ_close(sm);
-		ar_inv_free(&inv);
-		free_nx(&x);
-		if (have_man)
-			ar_manifest_free(&man);
-		ar_campaign_free(&camp);
-		return AR_EX_OK;
+		goto done;
 	}
 	qdir = ar_path(camp.dir, "queue");
 	load_inv(&inv, &s);
@@ -540,11 +533,11 @@ cmd_next(int argc, char **argv)
 	}
 	ar_assign_tsv_header(stdout);
 	place_aa(&o, &x, &inv, noise_max, want);
-	cfg.policy = policy;
 	pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
 	    conf_pfrac, grid_cap);
 	place_picks(&o, &x, &inv, &cfg, (long)std_pairs, want);
 
+done:
 	ar_fshut(stdout, "<stdout>");
 	summ_close(sm);
 	unlock();

@@ -1898,8 +1898,9 @@ summ_close(struct summ *sm)
 		free(run);
 		/* The queue file first: a crash before the summary follows
 		 * leaves the summary naming the old one's checksum, and both
-		 * are rebuilt. */
-		if (!(sm->loaded && sm->qsame)) {
+		 * are rebuilt. A run that did not list the queue (next
+		 * --best) keeps the one it loaded. */
+		if (!(sm->loaded && (sm->qsame || !sm->qlisted))) {
 			ar_buf_add(&b, QMAGIC, sizeof QMAGIC - 1);
 			put_queue(&b, sm);
 			sum_hex(sm->qsum, b.p, b.len);
