@@ -105,6 +105,16 @@ slow_double(const char *s, double *v)
 	return 0;
 }
 
+/* 1 where ar_parse_double and strtod disagree on s: verdict or bits. */
+static int
+differs(const char *s)
+{
+	double a = 1, b = 2;
+	int ra = ar_parse_double(s, &a), rb = slow_double(s, &b);
+
+	return ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a) != 0);
+}
+
 /* The fast path gives strtod's bits and strtod's verdict: on numbers of
  * every length around its limits (15 significant digits, 22 after the
  * point), signs, zeros, lone points and signs, and random garbage. */
@@ -125,17 +135,11 @@ decimals(void)
 	char buf[48];
 
 	for (i = 0; i < sizeof edge / sizeof *edge; i++) {
-		double a = 1, b = 2;
-		int ra = ar_parse_double(edge[i], &a), rb = slow_double(edge[i],
-		    &b);
-
 		n++;
-		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
-			bad++;
+		bad += (size_t)differs(edge[i]);
 	}
 	for (i = 0; i < 400000; i++) {
-		double a = 1, b = 2;
-		int len, j, ra, rb;
+		int len, j;
 
 		st ^= st << 13;
 		st ^= st >> 7;
@@ -150,11 +154,8 @@ decimals(void)
 			    alpha[st % (sizeof alpha - 1)];
 		}
 		buf[len] = '\0';
-		ra = ar_parse_double(buf, &a);
-		rb = slow_double(buf, &b);
 		n++;
-		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
-			bad++;
+		bad += (size_t)differs(buf);
 	}
 	OK(bad == 0, "plain decimals: strtod's bits and verdict on %zu "
 	    "strings (%zu differ)", n, bad);
@@ -164,9 +165,8 @@ decimals(void)
 	 * anywhere in them. */
 	n = bad = 0;
 	for (i = 0; i < 200000; i++) {
-		double d, a = 1, b = 2;
+		double d;
 		uint64_t bits;
-		int ra, rb;
 
 		st ^= st << 13;
 		st ^= st >> 7;
@@ -179,16 +179,12 @@ decimals(void)
 			snprintf(buf, sizeof buf, "%.17g", d);
 		if (strchr(buf, 'e'))
 			continue;
-		ra = ar_parse_double(buf, &a);
-		rb = slow_double(buf, &b);
 		n++;
-		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
-			bad++;
+		bad += (size_t)differs(buf);
 	}
 	for (i = 0; i < 200000; i++) {
 		uint64_t e = 53 + i % 11, m, ulp;
-		double a = 1, b = 2;
-		int ra, rb, len, at;
+		int len, at;
 
 		st ^= st << 13;
 		st ^= st >> 7;
@@ -202,11 +198,8 @@ decimals(void)
 			memmove(buf + at + 1, buf + at, (size_t)(len - at + 1));
 			buf[at] = '.';
 		}
-		ra = ar_parse_double(buf, &a);
-		rb = slow_double(buf, &b);
 		n++;
-		if (ra != rb || (ra == 0 && memcmp(&a, &b, sizeof a)))
-			bad++;
+		bad += (size_t)differs(buf);
 	}
 	OK(bad == 0, "long decimals: strtod's bits and verdict on %zu "
 	    "strings, shortest forms and midpoints (%zu differ)", n, bad);
