@@ -17,17 +17,19 @@
  *          when no measurement is worth its price, and never more than
  *          AR_POL_GRID_CAP of the grid's GPU-hours. Its measurements are
  *          sequential (policy.h): they stop once the question they were
- *          made for is clear. Its best is the feasible pair of the
- *          highest estimate less one standard error (half of one for a
- *          pair measured again), so that one lucky draw does not win.
+ *          made for is clear. Its best so far, the incumbent, is the
+ *          feasible pair of the highest estimate less one standard
+ *          error (half of one for a pair measured again), so that one
+ *          lucky draw does not win; its pick (pick_ours) reads each
+ *          pair through its method's curve.
  * The constants below may be set at build time (-DEI_MIN=...), which is
  * how they were tuned with ar-sched simulate on the tuning sets of
  * bench/bench-policy.sh.
  * Scores are ratios to the baseline at the same k, higher better.
  * One file past 1,000 lines: the four policies share its helpers (costs,
  * the ladder, the incumbent) and one interface, and ours' curve is only
- * what its picks read; split, each half would export the other's
- * internals. */
+ * what its picks and its pick read; split, each half would export the
+ * other's internals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
