@@ -720,6 +720,13 @@ results() {
 	ar-ledger append -C camp "r$2.jsonl" 2> /dev/null
 }
 
+# put_scale N: N scale probes of C3 at k=8 and N of C1 at k=2 queued
+# in one batch.
+put_scale() {
+	awk -v n="$1" -v c="$C3" -v d="$C1" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < n; i++) print c "\tdecode-512\t8\tscale"; for (i = 0; i < n; i++) print d "\tdecode-512\t2\tscale" }' > q.tsv
+	ar-queue put camp/queue q.tsv > /dev/null
+}
+
 # decide: ar-sched next on camp, its output but the fresh experiment ids
 # in $out, its stderr in $err.
 decide() {
@@ -1244,8 +1251,7 @@ same_from_rows() {
 	mkcamp
 	echo 'sched.grid_cap = 0' >> camp/campaign.conf
 	results 40 1
-	awk -v c="$C3" -v d="$C1" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale"; for (i = 0; i < 70; i++) print d "\tdecode-512\t2\tscale" }' > q.tsv
-	ar-queue put camp/queue q.tsv > /dev/null
+	put_scale 70
 	[ "$(ls camp/queue/batch | wc -l)" -eq 1 ]
 	decide
 	withman=$out
@@ -1277,15 +1283,11 @@ same_from_rows() {
 	[ "$one" != "$withman" ]
 }
 
-# Listing 100,000 records costs more than the rest of a decision: queue
-# directories that have not changed since the summary's listing (their
-# inode, mtime and ctime) are not listed again.
 @test "ar-sched next: many queue records are read on several threads: one thread's decision, bad records said in the listing's order" {
 	mkcamp
 	echo 'sched.grid_cap = 0' >> camp/campaign.conf
 	results 40 1
-	awk -v c="$C3" -v d="$C1" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 200; i++) print c "\tdecode-512\t8\tscale"; for (i = 0; i < 200; i++) print d "\tdecode-512\t2\tscale" }' > q.tsv
-	ar-queue put camp/queue q.tsv > /dev/null
+	put_scale 200
 	keep=$(ls camp/queue/batch)
 	# Some records in files of their own (their manifests removed),
 	# three of them malformed, one claimed: in cur/ as well as new/ while
@@ -1321,6 +1323,9 @@ same_from_rows() {
 	[ "$out" = "$(cat out-1.txt)" ]
 }
 
+# Listing 100,000 records costs more than the rest of a decision: queue
+# directories that have not changed since the summary's listing (their
+# inode, mtime and ctime) are not listed again.
 @test "ar-sched next: queue directories unchanged since the summary are not listed again" {
 	command -v strace > /dev/null || skip "strace is needed (.ci/run installs it)"
 	# LeakSanitizer cannot run under ptrace (check-asan).
