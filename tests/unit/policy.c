@@ -689,7 +689,58 @@ pick_curve(void)
 	    "pick: est and sd may be NULL");
 }
 
+/* Whether ours' next picks hold a scale probe of m at ki. */
+static int
+probes(const struct ar_pol_method *m, size_t n, const struct ar_pol_cfg *c,
+    size_t mi, int ki)
+{
+	struct ar_pol_pick p[64];
+	size_t got = ar_policy_next(m, n, c, p, 64), i;
+
+	for (i = 0; i < got; i++)
+		if (p[i].method == mi && p[i].ki == ki &&
+		    p[i].purpose == AR_PUR_SCALE)
+			return 1;
+	return 0;
+}
+
+/* The curves' roughness is learnt: where the campaign's methods that
+ * reached k=8 jumped there past what their lower scales predicted, a
+ * method flat at 1, 2 and 4 is worth a k=8 probe; where they stayed on
+ * their curves, it is not. */
+static void
+ours_jump(void)
+{
+	struct ar_pol_method m[14];
+	struct ar_pol_cfg c;
+	size_t i;
+	int k, smooth, rough;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "inc");
+	for (k = 0; k < AR_POL_NK; k++)
+		measure(&m[0], k, 2, k == 3 ? 1.12 : 1.0, 0.005, 1);
+	method(&m[1], "flat");
+	for (k = 0; k < 3; k++)
+		measure(&m[1], k, 2, 1.0, 0.005, 1);
+	for (i = 2; i < 14; i++) {
+		method(&m[i], "other");
+		for (k = 0; k < AR_POL_NK; k++)
+			measure(&m[i], k, 4, 0.95, 0.005, 1);
+	}
+	smooth = probes(m, 14, &c, 1, 3);
+	/* The others jump at 8, half up and half down: no trend, only
+	 * roughness. */
+	for (i = 2; i < 14; i++)
+		measure(&m[i], 3, 4, i % 2 ? 1.07 : 0.84, 0.005, 1);
+	rough = probes(m, 14, &c, 1, 3);
+	OK(!smooth && rough, "ours: a flat method gets a k=8 probe where the "
+	    "campaign's curves jump at 8 (%d), not where they are smooth (%d)",
+	    rough, smooth);
+}
+
 const struct unit_test unit_policy[] = {
+	TEST(ours_jump),
 	TEST(pick_curve),
 	TEST(names),
 	TEST(pairs),
