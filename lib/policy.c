@@ -604,17 +604,22 @@ gp_post(const struct ar_pol_method *m, const struct ar_pol_cfg *c,
 }
 
 /* How rough the campaign's curves are: each method measured at three
- * scales or more predicts its highest one from those below, and what
- * its error exceeds the prediction's variance and the measurement's
- * noise by, on average (against JUMP_N0 methods' worth of none; at most
- * JUMP_MAX, log), is added to every unmeasured scale's variance. A
- * smooth curve cannot foresee a jump at 8 (a model that fits in memory
- * only there, a collective that overlaps only past 4), and a method
- * flat at 1, 2 and 4 earns a k=8 probe only where the campaign has seen
- * such jumps. Learnt on the tuning sets: +0.3 point found on the indep
- * recipe's for 0.3% more of the grid. */
+ * scales or more predicts its highest one from those below, and JUMP_W
+ * of what its squared error exceeds the prediction's variance and the
+ * measurement's noise by, on average (against JUMP_N0 methods' worth of
+ * none; at most JUMP_MAX, log), is added to every unmeasured scale's
+ * variance. A smooth curve cannot foresee a jump at 8 (a model that
+ * fits in memory only there, a collective that overlaps only past 4),
+ * and a method flat at 1, 2 and 4 earns a k=8 probe only where the
+ * campaign has seen its curves leave their course. On the tuning sets
+ * (3 repeats): +0.25 point found on the indep recipe's for 0.2% more of
+ * the grid; the whole excess (JUMP_W 1) found 0.07 point more there and
+ * cost twice as much on shapes-tune. */
 #ifndef JUMP_N0
 #define JUMP_N0 4
+#endif
+#ifndef JUMP_W
+#define JUMP_W 0.5
 #endif
 #ifndef JUMP_MAX
 #define JUMP_MAX 0.15
@@ -653,7 +658,7 @@ learn_jump(const struct ar_pol_method *m, size_t n,
 		cnt += 1;
 	}
 	if (sum > 0)
-		h->jump2 = fmin(sum / cnt, JUMP_MAX * JUMP_MAX);
+		h->jump2 = fmin(JUMP_W * sum / cnt, JUMP_MAX * JUMP_MAX);
 }
 
 /* Predictions at every k for one method, as ratios: ok[k] says which
