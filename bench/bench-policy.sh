@@ -159,24 +159,22 @@ indep -v seed=21 -v n=500 -v prefix=IA21x > "$d/indep/a21.tsv"
 indep -v seed=22 -v n=500 -v prefix=IA22x > "$d/indep/a22.tsv"
 indep -v seed=23 -v n=500 -v prefix=IS23x -v wts="2 2 2 0.5 1 0.7 1.5 4 0.5" > "$d/indep/scale23.tsv"
 indep -v seed=24 -v n=500 -v prefix=IN24x -v nmul=2 > "$d/indep/noisy24.tsv"
-mkdir -p "$d/indep31" "$d/shapes-report13"
-indep -v seed=31 -v n=500 -v prefix=IA31x > "$d/indep31/a31.tsv"
-indep -v seed=32 -v n=500 -v prefix=IA32x > "$d/indep31/a32.tsv"
-indep -v seed=33 -v n=500 -v prefix=IF33x -v nflat=1 > "$d/indep31/flat33.tsv"
-indep -v seed=34 -v n=500 -v prefix=IF34x -v nflat=1 > "$d/indep31/flat34.tsv"
-shapes_check "$bin/ar-sched" "$d/shapes-report13" 13001 12 T
-mkdir -p "$d/indep41" "$d/shapes-report14"
-indep -v seed=41 -v n=500 -v prefix=IA41x > "$d/indep41/a41.tsv"
-indep -v seed=42 -v n=500 -v prefix=IA42x > "$d/indep41/a42.tsv"
-indep -v seed=43 -v n=500 -v prefix=IF43x -v nflat=1 > "$d/indep41/flat43.tsv"
-indep -v seed=44 -v n=500 -v prefix=IF44x -v nflat=1 > "$d/indep41/flat44.tsv"
-shapes_check "$bin/ar-sched" "$d/shapes-report14" 14001 12 U
-mkdir -p "$d/indep51" "$d/shapes-report15"
-indep -v seed=51 -v n=500 -v prefix=IA51x > "$d/indep51/a51.tsv"
-indep -v seed=52 -v n=500 -v prefix=IA52x > "$d/indep51/a52.tsv"
-indep -v seed=53 -v n=500 -v prefix=IF53x -v nflat=1 > "$d/indep51/flat53.tsv"
-indep -v seed=54 -v n=500 -v prefix=IF54x -v nflat=1 > "$d/indep51/flat54.tsv"
-shapes_check "$bin/ar-sched" "$d/shapes-report15" 15001 12 V
+# fresh S R L: a batch of sets made for one change and run once: the
+# indep recipe with seeds S and S+1, with nflat S+2 and S+3, into
+# indepS/, and the check recipes with seeds R.. (prefix L) into
+# shapes-report(R / 1000)/.
+fresh() {
+	f=$d/indep$1
+	mkdir -p "$f" "$d/shapes-report$(($2 / 1000))"
+	indep -v seed="$1" -v n=500 -v prefix="IA$1x" > "$f/a$1.tsv"
+	indep -v seed=$(($1 + 1)) -v n=500 -v prefix="IA$(($1 + 1))x" > "$f/a$(($1 + 1)).tsv"
+	indep -v seed=$(($1 + 2)) -v n=500 -v prefix="IF$(($1 + 2))x" -v nflat=1 > "$f/flat$(($1 + 2)).tsv"
+	indep -v seed=$(($1 + 3)) -v n=500 -v prefix="IF$(($1 + 3))x" -v nflat=1 > "$f/flat$(($1 + 3)).tsv"
+	shapes_check "$bin/ar-sched" "$d/shapes-report$(($2 / 1000))" "$2" 12 "$3"
+}
+fresh 31 13001 T
+fresh 41 14001 U
+fresh 51 15001 V
 for s in 12001 12002; do
 	"$bin/ar-sched" landscape -t shapes -n 3000 -m 8-80 -s $s -x "NR${s}x" --mix "$SHAPES_MIX_NOISY" > "$d/noisy-report/$s.tsv"
 done
