@@ -10,7 +10,8 @@
  *          highest value per GPU-hour: scale probes, one step up a
  *          method's ladder at a time, where the method's own curve (a
  *          Gaussian process over log k, learnt from what it and the
- *          campaign's other methods measured; no hint needed) may beat
+ *          campaign's other methods measured, widened by how far the
+ *          campaign's curves left their course; no hint needed) may beat
  *          the incumbent, and re-measurements of pairs within the
  *          incumbent's noise, worth the expected amount by which the pick
  *          could miss the best by more than the minimum effect; nothing
@@ -446,7 +447,6 @@ gp_learn(const struct ar_pol_method *m, size_t n, struct gp_hyp *h)
 	int j, q;
 
 	h->jump2 = 0;
-
 	for (i = 0; i < n; i++) {
 		const struct ar_pol_obs *o = &m[i].at[0];
 		double ms = 0;
