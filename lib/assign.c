@@ -9,36 +9,69 @@
 #include "json.h"
 #include "tsv.h"
 
-static const char *
-str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
+/* A record's value by key, however the record was read: JSON by
+ * jansson, or the plain form ar_assign_parse_text reads itself. Both
+ * readers give the same value for the same text. */
+enum { AV_NONE, AV_STR, AV_INT, AV_REAL, AV_OTHER };
 
-	return json_is_string(v) && *json_string_value(v) ?
-	    json_string_value(v) : NULL;
+struct aval {
+	int t;
+	const char *s;
+	long long i;
+	double d;
+};
+
+typedef void (*aget_fn)(const void *src, const char *key, struct aval *v);
+
+static void
+json_get(const void *src, const char *key, struct aval *v)
+{
+	const json_t *j = json_object_get((const json_t *)src, key);
+
+	memset(v, 0, sizeof *v);
+	if (!j)
+		v->t = AV_NONE;
+	else if (json_is_string(j)) {
+		v->t = AV_STR;
+		v->s = json_string_value(j);
+	} else if (json_is_integer(j)) {
+		v->t = AV_INT;
+		v->i = json_integer_value(j);
+	} else if (json_is_real(j)) {
+		v->t = AV_REAL;
+		v->d = json_real_value(j);
+	} else
+		v->t = AV_OTHER;
+}
+
+static const char *
+str(aget_fn get, const void *src, const char *key)
+{
+	struct aval v;
+
+	get(src, key, &v);
+	return v.t == AV_STR && *v.s ? v.s : NULL;
 }
 
 /* A whole number given as a JSON integer or a string; -1 if neither. */
 static int
-whole(const json_t *v, long long *out)
+whole(const struct aval *v, long long *out)
 {
-	if (json_is_integer(v)) {
-		*out = json_integer_value(v);
+	if (v->t == AV_INT) {
+		*out = v->i;
 		return 0;
 	}
-	return json_is_string(v) ? ar_parse_long(json_string_value(v), out) :
-	    -1;
+	return v->t == AV_STR ? ar_parse_long(v->s, out) : -1;
 }
 
 static int
-number(const json_t *v, double *out)
+number(const struct aval *v, double *out)
 {
-	if (json_is_number(v)) {
-		*out = json_number_value(v);
+	if (v->t == AV_INT || v->t == AV_REAL) {
+		*out = v->t == AV_INT ? (double)v->i : v->d;
 		return 0;
 	}
-	return json_is_string(v) ? ar_parse_double(json_string_value(v), out) :
-	    -1;
+	return v->t == AV_STR ? ar_parse_double(v->s, out) : -1;
 }
 
 int
@@ -67,37 +100,42 @@ ar_assign_gpus(const char *s, int *out, size_t max, size_t *n)
 	return 0;
 }
 
-void
-ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
+static void
+assign_read(aget_fn get, const void *o, const char *id, struct ar_assign *a)
 {
-	const char *e = str(o, "experiment"), *g;
-	const json_t *pa = json_object_get(o, "min_pairs");
-	const json_t *pb = json_object_get(o, "max_pairs");
-	const json_t *z = json_object_get(o, "stop_at");
+	const char *e = str(get, o, "experiment"), *g;
+	struct aval pa, pb, z, t;
 	long long v = -1, lo = -1, hi = -1;
 	double d;
+
+	get(o, "min_pairs", &pa);
+	get(o, "max_pairs", &pb);
+	get(o, "stop_at", &z);
 
 	memset(a, 0, sizeof *a);
 	a->value = NAN;
 	snprintf(a->experiment, sizeof a->experiment, "%s", e ? e : id);
-	a->method = str(o, "method");
-	a->workload = str(o, "workload");
-	a->idea = str(o, "idea");
-	a->purpose = str(o, "purpose");
-	a->node = str(o, "node");
-	a->label = str(o, "label");
-	a->why = str(o, "why");
-	a->queued = str(o, "queued");
-	if (whole(json_object_get(o, "priority"), &v) == 0)
+	a->method = str(get, o, "method");
+	a->workload = str(get, o, "workload");
+	a->idea = str(get, o, "idea");
+	a->purpose = str(get, o, "purpose");
+	a->node = str(get, o, "node");
+	a->label = str(get, o, "label");
+	a->why = str(get, o, "why");
+	a->queued = str(get, o, "queued");
+	get(o, "priority", &t);
+	if (whole(&t, &v) == 0)
 		a->priority = (long)v;
-	if (number(json_object_get(o, "value"), &d) == 0)
+	get(o, "value", &t);
+	if (number(&t, &d) == 0)
 		a->value = d;
 	if (e && !ar_id_valid(e)) {
 		snprintf(a->bad, sizeof a->bad, "experiment: not an id");
 		snprintf(a->experiment, sizeof a->experiment, "%s", id);
 		return;
 	}
-	if (whole(json_object_get(o, "k"), &v) < 0 || v < 1 || v > 1024) {
+	get(o, "k", &t);
+	if (whole(&t, &v) < 0 || v < 1 || v > 1024) {
 		snprintf(a->bad, sizeof a->bad, "k: expected an integer from "
 		    "1 to 1024");
 		return;
@@ -119,7 +157,7 @@ ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
 		snprintf(a->bad, sizeof a->bad, "idea: starts with '-'");
 		return;
 	}
-	if ((g = str(o, "gpus")) && (ar_assign_gpus(g, a->gpus,
+	if ((g = str(get, o, "gpus")) && (ar_assign_gpus(g, a->gpus,
 	    AR_ASSIGN_GPUS, &a->ngpus) < 0 || a->ngpus != (size_t)a->k)) {
 		snprintf(a->bad, sizeof a->bad, "gpus: expected %ld distinct "
 		    "indices, comma-separated", a->k);
@@ -127,8 +165,8 @@ ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
 	}
 	/* The scheduler's size of the measurement: both pair limits or
 	 * neither, as ar-bench checks them. */
-	if (pa || pb) {
-		if (whole(pa, &lo) < 0 || whole(pb, &hi) < 0 || lo < 1 ||
+	if (pa.t != AV_NONE || pb.t != AV_NONE) {
+		if (whole(&pa, &lo) < 0 || whole(&pb, &hi) < 0 || lo < 1 ||
 		    hi > 1000000 || hi < lo) {
 			snprintf(a->bad, sizeof a->bad, "min_pairs, max_pairs: "
 			    "expected whole numbers, 1 <= min_pairs <= "
@@ -138,14 +176,175 @@ ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
 		a->pmin = (long)lo;
 		a->pmax = (long)hi;
 	}
-	if (z) {
-		if (number(z, &d) < 0 || !(d >= 1e-6 && d <= 1e6)) {
+	if (z.t != AV_NONE) {
+		if (number(&z, &d) < 0 || !(d >= 1e-6 && d <= 1e6)) {
 			snprintf(a->bad, sizeof a->bad, "stop_at: expected a "
 			    "number from 1e-06 to 1e+06");
 			return;
 		}
 		a->stop_at = d;
 	}
+}
+
+void
+ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a)
+{
+	assign_read(json_get, o, id, a);
+}
+
+/* A record in the plain form: at most TEXT_KEYS keys, no whitespace
+ * but at the end, strings of printable ASCII without escapes, integers
+ * of up to 18 digits. What it holds, read in place. */
+#define TEXT_KEYS 32
+
+struct text_rec {
+	size_t n;
+	const char *key[TEXT_KEYS];
+	struct aval val[TEXT_KEYS];
+};
+
+static void
+text_get(const void *src, const char *key, struct aval *v)
+{
+	const struct text_rec *r = src;
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (strcmp(r->key[i], key) == 0) {
+			*v = r->val[i];
+			return;
+		}
+	memset(v, 0, sizeof *v);
+	v->t = AV_NONE;
+}
+
+/* The string at *p (after its opening quote), ended in place; NULL when
+ * it is not of the plain form. */
+static char *
+text_str(char **p, char *end)
+{
+	char *s = *p, *q;
+
+	for (q = s; q < end && *q != '"'; q++)
+		if (*q < 0x20 || *q > 0x7e || *q == '\\')
+			return NULL;
+	if (q == end)
+		return NULL;
+	*q = '\0';
+	*p = q + 1;
+	return s;
+}
+
+static int
+digits(char **p, char *end)
+{
+	char *s = *p;
+
+	while (*p < end && **p >= '0' && **p <= '9')
+		(*p)++;
+	return (int)(*p - s);
+}
+
+/* A number at *p as JSON writes it, into v as jansson would read it: an
+ * integer of up to 18 digits, or a real (a fraction or an exponent)
+ * read as strtod reads it; -1 for anything else (-0, a leading zero, a
+ * real out of range), left to jansson. */
+static int
+text_num(char **p, char *end, struct aval *v)
+{
+	char *s = *p, save;
+	int neg = *s == '-', nd, real = 0, r;
+
+	if (neg)
+		(*p)++;
+	if (*p >= end || **p < '0' || **p > '9' || (**p == '0' && (neg ||
+	    (*p + 1 < end && (*p)[1] >= '0' && (*p)[1] <= '9'))))
+		return -1;
+	nd = digits(p, end);
+	if (*p < end && **p == '.') {
+		(*p)++;
+		real = 1;
+		if (digits(p, end) == 0)
+			return -1;
+	}
+	if (*p < end && (**p == 'e' || **p == 'E')) {
+		(*p)++;
+		real = 1;
+		if (*p < end && (**p == '+' || **p == '-'))
+			(*p)++;
+		if (digits(p, end) == 0)
+			return -1;
+	}
+	if (!real) {
+		long long x = 0;
+
+		if (nd > 18)
+			return -1;
+		for (s += neg; s < *p; s++)
+			x = x * 10 + (*s - '0');
+		v->t = AV_INT;
+		v->i = neg ? -x : x;
+		return 0;
+	}
+	/* The byte after it is a comma or the brace (or the loop refuses
+	 * it): ended there for a moment. */
+	save = **p;
+	**p = '\0';
+	r = ar_parse_double(s, &v->d);
+	**p = save;
+	if (r < 0)
+		return -1;
+	v->t = AV_REAL;
+	return 0;
+}
+
+int
+ar_assign_parse_text(const char *text, size_t len, const char *id,
+    struct ar_assign *a, char *store, size_t storelen)
+{
+	struct text_rec r;
+	char *p = store, *end = store + len;
+	size_t i;
+
+	if (len + 1 > storelen || len < 2)
+		return -1;
+	memcpy(store, text, len);
+	store[len] = '\0';
+	/* Only white space after the object, as jansson allows. */
+	while (end > p && (end[-1] == ' ' || end[-1] == '\n' ||
+	    end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	if (end - p < 2 || *p++ != '{' || *--end != '}')
+		return -1;
+	r.n = 0;
+	while (p < end) {
+		struct aval *v;
+
+		if (r.n == TEXT_KEYS || *p++ != '"' ||
+		    !(r.key[r.n] = text_str(&p, end)) || p >= end || *p++ != ':'
+		    || p >= end)
+			return -1;
+		v = &r.val[r.n];
+		memset(v, 0, sizeof *v);
+		if (*p == '"') {
+			p++;
+			if (!(v->s = text_str(&p, end)))
+				return -1;
+			v->t = AV_STR;
+		} else if (text_num(&p, end, v) < 0)
+			return -1;
+		/* jansson refuses a key twice: the record is left to it. */
+		for (i = 0; i < r.n; i++)
+			if (strcmp(r.key[i], r.key[r.n]) == 0)
+				return -1;
+		r.n++;
+		if (p < end && *p++ != ',')
+			return -1;
+		if (p == end && end[-1] == ',')
+			return -1;
+	}
+	assign_read(text_get, &r, id, a);
+	return 0;
 }
 
 static void

@@ -32,6 +32,13 @@ struct ar_assign {
  * the record names none. The strings point into o. a->bad says what is
  * wrong, if anything. */
 void ar_assign_parse(const json_t *o, const char *id, struct ar_assign *a);
+/* The same, from the record's text in the plain form ar-queue writes
+ * (a flat object of strings and integers, no escapes, no white space
+ * but at its end): then 0, with the strings in store (at least len + 1
+ * bytes), and a as ar_assign_parse gives; -1 when the text is not of
+ * that form, to be read by jansson and ar_assign_parse. */
+int ar_assign_parse_text(const char *text, size_t len, const char *id,
+	struct ar_assign *a, char *store, size_t storelen);
 /* The queue record of an assignment. */
 json_t *ar_assign_record(const struct ar_assign *a);
 /* The queue record of one row of ar-sched next's TSV (columns by name,

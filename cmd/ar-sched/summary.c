@@ -1526,7 +1526,7 @@ read_record(const char *path, const char *data, size_t len,
 {
 	struct ar_buf b = {0};
 	struct ar_assign as;
-	char err[256];
+	char err[256], store[1024];
 	json_t *j;
 	int r = -1;
 
@@ -1542,16 +1542,19 @@ read_record(const char *path, const char *data, size_t len,
 		data = b.p;
 		len = b.len;
 	}
-	j = ar_json_parse(data, len, err, sizeof err);
-	ar_buf_free(&b);
-	if (!j) {
+	/* The plain form ar-queue writes is read without jansson: a
+	 * decision from scratch reads every pending record. */
+	if (ar_assign_parse_text(data, len, "", &as, store, sizeof store) == 0)
+		j = NULL;
+	else if (!(j = ar_json_parse(data, len, err, sizeof err))) {
+		ar_buf_free(&b);
 		snprintf(why, whylen, "%s: %s; left out", path, err);
 		return -1;
-	}
-	if (json_is_object(j)) {
+	} else if (json_is_object(j))
+		ar_assign_parse(j, "", &as);
+	if (!j || json_is_object(j)) {
 		size_t i;
 
-		ar_assign_parse(j, "", &as);
 		memset(e, 0, sizeof *e);
 		e->own = 1;
 		e->name = ar_xstrdup(name);
@@ -1567,6 +1570,7 @@ read_record(const char *path, const char *data, size_t len,
 		r = 0;
 	}
 	json_decref(j);
+	ar_buf_free(&b);
 	return r;
 }
 

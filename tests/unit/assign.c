@@ -376,6 +376,170 @@ gpus(void)
 	OK(ar_assign_gpus("0,1,2", out, 2, &n) == -1, "gpus: more than max");
 }
 
+/* Whether two readings agree on every field. */
+static int
+same_assign(const struct ar_assign *a, const struct ar_assign *b)
+{
+	const char *const sa[] = { a->method, a->workload, a->idea,
+	    a->purpose, a->node, a->label, a->why, a->queued };
+	const char *const sb[] = { b->method, b->workload, b->idea,
+	    b->purpose, b->node, b->label, b->why, b->queued };
+	size_t i;
+
+	for (i = 0; i < NELEM(sa); i++)
+		if ((sa[i] == NULL) != (sb[i] == NULL) || (sa[i] &&
+		    strcmp(sa[i], sb[i]) != 0))
+			return 0;
+	if (strcmp(a->experiment, b->experiment) || strcmp(a->bad, b->bad) ||
+	    a->k != b->k || a->ngpus != b->ngpus || a->priority !=
+	    b->priority || a->pmin != b->pmin || a->pmax != b->pmax ||
+	    a->stop_at != b->stop_at || (a->value != b->value &&
+	    !(isnan(a->value) && isnan(b->value))))
+		return 0;
+	for (i = 0; i < a->ngpus; i++)
+		if (a->gpus[i] != b->gpus[i])
+			return 0;
+	return 1;
+}
+
+/* text by the plain reader and by jansson: the plain reader reads it
+ * alike or leaves it to jansson. Returns whether it read it. */
+static int
+both_read(const char *text, size_t len)
+{
+	char store[1024], err[256];
+	struct ar_assign a, b;
+	json_t *o;
+	int plain = ar_assign_parse_text(text, len, "rid", &a, store,
+	    sizeof store) == 0;
+
+	if (!plain)
+		return 0;
+	o = ar_json_parse(text, len, err, sizeof err);
+	if (!o || !json_is_object(o)) {
+		OK(0, "plain text read that jansson refuses: %.*s", (int)len,
+		    text);
+		json_decref(o);
+		return 1;
+	}
+	ar_assign_parse(o, "rid", &b);
+	if (!same_assign(&a, &b))
+		OK(0, "plain text read otherwise than by jansson: %.*s",
+		    (int)len, text);
+	json_decref(o);
+	return 1;
+}
+
+static unsigned long
+rnd(unsigned long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The plain reader against jansson: records as ar-queue writes them,
+ * read by it; the same records changed a byte at a time (to quotes,
+ * escapes, white space, digits, signs, non-ASCII), read alike or left
+ * to jansson. */
+static void
+plain_text(void)
+{
+	static const char *const keys[] = { "method", "workload", "k",
+	    "gpus", "purpose", "priority", "value", "min_pairs", "max_pairs",
+	    "stop_at", "node", "experiment", "id", "queued", "why", "label",
+	    "idea" };
+	static const char subst[] = "\"\\ \t\n,:{}[]0123456789-+.eE\x80\xff"
+	    "aZ";
+	unsigned long seed = 88172645463325252UL;
+	size_t n, i, plain = 0, mut = 0, mutplain = 0;
+	char text[512];
+	struct ar_assign a;
+	json_t *r;
+
+	full(&a);
+	a.method = "m1"; /* full's has a tab: an escape, left to jansson */
+	r = ar_assign_record(&a);
+	{
+		char *line = ar_json_line(r);
+
+		OK(both_read(line, strlen(line)), "plain: the record of an "
+		    "assignment (ar_assign_record) is of the plain form");
+		free(line);
+	}
+	json_decref(r);
+	for (n = 0; n < 20000; n++) {
+		size_t len = 0, nk;
+
+		len += (size_t)snprintf(text + len, sizeof text - len, "{");
+		size_t k0 = rnd(&seed), step = 1 + rnd(&seed) % 16;
+
+		nk = rnd(&seed) % 8;
+		/* Distinct keys: a step through the 17, a prime. */
+		for (i = 0; i < nk; i++) {
+			const char *k = keys[(k0 + i * step) % NELEM(keys)];
+			unsigned long c = rnd(&seed) % 7;
+
+			len += (size_t)snprintf(text + len, sizeof text - len,
+			    "%s\"%s\":", i ? "," : "", k);
+			if (c == 0)
+				len += (size_t)snprintf(text + len, sizeof text -
+				    len, "%ld", (long)(rnd(&seed) % 2000) - 500);
+			else if (c == 1)
+				len += (size_t)snprintf(text + len, sizeof text -
+				    len, "\"%lu\"", rnd(&seed) % 12);
+			else if (c == 2)
+				len += (size_t)snprintf(text + len, sizeof text -
+				    len, "\"0,%lu\"", rnd(&seed) % 4);
+			else if (c == 3)
+				len += (size_t)snprintf(text + len, sizeof text -
+				    len, rnd(&seed) % 2 ? "%.17g" : "%g",
+				    (double)(rnd(&seed) % 100000) / 997 *
+				    (rnd(&seed) % 2 ? 1e-3 : 1e3));
+			else
+				len += (size_t)snprintf(text + len, sizeof text -
+				    len, "\"v%lx\"", rnd(&seed) % 4096);
+		}
+		len += (size_t)snprintf(text + len, sizeof text - len, "}");
+		if (n % 3 == 0)
+			text[len++] = '\n';
+		plain += both_read(text, len);
+		/* One byte changed, anywhere. */
+		i = rnd(&seed) % len;
+		text[i] = subst[rnd(&seed) % (sizeof subst - 1)];
+		mut++;
+		mutplain += both_read(text, len);
+	}
+	OK(plain == 20000, "plain: every generated records of the plain form "
+	    "read by it (%zu of 20000)",
+	    plain);
+	OK(mutplain > 0 && mutplain < mut, "plain: some changed records "
+	    "still plain (%zu of %zu), the others left to jansson", mutplain,
+	    mut);
+	/* What jansson refuses, the plain reader leaves to it. */
+	{
+		static const char *const bad[] = {
+			"{\"k\":1,\"k\":2}", "{\"k\":01}", "{\"k\":-0}",
+			"{\"k\":1,}", "{,}", "{\"k\":1} x", "{\"k\" :1}",
+			"{\"k\":1.}", "{\"k\":.5}", "{\"k\":1e}", "{\"k\":1e400}",
+			"{\"k\":+1}", "{\"k\":-}", "{\"k\":1e-400}", "{\"k\":\"a\\\"b\"}",
+			"{\"k\":\"\xc3\xa9\"}", "{\"k\":null}", "{\"k\":true}",
+			"{\"k\":1234567890123456789}", "{\"k\":\"a\tb\"}",
+			"{\"k\"}", "{\"k\":}", "{", "}", "[1]", "",
+			"{\"method\":\"m\",\"k\":1", " {\"k\":1}",
+		};
+		char store[1024];
+
+		for (i = 0; i < NELEM(bad); i++)
+			OK(ar_assign_parse_text(bad[i], strlen(bad[i]), "x", &a,
+			    store, sizeof store) == -1, "plain: \"%s\" left to "
+			    "jansson", bad[i]);
+		OK(ar_assign_parse_text("{\"k\":1}", 7, "x", &a, store, 7) ==
+		    -1, "plain: a store too small leaves it to jansson");
+	}
+}
+
 const struct unit_test unit_assign[] = {
 	TEST(records),
 	TEST(bad_fields),
@@ -383,5 +547,6 @@ const struct unit_test unit_assign[] = {
 	TEST(tsv),
 	TEST(rows),
 	TEST(gpus),
+	TEST(plain_text),
 	UNIT_END,
 };
