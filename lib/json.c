@@ -154,14 +154,25 @@ plain_decimal(const char *s, double *v)
 		*v = (double)mant / p10[frac];
 	} else {
 #if LDBL_MANT_DIG == 64
-		long double p = 1, q, m;
-		int e, i;
+		/* Powers of ten to 10^27 are exact in 64 bits (5^27 < 2^64). */
+		static const long double lp10[] = {
+			1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L,
+			1e9L, 1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L,
+			1e17L, 1e18L, 1e19L, 1e20L, 1e21L, 1e22L, 1e23L, 1e24L,
+			1e25L, 1e26L, 1e27L
+		};
+		long double q = (long double)mant / lp10[frac];
+#if defined(__x86_64__) || defined(__i386__)
+		uint64_t bits;
 
-		for (i = 0; i < frac; i++)
-			p *= 10;
-		q = (long double)mant / p;
-		m = frexpl(q, &e);
-		if (((uint64_t)ldexpl(m, 64) & 0x7ff) == 0x400)
+		/* The x87 format: the 64-bit significand is the first eight
+		 * bytes, read whole instead of by frexpl and ldexpl. */
+		memcpy(&bits, &q, sizeof bits);
+#else
+		int e;
+		uint64_t bits = (uint64_t)ldexpl(frexpl(q, &e), 64);
+#endif
+		if ((bits & 0x7ff) == 0x400)
 			return -1;
 		*v = (double)q;
 #else

@@ -26,6 +26,33 @@ round_trip(const struct ar_assign *a)
 	free(s);
 }
 
+static int
+same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int
+same(const struct ar_assign *a, const struct ar_assign *b)
+{
+	size_t i;
+
+	if (!same_str(a->method, b->method) || !same_str(a->workload,
+	    b->workload) || !same_str(a->idea, b->idea) ||
+	    !same_str(a->purpose, b->purpose) || !same_str(a->node, b->node) ||
+	    !same_str(a->label, b->label) || !same_str(a->why, b->why) ||
+	    !same_str(a->queued, b->queued) || strcmp(a->experiment,
+	    b->experiment) || strcmp(a->bad, b->bad) || a->k != b->k ||
+	    a->ngpus != b->ngpus || a->priority != b->priority || a->pmin !=
+	    b->pmin || a->pmax != b->pmax || a->stop_at != b->stop_at ||
+	    (a->value != b->value && !(isnan(a->value) && isnan(b->value))))
+		return 0;
+	for (i = 0; i < a->ngpus; i++)
+		if (a->gpus[i] != b->gpus[i])
+			return 0;
+	return 1;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
@@ -39,6 +66,18 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		ar_assign_parse(o, "fuzz", &a);
 		if (!a.bad[0])
 			round_trip(&a);
+	}
+	{
+		/* The plain reader reads only what jansson reads, alike. */
+		char store[1024];
+		struct ar_assign p, a;
+
+		if (ar_assign_parse_text((const char *)d, n, "fuzz", &p, store,
+		    sizeof store) == 0) {
+			CHECK(o && json_is_object(o));
+			ar_assign_parse(o, "fuzz", &a);
+			CHECK(same(&p, &a));
+		}
 	}
 	json_decref(o);
 	/* The same bytes as TSV. */
