@@ -2,6 +2,9 @@
  * fields: \t \n \r \\. Anything else after a backslash is an error. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "buf.h"
 #include "err.h"
@@ -71,6 +74,75 @@ ar_tsv_put(FILE *f, const char *s)
 	}
 }
 
+/* split_plain refused the line at byte upto: the tabs it made NULs
+ * before it are put back (it found no NUL there), so that split sees the
+ * line as it was. */
+static int
+unsplit(char *line, size_t upto)
+{
+	size_t i;
+
+	for (i = 0; i < upto; i++)
+		if (line[i] == '\0')
+			line[i] = '\t';
+	return -1;
+}
+
+/* A line of plain ASCII without NUL, CR or backslash, as the
+ * ledger's exports are, split at its tabs in one pass, 16 bytes at a
+ * time: what split's checks and its look for each tab would find, at a
+ * fraction of the time on a million rows. -1 for any other line, which
+ * split reads its own way. */
+static int
+split_plain(char *line, size_t len, char **fields, size_t max)
+{
+	size_t i = 0, n = 1;
+
+	if (max)
+		fields[0] = line;
+#ifdef __SSE2__
+	{
+		const __m128i tab = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r'),
+		    bs = _mm_set1_epi8('\\'), nul = _mm_setzero_si128();
+
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const
+			    void *)(line + i));
+			unsigned m;
+
+			/* The sign bits are the bytes past ASCII. */
+			if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+			    _mm_cmpeq_epi8(v, nul), _mm_cmpeq_epi8(v, cr)),
+			    _mm_or_si128(_mm_cmpeq_epi8(v, bs), v))))
+				return unsplit(line, i);
+			m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, tab));
+			while (m) {
+				size_t at = i + (size_t)__builtin_ctz(m);
+
+				line[at] = '\0';
+				if (n < max)
+					fields[n] = line + at + 1;
+				n++;
+				m &= m - 1;
+			}
+		}
+	}
+#endif
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (c == '\0' || c == '\r' || c == '\\' || c >= 0x80)
+			return unsplit(line, i);
+		if (c == '\t') {
+			line[i] = '\0';
+			if (n < max)
+				fields[n] = line + i + 1;
+			n++;
+		}
+	}
+	return (int)n;
+}
+
 static int
 split(char *line, size_t len, char **fields, size_t max, char *err,
     size_t errlen, int raw)
@@ -78,7 +150,10 @@ split(char *line, size_t len, char **fields, size_t max, char *err,
 	size_t n = 0;
 	long bad;
 	char *p = line, *tab, *end = line + len;
-	int esc;
+	int esc, nf;
+
+	if ((nf = split_plain(line, len, fields, max)) >= 0)
+		return nf;
 
 	if (memchr(line, '\0', len)) {
 		snprintf(err, errlen, "NUL byte in line");

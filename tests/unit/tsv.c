@@ -143,9 +143,82 @@ reader(void)
 	}
 }
 
+static unsigned long
+rnd(unsigned long *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Lines of many lengths (the 16-byte steps and the bytes after them):
+ * plain ones split into the fields they were made of; with a backslash
+ * escape, UTF-8, a byte that is not, a CR or a NUL anywhere, after any
+ * number of tabs, what the general path gives for it. */
+static void
+split_lines(void)
+{
+	/* Put into a field: an escape, UTF-8, not UTF-8, a CR. */
+	static const char *const odd[] = { "\\t", "\xc3\xa9", "\xff", "\r" };
+	unsigned long seed = 2463534242UL;
+	size_t t, bad = 0, i, count[6] = {0};
+
+	for (t = 0; t < 30000; t++) {
+		char line[512], want[32][16], *f[40], err[256];
+		size_t nf = 1 + rnd(&seed) % 30, len = 0, k;
+		size_t which = t % 6, oddf = rnd(&seed) % nf;
+		int n, good;
+
+		for (k = 0; k < nf; k++) {
+			size_t fl = rnd(&seed) % 12, at;
+
+			for (i = 0; i < fl; i++)
+				want[k][i] = (char)('a' + rnd(&seed) % 26);
+			want[k][fl] = '\0';
+			if (which < 4 && k == oddf) {
+				at = rnd(&seed) % (fl + 1);
+				memmove(want[k] + at + strlen(odd[which]),
+				    want[k] + at, fl - at + 1);
+				memcpy(want[k] + at, odd[which],
+				    strlen(odd[which]));
+			}
+			len += (size_t)snprintf(line + len, sizeof line - len,
+			    "%s%s", k ? "\t" : "", want[k]);
+		}
+		if (which == 4 && len)
+			line[rnd(&seed) % len] = '\0';
+		n = ar_tsv_split(line, len, f, 40, err, sizeof err);
+		if (which == 0 || which == 1 || which == 5 || (which == 4 &&
+		    !len)) {
+			char *e;
+
+			/* The fields as made; "\t" read as a tab. */
+			if (which == 0 && (e = strstr(want[oddf], "\\t")))
+				memmove(e + 1, e + 2, strlen(e + 2) + 1), *e =
+				    '\t';
+			good = n == (int)nf;
+			for (k = 0; good && k < nf; k++)
+				good = strcmp(f[k], want[k]) == 0;
+		} else if (which == 2)
+			good = n < 0 && strstr(err, "invalid UTF-8") != NULL;
+		else if (which == 3)
+			good = n < 0 && strstr(err, "carriage return") != NULL;
+		else
+			good = n < 0 && strstr(err, "NUL byte") != NULL;
+		bad += !good;
+		count[which] += (size_t)good;
+	}
+	OK(bad == 0, "split: 30,000 lines, plain, with an escape, UTF-8, a "
+	    "byte that is not, a CR or a NUL: %zu read wrong (%zu %zu %zu "
+	    "%zu %zu %zu right)", bad, count[0], count[1], count[2],
+	    count[3], count[4], count[5]);
+}
+
 const struct unit_test unit_tsv[] = {
 	TEST(split),
 	TEST(escape),
 	TEST(reader),
+	TEST(split_lines),
 	UNIT_END,
 };
