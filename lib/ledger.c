@@ -331,7 +331,7 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 	struct ar_buf line = {0};
 	char **hdr = NULL, **field = NULL, *p, *end, *nl;
 	size_t ncol = 0, lineno = 0, n, i;
-	int r = 0;
+	int r = 0, plain;
 
 	if (map_file(path, &m) < 0) {
 		struct ar_row row;
@@ -392,9 +392,14 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 		row.lineno = lineno;
 		row.hdr = hdr;
 		row.ncol = ncol;
-		if (memchr(line.p, '\0', line.len)) {
+		/* A plain line (most are) is split in one pass, and has no
+		 * escape to look for in its json; any other is looked at
+		 * byte by byte. */
+		plain = ar_tsv_split_plain(line.p, line.len, field, ncol + 1);
+		if (plain < 0 && memchr(line.p, '\0', line.len)) {
 			row.bad = "NUL byte in line";
-		} else if ((n = split_raw(line.p, field, ncol + 1)) != ncol) {
+		} else if ((n = plain >= 0 ? (size_t)plain : split_raw(line.p,
+		    field, ncol + 1)) != ncol) {
 			snprintf(bad, sizeof bad, "%zu fields, header has %zu",
 			    n, ncol);
 			row.bad = bad;
@@ -405,7 +410,7 @@ scan_segment(const char *path, ar_row_fn fn, void *arg, const char *want,
 			row.json = field[ncol - 1];
 			/* Most rows have no escape: one memchr, not a copy
 			 * byte by byte. */
-			if (memchr(row.json, '\\', jl)) {
+			if (plain < 0 && memchr(row.json, '\\', jl)) {
 				if (ar_tsv_unescape(field[ncol - 1]) < 0)
 					row.bad = "unknown escape in the json "
 					    "column";

@@ -74,7 +74,7 @@ ar_tsv_put(FILE *f, const char *s)
 	}
 }
 
-/* split_plain refused the line at byte upto: the tabs it made NULs
+/* ar_tsv_split_plain refused the line at byte upto: the tabs it made NULs
  * before it are put back (it found no NUL there), so that split sees the
  * line as it was. */
 static int
@@ -93,8 +93,8 @@ unsplit(char *line, size_t upto)
  * time: what split's checks and its look for each tab would find, at a
  * fraction of the time on a million rows. -1 for any other line, which
  * split reads its own way. */
-static int
-split_plain(char *line, size_t len, char **fields, size_t max)
+int
+ar_tsv_split_plain(char *line, size_t len, char **fields, size_t max)
 {
 	size_t i = 0, n = 1;
 
@@ -152,7 +152,7 @@ split(char *line, size_t len, char **fields, size_t max, char *err,
 	char *p = line, *tab, *end = line + len;
 	int esc, nf;
 
-	if ((nf = split_plain(line, len, fields, max)) >= 0)
+	if ((nf = ar_tsv_split_plain(line, len, fields, max)) >= 0)
 		return nf;
 
 	if (memchr(line, '\0', len)) {

@@ -37,6 +37,10 @@ void ar_tsv_close(struct ar_tsv *t);
  * returns the field count, or -1 with a reason in err. */
 int ar_tsv_split(char *line, size_t len, char **fields, size_t max,
 	char *err, size_t errlen);
+/* The same for a line of plain ASCII without NUL, CR or backslash,
+ * which needs no unescaping: its fields in one pass; -1 for any other
+ * line, left as it was. */
+int ar_tsv_split_plain(char *line, size_t len, char **fields, size_t max);
 /* Unescapes s in place; -1 on an unknown escape or a trailing backslash. */
 int ar_tsv_unescape(char *s);
 void ar_tsv_escape(struct ar_buf *b, const char *s);
