@@ -64,7 +64,7 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-F] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment] [-c columns]
        ar-ledger import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file
        ar-ledger compact [-C campaign] [-B]"
 
@@ -517,6 +517,30 @@ x_1" ]
 	run -64 --separate-stderr ar-ledger export -C "$C" -A x
 	run -64 --separate-stderr ar-ledger verify -C "$C" -A 1
 	run -64 --separate-stderr ar-ledger export -C "$C" -A 1 -f autoresearch
+}
+
+@test "ar-ledger: export -c gives only the columns named, as the whole export has them" {
+	cd "$T"
+	gen 20 a.jsonl 1
+	gen 3 b.jsonl 2
+	ar-ledger append -C "$C" a.jsonl 2> /dev/null
+	ar-ledger append -C "$C" b.jsonl 2> /dev/null
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -A 0 -c verdict,nosuch,shape.k,ratio.median,verdict
+	[ "${lines[0]}" = "id	signed	verified	segment	ratio.median	shape.k	verdict" ]
+	[ "${#lines[@]}" -eq 24 ]
+	# Each row the whole export's, cut to those columns (segment rows
+	# and loose results alike).
+	ar-ledger export -C "$C" -V -A 0 2> /dev/null | awk -F '\t' -v OFS='\t' '
+	    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+	    { print $c["id"], $c["signed"], $c["verified"], $c["segment"], $c["ratio.median"], $c["shape.k"], $c["verdict"] }' > whole.tsv
+	same "$output" "$(cat whole.tsv)"
+	[ "$(printf '%s\n' "${lines[@]:1}" | cut -f 7 | grep -c .)" -eq 23 ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -c nosuch
+	[ "${lines[0]}" = "id	signed" ]
+	[ "${#lines[@]}" -eq 24 ]
+	run -64 --separate-stderr ar-ledger export -C "$C" -c verdict -f jsonl
+	run -64 --separate-stderr ar-ledger export -C "$C" -c verdict -f autoresearch
+	run -64 --separate-stderr ar-ledger verify -C "$C" -c verdict
 }
 
 # ---- tampering and trust ----

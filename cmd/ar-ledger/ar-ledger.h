@@ -301,7 +301,8 @@ scan_exit(int e)
 
 /* export.c */
 int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
-	long after, const char *metric, const char *workload);
+	long after, const char *metric, const char *workload,
+	const char *only);
 
 /* store.c */
 int cmd_append(struct lctx *cx, int argc, char **argv);

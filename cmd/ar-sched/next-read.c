@@ -443,6 +443,34 @@ seconds_between(const char *a, const char *b)
 	return (double)(e.tv_sec - s.tv_sec) + (e.tv_nsec - s.tv_nsec) / 1e9;
 }
 
+/* The columns fold_ledger reads (beside signed, verified, segment and
+ * the baseline's): one list, which the export is asked for (-c). */
+enum {
+	FC_WL, FC_K, FC_VERDICT, FC_COMMIT, FC_DIR, FC_NODE, FC_AA, FC_Y,
+	FC_LO, FC_HI, FC_GUARD, FC_RSD, FC_HALF, FC_FIN, FC_START, FC_EXP,
+	FC_ME, FC_DIRN, FC_CONF, FC_N
+};
+static const char *const fold_cols[FC_N] = {
+	"workload", "shape.k", "verdict", "method.commit", "method.dir",
+	"shape.node", "aa", "ratio.median", "ratio.ci_lo", "ratio.ci_hi",
+	"pass.guardrails", "noise_floor.rsd", "noise_floor.ci_half_width",
+	"finished", "started", "experiment", "stats.min_effect",
+	"direction", "ratio.conf"
+};
+
+char *
+fold_columns(const char *metric)
+{
+	struct ar_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < FC_N; i++)
+		ar_buf_printf(&b, "%s%s", i ? "," : "", fold_cols[i]);
+	if (metric)
+		ar_buf_printf(&b, ",baseline.%s.median", metric);
+	return b.p;
+}
+
 /* The rows are malformed: fo's hook first (see struct fold). */
 static void
 fold_bad(const struct fold *fo)
@@ -493,27 +521,27 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
 	}
-	c_wl = ar_tsv_col(&t, "workload");
-	c_k = ar_tsv_col(&t, "shape.k");
-	c_verdict = ar_tsv_col(&t, "verdict");
-	c_commit = ar_tsv_col(&t, "method.commit");
-	c_dir = ar_tsv_col(&t, "method.dir");
-	c_node = ar_tsv_col(&t, "shape.node");
-	c_aa = ar_tsv_col(&t, "aa");
-	c_y = ar_tsv_col(&t, "ratio.median");
-	c_lo = ar_tsv_col(&t, "ratio.ci_lo");
-	c_hi = ar_tsv_col(&t, "ratio.ci_hi");
-	c_guard = ar_tsv_col(&t, "pass.guardrails");
-	c_rsd = ar_tsv_col(&t, "noise_floor.rsd");
-	c_half = ar_tsv_col(&t, "noise_floor.ci_half_width");
-	c_fin = ar_tsv_col(&t, "finished");
-	c_start = ar_tsv_col(&t, "started");
+	c_wl = ar_tsv_col(&t, fold_cols[FC_WL]);
+	c_k = ar_tsv_col(&t, fold_cols[FC_K]);
+	c_verdict = ar_tsv_col(&t, fold_cols[FC_VERDICT]);
+	c_commit = ar_tsv_col(&t, fold_cols[FC_COMMIT]);
+	c_dir = ar_tsv_col(&t, fold_cols[FC_DIR]);
+	c_node = ar_tsv_col(&t, fold_cols[FC_NODE]);
+	c_aa = ar_tsv_col(&t, fold_cols[FC_AA]);
+	c_y = ar_tsv_col(&t, fold_cols[FC_Y]);
+	c_lo = ar_tsv_col(&t, fold_cols[FC_LO]);
+	c_hi = ar_tsv_col(&t, fold_cols[FC_HI]);
+	c_guard = ar_tsv_col(&t, fold_cols[FC_GUARD]);
+	c_rsd = ar_tsv_col(&t, fold_cols[FC_RSD]);
+	c_half = ar_tsv_col(&t, fold_cols[FC_HALF]);
+	c_fin = ar_tsv_col(&t, fold_cols[FC_FIN]);
+	c_start = ar_tsv_col(&t, fold_cols[FC_START]);
 	c_signed = ar_tsv_col(&t, "signed");
 	c_ver = ar_tsv_col(&t, "verified");
-	c_exp = ar_tsv_col(&t, "experiment");
-	c_me = ar_tsv_col(&t, "stats.min_effect");
-	c_dirn = ar_tsv_col(&t, "direction");
-	c_conf = ar_tsv_col(&t, "ratio.conf");
+	c_exp = ar_tsv_col(&t, fold_cols[FC_EXP]);
+	c_me = ar_tsv_col(&t, fold_cols[FC_ME]);
+	c_dirn = ar_tsv_col(&t, fold_cols[FC_DIRN]);
+	c_conf = ar_tsv_col(&t, fold_cols[FC_CONF]);
 	if (fo && fo->want_seg)
 		c_seg = fold_need(&t, "segment", fo);
 	if (x->metric) {

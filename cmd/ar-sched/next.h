@@ -146,6 +146,9 @@ void agg_merge(struct agg *a, const struct agg *b);
 void agg_sort(struct agg *a);
 /* Folds the rows of a ledger export f (named name) into a. */
 void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
+/* The columns fold_ledger reads, comma-separated, for ar-ledger export
+ * -c (the baseline's of metric too, when given); the caller frees. */
+char *fold_columns(const char *metric);
 /* fold_ledger of an export given whole (next -l): a regular file of 64
  * KiB or more is cut at lines into one part a thread (AR_THREADS, else
  * the online CPUs, at most 16), each folded beside the others and the

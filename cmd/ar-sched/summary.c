@@ -1296,8 +1296,12 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
     const struct ar_ledger *before)
 {
 	char *prog = ar_sibling("ar-ledger"), num[32];
+	/* Only the columns the fold reads: a third of the bytes (all of
+	 * them for a metric whose name would split the list). */
+	char *cols = a->metric && strchr(a->metric, ',') ? NULL :
+	    fold_columns(a->metric);
 	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
-	    "-f", "tsv", "-A", num, NULL };
+	    "-f", "tsv", "-A", num, cols ? "-c" : NULL, cols, NULL };
 	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL, export_bad, 0, 0 };
 	struct ar_spawn sp;
 	struct agg seg;
@@ -1338,6 +1342,7 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 		    strerror(errno));
 	close(fd[1]);
 	free(prog);
+	free(cols);
 	if (!(cut.in = fdopen(fd[0], "r")))
 		ar_die(AR_EX_SOFTWARE, "fdopen:");
 	/* Large reads: the rows come by the hundred megabytes. */
