@@ -525,6 +525,9 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	int ret = AR_EX_OK;
 	unsigned long cut;
 
+	/* Writes of a megabyte, not of the pipe's 4 KiB block: an export
+	 * of a million rows is hundreds of megabytes. */
+	setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
 	memset(&e, 0, sizeof e);
 	memset(&s, 0, sizeof s);
 	e.fmt = fmt;
