@@ -261,6 +261,8 @@ hand_tsv() {
 @test "ar-ledger: export of an empty ledger prints only the headers" {
 	run -0 --separate-stderr ar-ledger export -C "$C"
 	[ "$output" = "id	signed" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -A 0 -c verdict,shape.k
+	[ "$output" = "id	signed	verified	segment" ]
 	run -0 --separate-stderr ar-ledger export -C "$C" -f jsonl
 	[ "$output" = "" ]
 	run -0 --separate-stderr ar-ledger export -C "$C" -f autoresearch

@@ -43,8 +43,9 @@ keep_only(struct exporter *e, const char *only)
 
 	for (name = strtok_r(list, ",", &save); name; name = strtok_r(NULL,
 	    ",", &save)) {
-		char **hit = bsearch(&name, e->cols, e->ncols, sizeof *e->cols,
-		    cmp_str);
+		/* No column at all (an empty ledger): nothing to find. */
+		char **hit = e->ncols ? bsearch(&name, e->cols, e->ncols,
+		    sizeof *e->cols, cmp_str) : NULL;
 
 		if (hit)
 			want[hit - e->cols] = 1;
