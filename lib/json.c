@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,28 @@ ar_fmt_double(char *out, size_t n, double v)
  *    midpoint between two doubles (its low 11 bits 10000000000), which
  *    is left to strtod.
  * -1 for anything else, left to strtod. */
+#if LDBL_MANT_DIG == 64
+/* Whether long doubles really carry 64 bits at run time: an emulator
+ * (valgrind's x87 is done in doubles) may not, and then the long path
+ * of plain_decimal is left to strtod. Checked once; threads that check
+ * at once find the same answer. */
+static int
+long_double_exact(void)
+{
+	static atomic_int known = -1;
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+
+	if (k < 0) {
+		volatile unsigned long long big = (1ULL << 63) + 1;
+		volatile long double x = (long double)big;
+
+		k = x - 9223372036854775808.0L == 1.0L;
+		atomic_store_explicit(&known, k, memory_order_relaxed);
+	}
+	return k;
+}
+#endif
+
 static int
 plain_decimal(const char *s, double *v)
 {
@@ -154,6 +177,8 @@ plain_decimal(const char *s, double *v)
 		*v = (double)mant / p10[frac];
 	} else {
 #if LDBL_MANT_DIG == 64
+		if (!long_double_exact())
+			return -1;
 		/* Powers of ten to 10^27 are exact in 64 bits (5^27 < 2^64). */
 		static const long double lp10[] = {
 			1e0L, 1e1L, 1e2L, 1e3L, 1e4L, 1e5L, 1e6L, 1e7L, 1e8L,
