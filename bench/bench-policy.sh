@@ -175,6 +175,7 @@ fresh() {
 fresh 31 13001 T
 fresh 41 14001 U
 fresh 51 15001 V
+fresh 61 16001 W
 for s in 12001 12002; do
 	"$bin/ar-sched" landscape -t shapes -n 3000 -m 8-80 -s $s -x "NR${s}x" --mix "$SHAPES_MIX_NOISY" > "$d/noisy-report/$s.tsv"
 done
@@ -249,6 +250,9 @@ run_set indep-flatnoise-43 "$d"/indep41/flat4*.tsv
 run_set report-15001 "$d"/shapes-report15/*.tsv
 run_set indep-51 "$d"/indep51/a5*.tsv
 run_set indep-flatnoise-53 "$d"/indep51/flat5*.tsv
+run_set report-16001 "$d"/shapes-report16/*.tsv
+run_set indep-61 "$d"/indep61/a6*.tsv
+run_set indep-flatnoise-63 "$d"/indep61/flat6*.tsv
 run_set families "$d"/families/*.tsv "$top"/landscapes/heldout/*.tsv
 echo
 target tuning
@@ -267,4 +271,7 @@ target indep-flatnoise-43
 target report-15001
 target indep-51
 target indep-flatnoise-53
+target report-16001
+target indep-61
+target indep-flatnoise-63
 exit $ok

@@ -46,10 +46,10 @@
  * in a campaign of GRID_REF of them): EI_MIN for a re-measurement,
  * SCALE_EI for a scale probe. */
 #ifndef EI_MIN
-#define EI_MIN 0.00003
+#define EI_MIN 0.00006
 #endif
 #ifndef SCALE_EI
-#define SCALE_EI 0.00005
+#define SCALE_EI 0.00015
 #endif
 /* A rival is measured again only while it is within VAL_Z standard
  * errors of the incumbent: further away, its chance of being better is
@@ -246,7 +246,7 @@ measured(const struct ar_pol_obs *o)
 
 /* Whether a pair has had all the looks it may have: N_MAX, or N_NOISY
  * while its standard error exceeds NOISY_SD tolerances (tol: the
- * minimum effect at the incumbent's score). */
+ * minimum effect, in ratio to the baseline). */
 static int
 done(const struct ar_pol_obs *o, double tol)
 {
@@ -1068,15 +1068,22 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 	struct view *vw;
 	struct cand *cd = NULL, *c;
 	double inc, thr, second = 0, tol;
-	struct gp_hyp hyp;
+	struct gp_hyp hyp, pick_hyp;
 
 	gp_learn(m, s->n, &hyp);
 	learn_jump(m, s->n, s->c, &hyp);
+	pick_hyp = hyp;
+	pick_hyp.amp *= PICK_AMP;
+	pick_hyp.tau = GP_LEVEL;
 	vw = views(m, s->n);
 	have = best_of(m, s->n, 0, CAUTION, &bm, &bk) == 0;
 	inc = have ? vw[bm * AR_POL_NK + bk].e : 1;
-	thr = inc * (1 + s->c->min_effect);
-	tol = s->c->min_effect * inc;
+	/* The minimum effect is a share of the baseline's score, and every
+	 * score is a ratio to it: two pairs are told apart to min_effect in
+	 * ratio, not to min_effect of the larger ratio (which at 1.4 let
+	 * close calls 0.014 apart stand as ties). */
+	thr = inc + s->c->min_effect;
+	tol = s->c->min_effect;
 	/* The runner-up's belief: a lone incumbent's second look stops once
 	 * it clearly leads it. */
 	for (i = 0; have && i < s->n; i++)
@@ -1089,8 +1096,9 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 	for (i = 0; i < s->n; i++) {
 		const struct ar_pol_method *mi = &m[i];
 		double pmu[AR_POL_NK], psd[AR_POL_NK];
-		int pok[AR_POL_NK];
-		const char *how = "";
+		double cmu[AR_POL_NK], csd[AR_POL_NK];
+		int pok[AR_POL_NK], cok[AR_POL_NK];
+		const char *how = "", *chow;
 
 		/* New methods first: a k=1 probe is the cheapest evidence
 		 * there is, and without it no prediction at any scale. */
@@ -1110,6 +1118,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 			continue;
 		}
 		predict_all(mi, s->c, &hyp, pmu, psd, pok, &how);
+		predict_all(mi, s->c, &pick_hyp, cmu, csd, cok, &chow);
 		for (ki = 0; ki < AR_POL_NK; ki++) {
 			const struct ar_pol_obs *o = &mi->at[ki];
 			double mu, sd, v;
@@ -1121,6 +1130,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				const struct ar_pol_obs *a = &m[bm].at[bk];
 				const struct view *va = &vw[bm * AR_POL_NK + bk];
 				const struct view *vb = &vw[i * AR_POL_NK + ki];
+				struct view cv;
 				int inc_too;
 
 				if (!o->feasible || !have || done(o, tol))
@@ -1141,8 +1151,8 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 					c->purpose = AR_PUR_VALIDATE;
 					c->size_min = VAL_MIN;
 					c->size_max = LONE_MAX;
-					c->stop_at = second > 0 ? second *
-					    (1 + s->c->min_effect) : NAN;
+					c->stop_at = second > 0 ? second +
+					    s->c->min_effect : NAN;
 					snprintf(c->why, sizeof c->why, "ours: "
 					    "the best so far rests on %s; "
 					    "measured again", o->n < 2 ? "one "
@@ -1157,6 +1167,17 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				 * as it), shared by the two by how much one
 				 * more measurement of each narrows their
 				 * gap, per GPU-hour. */
+				/* A rival read through its method's curve, as
+				 * the pick reads it, where that is higher: a
+				 * probe stopped early on an unlucky quarter of
+				 * a measurement, below a curve that rose to
+				 * it, is still a rival. */
+				if (cok[ki] && cmu[ki] > vb->e) {
+					cv.e = cmu[ki];
+					cv.sd = csd[ki];
+					cv.ok = 1;
+					vb = &cv;
+				}
 				sa = va->sd;
 				sb = vb->sd;
 				ss = hypot(sa, sb);

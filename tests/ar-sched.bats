@@ -395,13 +395,14 @@ b aa"
 	# A standard measurement is 32 pairs: a probe, k=1 or scale, is a
 	# quarter of one to one, a lone best's second look a quarter to a
 	# half, and each stops once its interval leaves out the ratio it was
-	# made to answer (a new method's probe: the best so far); the
+	# made to answer (a new method's probe: the best so far; a scale
+	# probe: the best so far and the minimum effect, 0.01 in ratio); the
 	# A/A is ar-bench's own.
 	same "$(cols method k purpose min_pairs max_pairs stop_at)" \
 	    "$C3 1 probe 8 32 1.1
-$C1 2 scale 8 32 1.111
-$C1 1 validate 8 16 0.9797
-$C2 2 scale 8 32 1.111"
+$C1 2 scale 8 32 1.11
+$C1 1 validate 8 16 0.98
+$C2 2 scale 8 32 1.11"
 	sed -i '$a sched.pairs = 40' camp/campaign.conf
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l l.tsv -m "$FIX/subs.tsv" --noise-max 1 --put -n 1
