@@ -135,8 +135,9 @@
 #            late 79.2% of 24: found, cost, shapes missed. Run again by
 #            the constants before the change (seen now, so only to
 #            compare): 95.5% at 30.3% with Amdahl 89.1%; 94.9% at
-#            28.2%; 90.1% at 37.3%. Pooled (the pooled lines, printed before the targets), before
-#            -> after: the shapes sets' 11,191 campaigns 95.74% at 29.93%
+#            28.2%; 90.1% at 37.3%. Pooled (the lines printed before
+#            the targets), before -> after: the shapes sets' 11,191
+#            campaigns 95.74% at 29.93%
 #            -> 96.09% at 29.85%, Amdahl 94.6% -> 91.5% of 555, near-tie
 #            92.3% -> 93.6% of 2652; the indep recipe's 5,000 94.06% ->
 #            94.30% at 28.6%; its nflat 4,000 90.22% at 38.24% -> 90.35%
