@@ -666,6 +666,9 @@ ar_loop_setup() {
 	export AR_PLANNER=$TOP/examples/agent/planner
 	export AR_AGENT=$TOP/examples/agent/agent
 	PROBLEM=$TOP/problems/int8-matvec
+	# What an agent killed -9 leaves in its TMPDIR stays in the test's.
+	mkdir -p "$T/tmp"
+	export TMPDIR=$T/tmp
 	cd "$T"
 	mkcamp
 	echo 'sched.noise_max = 10' >> camp/campaign.conf
