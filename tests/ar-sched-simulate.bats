@@ -5,7 +5,8 @@
 # breaks its guardrail at k=4 (the best feasible is at k=2); exact
 # outputs, deterministic under a seed and different under another; the
 # summary, by family and JSON Lines; the strict and relative rules of
-# found; per-method costs; ours' cap; the generator (deterministic, its rows read back
+# found; per-method costs; the five columns a file needs and a k it does
+# not offer; ours' cap; the generator (deterministic, its rows read back
 # by simulate); every malformed landscape (65, naming file and line), a
 # missing file (66) and usage errors (64); -h.
 
@@ -107,6 +108,37 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	run -0 ar-sched simulate -p grid - < l.tsv
 	# a ties with itself at every k: any of its k is exact.
 	[ "${lines[1]}" = "x	grid	0	yes	yes	yes	a	2	1.0500	a	1	1.0500	30.000	1.0000	8	" ]
+}
+
+@test "simulate: only landscape, method, k, score and noise are needed; a k no method has is not offered" {
+	# No guardrail, no profile, no hint; cost_h missing is k GPU-hours.
+	printf 'landscape\tmethod\tk\tscore\tnoise\n' > m.tsv
+	for k in 1 2 4 8; do
+		printf 'x\ta\t%s\t1.05\t0.01\nx\tb\t%s\t0.9\t0.01\n' $k $k
+	done >> m.tsv
+	run -0 ar-sched simulate -p grid m.tsv
+	[ "${lines[1]}" = "x	grid	0	yes	yes	yes	a	2	1.0500	a	1	1.0500	30.000	1.0000	8	" ]
+	# The same rows with the full header give the same line.
+	{ echo "$H"; meth a 1.05; meth b 0.9; } > l.tsv
+	run -0 ar-sched simulate -p grid l.tsv
+	[ "${lines[1]}" = "x	grid	0	yes	yes	yes	a	2	1.0500	a	1	1.0500	30.000	1.0000	8	" ]
+	# Without k=2 and k=8 rows the grid is k=1 and k=4: 2 x (1 + 4).
+	grep -v -e '	2	' -e '	8	' m.tsv > m4.tsv
+	run -0 ar-sched simulate -p grid,ours m4.tsv
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -f4,13,15)" = "yes	10.000	4" ]
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR == 3 { print $4 }')" = "yes" ]
+	# One method with a k=4 row the other lacks is still malformed; k=1
+	# is where every method is first seen.
+	grep -v -e '	a	4	' m4.tsv > p.tsv
+	run -65 ar-sched simulate p.tsv
+	[ "$output" = "ar-sched: p.tsv: line 2: x a has no row at k=4" ]
+	grep -v -e '	1	' m.tsv > n1.tsv
+	run -65 ar-sched simulate n1.tsv
+	[ "$output" = "ar-sched: n1.tsv: line 2: x a has no row at k=1" ]
+	# A guardrail's value without its limit is refused at the header.
+	printf 'landscape\tmethod\tk\tscore\tnoise\tguard\n' > g.tsv
+	run -65 ar-sched simulate g.tsv
+	[ "$output" = "ar-sched: g.tsv: no column guard_max: give guard and guard_max or neither" ]
 }
 
 @test "simulate: found is strict (within 0.01 of the best), found_rel the old 1%" {

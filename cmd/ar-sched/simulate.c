@@ -48,6 +48,7 @@ struct land {
 	struct lmeth *m;
 	size_t n;
 	double cost[NK];         /* the mean of the methods' */
+	int use[NK];             /* k has rows: a cluster without it has none */
 	double base_pfrac;       /* 0: unknown */
 	int base_set;
 };
@@ -106,7 +107,7 @@ static int
 num_field(const struct ar_tsv *t, int c, const char *name, double *v,
     int empty_ok)
 {
-	const char *s = t->field[c];
+	const char *s = c >= 0 ? t->field[c] : "";
 
 	if (!s[0]) {
 		if (empty_ok)
@@ -142,11 +143,17 @@ read_file(const char *path, struct land **ls, size_t *nl)
 	c_k = ar_tsv_need(&t, "k");
 	c_score = ar_tsv_need(&t, "score");
 	c_noise = ar_tsv_need(&t, "noise");
-	c_guard = ar_tsv_need(&t, "guard");
-	c_gmax = ar_tsv_need(&t, "guard_max");
-	c_cost = ar_tsv_need(&t, "cost_h");
-	c_pfrac = ar_tsv_need(&t, "pfrac");
-	c_hint = ar_tsv_need(&t, "hint");
+	/* Only what a landscape must say is required: no guardrail, no
+	 * profile and no hint are what a missing column says, and a missing
+	 * cost_h is an hour of k GPUs. */
+	c_guard = ar_tsv_col(&t, "guard");
+	c_gmax = ar_tsv_col(&t, "guard_max");
+	if ((c_guard < 0) != (c_gmax < 0))
+		ar_die(AR_EX_DATA, "%s: no column %s: give guard and guard_max "
+		    "or neither", t.name, c_guard < 0 ? "guard" : "guard_max");
+	c_cost = ar_tsv_col(&t, "cost_h");
+	c_pfrac = ar_tsv_col(&t, "pfrac");
+	c_hint = ar_tsv_col(&t, "hint");
 	c_base = ar_tsv_col(&t, "base_pfrac");
 	c_fam = ar_tsv_col(&t, "family");
 	for (;;) {
@@ -191,7 +198,10 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		if (hg != hm)
 			ar_die(AR_EX_DATA, "%s: line %zu: guard and guard_max: "
 			    "give both or neither", t.name, t.lineno);
-		num_field(&t, c_cost, "cost_h", &cost, 0);
+		if (c_cost < 0)
+			cost = (double)k;
+		else
+			num_field(&t, c_cost, "cost_h", &cost, 0);
 		if (!(cost > 0))
 			ar_die(AR_EX_DATA, "%s: line %zu: cost_h: %s is not "
 			    "positive", t.name, t.lineno, t.field[c_cost]);
@@ -205,7 +215,7 @@ read_file(const char *path, struct land **ls, size_t *nl)
 			ar_die(AR_EX_DATA, "%s: line %zu: base_pfrac: %s is not "
 			    "above 0 and at most 1", t.name, t.lineno,
 			    t.field[c_base]);
-		h = t.field[c_hint];
+		h = c_hint >= 0 ? t.field[c_hint] : "";
 		if (!h[0])
 			hint = 0;
 		else if (strcmp(h, "scale") == 0)
@@ -276,9 +286,14 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		struct land *L = &(*ls)[i];
 		int ki;
 
+		/* A k no method has is a scale the landscape's cluster does
+		 * not offer; every method has k=1, where each is first seen. */
+		for (ki = 0; ki < NK; ki++)
+			for (L->use[ki] = ki == 0, j = 0; j < L->n; j++)
+				L->use[ki] |= L->m[j].have[ki];
 		for (j = 0; j < L->n; j++)
 			for (ki = 0; ki < NK; ki++)
-				if (!L->m[j].have[ki])
+				if (L->use[ki] && !L->m[j].have[ki])
 					ar_die(AR_EX_DATA, "%s: line %zu: %s %s "
 					    "has no row at k=%ld", path,
 					    L->m[j].line, L->name, L->m[j].id,
@@ -424,7 +439,7 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 	memset(&c, 0, sizeof c);
 	c.policy = policy;
 	for (ki = 0; ki < NK; ki++) {
-		c.use[ki] = 1;
+		c.use[ki] = L->use[ki];
 		c.cost_h[ki] = L->cost[ki];
 	}
 	c.min_effect = MIN_EFFECT;
@@ -437,8 +452,9 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 		pm[i].hint = L->m[i].hint;
 		for (ki = 0; ki < NK; ki++) {
 			pm[i].at[ki].est = NAN;
-			if (c.use[ki])
-				r->grid_hours += L->m[i].cost[ki];
+			if (!c.use[ki])
+				continue;
+			r->grid_hours += L->m[i].cost[ki];
 			if (!truly_feasible(&L->m[i], ki))
 				continue;
 			/* The true best: the highest score, then the smaller
