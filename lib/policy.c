@@ -1181,7 +1181,11 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 				sa = va->sd;
 				sb = vb->sd;
 				ss = hypot(sa, sb);
-				d = fabs(va->e - vb->e);
+				/* The gap is signed: a rival whose one draw is
+				 * above the incumbent (which stands by its
+				 * caution, not its estimate) is valued as
+				 * above, not as below by as much. */
+				d = va->e - vb->e;
 				if (d > VAL_Z * ss)
 					continue;
 				el = exp_gain(-d, ss, tol);

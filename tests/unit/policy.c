@@ -783,7 +783,43 @@ ours_rival_curve(void)
 	    picks(p, n));
 }
 
+/* A rival measured once above the incumbent, which leads it only by
+ * the caution a single draw carries, is worth measuring again: valued by
+ * its gap as it is (above), not as the same gap below. */
+static void
+ours_rival_above(void)
+{
+	struct ar_pol_method m[6];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[1];
+	size_t n, i;
+	int k;
+
+	config(&c, AR_POL_OURS);
+	method(&m[0], "inc");
+	for (k = 0; k < AR_POL_NK; k++)
+		measure(&m[0], k, 8, k == 0 ? 1.10 : 1.0, 0.02, 1);
+	/* Rivals first, each a little closer below than the lucky one is
+	 * above: a gap read without its sign would measure them first. */
+	for (i = 1; i < 5; i++) {
+		method(&m[i], "other");
+		for (k = 0; k < AR_POL_NK; k++)
+			measure(&m[i], k, 2, 1.0, 0.1, 1);
+		measure(&m[i], 3, 1, 1.05, 0.196, 1);
+	}
+	method(&m[5], "lucky");
+	for (k = 0; k < 3; k++)
+		measure(&m[5], k, 2, 1.0, 0.1, 1);
+	measure(&m[5], 3, 1, 1.18, 0.196, 1);
+	n = ar_policy_next(m, 6, &c, p, 1);
+	OK(n == 1 && p[0].purpose == AR_PUR_VALIDATE && p[0].method == 5 &&
+	    p[0].ki == 3, "ours: a rival drawn once above the cautious "
+	    "incumbent is measured before those as far below: %s",
+	    picks(p, n));
+}
+
 const struct unit_test unit_policy[] = {
+	TEST(ours_rival_above),
 	TEST(ours_rival_curve),
 	TEST(ours_jump),
 	TEST(pick_curve),
