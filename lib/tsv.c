@@ -214,6 +214,13 @@ readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
 		    "%d bytes", t->name, t->lineno, AR_LINE_MAX);
 		return -1;
 	}
+	/* A byte-order mark some editors put first is not the first
+	 * column's name. */
+	if (t->lineno == 1 && t->line.len >= 3 &&
+	    memcmp(t->line.p, "\xef\xbb\xbf", 3) == 0) {
+		t->line.len -= 3;
+		memmove(t->line.p, t->line.p + 3, t->line.len + 1);
+	}
 	*nf = split(t->line.p, t->line.len, fields, max, why, sizeof why,
 	    t->raw);
 	if (*nf < 0) {
@@ -300,8 +307,13 @@ ar_tsv_col(const struct ar_tsv *t, const char *name)
 int
 ar_tsv_next(struct ar_tsv *t)
 {
-	int nf, r = readrow(t, t->field, t->ncol + 1, &nf);
+	int nf, r;
 
+	/* An empty line (a file's trailing blank line) is no row of a table
+	 * of two columns or more; of one, it is a row with an empty field. */
+	do
+		r = readrow(t, t->field, t->ncol + 1, &nf);
+	while (r > 0 && t->ncol > 1 && t->line.len == 0);
 	if (r <= 0)
 		return r;
 	if ((size_t)nf != t->ncol) {

@@ -122,6 +122,43 @@ reader(void)
 		fclose(in);
 	}
 	{
+		static char text[] = "\xef\xbb\xbfx\ty\n1\t2\n\n\n3\n\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") == 0 && ar_tsv_col(&t, "x") == 0,
+		    "a byte-order mark is not part of the first name");
+		OK(ar_tsv_next(&t) == 1 && strcmp(t.field[1], "2") == 0,
+		    "the row after the marked header");
+		OK(ar_tsv_next(&t) == -1 && strcmp(t.err, "in: line 5: 1 "
+		    "field, header has 2") == 0, "blank lines are skipped, "
+		    "and counted in the line numbers");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
+		static char text[] = "x\ty\n1\t2\n\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") == 0 && ar_tsv_next(&t) == 1 &&
+		    ar_tsv_next(&t) == 0, "a trailing blank line is no row");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
+		static char text[] = "x\n\n1\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") == 0 && ar_tsv_next(&t) == 1 &&
+		    strcmp(t.field[0], "") == 0 && ar_tsv_next(&t) == 1 &&
+		    strcmp(t.field[0], "1") == 0 && ar_tsv_next(&t) == 0,
+		    "of one column, a blank line is a row with an empty field");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
 		FILE *in = fopen("/dev/null", "r");
 		struct ar_tsv t;
 
