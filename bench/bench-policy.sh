@@ -196,6 +196,7 @@ fresh 31 13001 T
 fresh 41 14001 U
 fresh 51 15001 V
 fresh 61 16001 W
+fresh 71 17001 X
 for s in 12001 12002; do
 	"$bin/ar-sched" landscape -t shapes -n 3000 -m 8-80 -s $s -x "NR${s}x" --mix "$SHAPES_MIX_NOISY" > "$d/noisy-report/$s.tsv"
 done
@@ -273,6 +274,9 @@ run_set indep-flatnoise-53 "$d"/indep51/flat5*.tsv
 run_set report-16001 "$d"/shapes-report16/*.tsv
 run_set indep-61 "$d"/indep61/a6*.tsv
 run_set indep-flatnoise-63 "$d"/indep61/flat6*.tsv
+run_set report-17001 "$d"/shapes-report17/*.tsv
+run_set indep-71 "$d"/indep71/a7*.tsv
+run_set indep-flatnoise-73 "$d"/indep71/flat7*.tsv
 run_set families "$d"/families/*.tsv "$top"/landscapes/heldout/*.tsv
 # pooled NAME SET...: ours over several sets at once, by the shape of
 # the true best (a set of 1,000 campaigns moves by half a point by
@@ -289,9 +293,9 @@ pooled() {
 }
 
 echo
-pooled shapes tuning check report-8001 report-9001 report-10001 report-13001 report-14001 report-15001 report-16001
-pooled indep indep indep-31 indep-41 indep-51 indep-61
-pooled indep-flatnoise indep-flatnoise-33 indep-flatnoise-43 indep-flatnoise-53 indep-flatnoise-63
+pooled shapes tuning check report-8001 report-9001 report-10001 report-13001 report-14001 report-15001 report-16001 report-17001
+pooled indep indep indep-31 indep-41 indep-51 indep-61 indep-71
+pooled indep-flatnoise indep-flatnoise-33 indep-flatnoise-43 indep-flatnoise-53 indep-flatnoise-63 indep-flatnoise-73
 target tuning
 target check
 target report-8001
@@ -311,4 +315,7 @@ target indep-flatnoise-53
 target report-16001
 target indep-61
 target indep-flatnoise-63
+target report-17001
+target indep-71
+target indep-flatnoise-73
 exit $ok

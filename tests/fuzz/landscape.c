@@ -2,8 +2,9 @@
  * read by cmd/ar-sched/simulate.c, which this target includes to reach
  * its static reader. The reader ends the process on a malformed file
  * (ar_die, 65); here its cleanup hook frees what the reader had read
- * and jumps back instead, so a refused file is a normal outcome. What it accepts has a row for every method
- * at every k, and finite scores, noises and costs. */
+ * and jumps back instead, so a refused file is a normal outcome. What
+ * it accepts offers k=1, has a row for every method at every k the
+ * landscape offers, and finite scores, noises and costs. */
 #include <setjmp.h>
 #include <sanitizer/lsan_interface.h>
 
@@ -60,9 +61,13 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	CHECK(nl > 0);
 	for (i = 0; i < nl; i++) {
 		CHECK(ls[i].n > 0);
+		CHECK(ls[i].use[0]);
 		for (j = 0; j < ls[i].n; j++)
 			for (ki = 0; ki < NK; ki++) {
-				CHECK(ls[i].m[j].have[ki]);
+				/* A k the landscape offers, every method has. */
+				CHECK(ls[i].m[j].have[ki] == ls[i].use[ki]);
+				if (!ls[i].use[ki])
+					continue;
 				CHECK(isfinite(ls[i].m[j].score[ki]));
 				CHECK(isfinite(ls[i].m[j].noise[ki]));
 				CHECK(isfinite(ls[i].m[j].cost[ki]));
