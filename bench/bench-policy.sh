@@ -142,6 +142,19 @@
 #            92.3% -> 93.6% of 2652; the indep recipe's 5,000 94.06% ->
 #            94.30% at 28.6%; its nflat 4,000 90.22% at 38.24% -> 90.35%
 #            at 37.82%.
+#   report-17001, indep-71 (seeds 71-72), indep-flatnoise-73 (seeds
+#            73-74, nflat) were made for the next change (a rival's gap
+#            to the incumbent keeps its sign: a pair drawn once above
+#            the cautious incumbent is valued as above it), chosen on
+#            the tuning sets and the pool of the sets above, and run
+#            once: report-17001 96.4% (found_rel 97.2%) at 29.4% of the
+#            grid, at most 0.70, no shape below 85%: every target met;
+#            indep-71 94.8% (95.5%) at 28.1%, no shape below 85% (found
+#            missed by 0.2); indep-flatnoise-73 91.9% (92.8%) at 37.8%,
+#            late 70.6% of 34, step 83.8% of 111. Pooled, the sets
+#            before it, before -> after: shapes 96.09% -> 96.14% at
+#            29.85%; indep 94.30% -> 94.38%, 28.59% -> 28.69%; nflat
+#            90.35% -> 90.70%, 37.82% -> 37.97%.
 #   families the project's earlier recipe (ar-sched landscape -t
 #            families: 12 and 24 methods, a noisy family of 10-30% rsd,
 #            costs in proportion to k), with every hint, parallel
