@@ -141,6 +141,28 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	[ "$output" = "ar-sched: g.tsv: no column guard_max: give guard and guard_max or neither" ]
 }
 
+@test "simulate: a score of 0 is a crash at that k: never feasible, never picked, a short measurement" {
+	# a is best at k=8 but dies there; b is flat at 1.0. Every policy
+	# must pick a at k=4, the best that runs.
+	{ echo "$H"
+	  printf 'x\ta\t1\t1.0\t0.01\t\t\t1\t\t\n'
+	  printf 'x\ta\t2\t1.1\t0.01\t\t\t2\t\t\n'
+	  printf 'x\ta\t4\t1.2\t0.01\t\t\t4\t\t\n'
+	  printf 'x\ta\t8\t0\t0.01\t\t\t8\t\t\n'
+	  meth b 1.0; } > z.tsv
+	run -0 ar-sched simulate z.tsv
+	# The true best is a at k=4, and grid and ours find it.
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 == "grid" || $2 == "ours" { print $2, $4, $7, $8, $10, $11 }' | tr '\n' ';')" = "grid yes a 4 a 4;ours yes a 4 a 4;" ]
+	# The crash is measured with no score: 0 in the trace.
+	run -0 sh -c 'ar-sched simulate -v -p grid z.tsv 2>&1 > /dev/null'
+	[ "$(printf '%s\n' "$output" | awk -F'\t' '$2 == "grid" && $4 == "a" && $5 == 8 { print $7, $8, $10 }')" = "0.0000 0.0000 1.00" ]
+	# Only crashes: nothing is feasible, nothing is found.
+	{ echo "$H"; for k in 1 2 4 8; do
+		printf 'x\ta\t%s\t0\t0.01\t\t\t%s\t\t\n' $k $k; done; } > d.tsv
+	run -0 ar-sched simulate -p grid,ours d.tsv
+	[ "$(printf '%s\n' "$output" | awk -F'\t' 'NR > 1 { print $2, $4, $7 }' | tr '\n' ';')" = "grid no ;ours no ;" ]
+}
+
 @test "simulate: found is strict (within 0.01 of the best), found_rel the old 1%" {
 	# a is 1.985 at every k, b 2.0 at k=8 only: flat1 picks a at k=1,
 	# within 1% of the best but 0.015 below it.
@@ -247,7 +269,7 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	bad "x	b	3	1	0.01			1		" 'k: "3" is not 1, 2, 4 or 8'
 	bad "x	b	1	nan	0.01			1		" 'score: "nan" is not a finite number'
 	bad "x	b	1	inf	0.01			1		" 'score: "inf" is not a finite number'
-	bad "x	b	1	0	0.01			1		" 'score: 0 is not positive'
+	bad "x	b	1	-0.5	0.01			1		" 'score: -0.5 is negative'
 	bad "x	b	1		0.01			1		" 'score: empty'
 	bad "x	b	1	1	-0.1			1		" 'noise: -0.1 is not between 0 and 1'
 	bad "x	b	1	1	0.01	0.5		1		" 'guard and guard_max: give both or neither'

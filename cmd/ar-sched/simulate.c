@@ -184,10 +184,12 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		    (ki = ar_pol_kindex((long)k)) < 0)
 			ar_die(AR_EX_DATA, "%s: line %zu: k: \"%s\" is not 1, 2, "
 			    "4 or 8", t.name, t.lineno, t.field[c_k]);
+		/* 0: the method crashes at this k, as a generator that
+		 * scores a dead run nothing writes it. */
 		num_field(&t, c_score, "score", &score, 0);
-		if (!(score > 0))
-			ar_die(AR_EX_DATA, "%s: line %zu: score: %s is not "
-			    "positive", t.name, t.lineno, t.field[c_score]);
+		if (!(score >= 0))
+			ar_die(AR_EX_DATA, "%s: line %zu: score: %s is "
+			    "negative", t.name, t.lineno, t.field[c_score]);
 		num_field(&t, c_noise, "noise", &noise, 0);
 		if (!(noise >= 0 && noise <= 1))
 			ar_die(AR_EX_DATA, "%s: line %zu: noise: %s is not "
@@ -330,7 +332,8 @@ free_lands(struct land *ls, size_t nl)
 static int
 truly_feasible(const struct lmeth *m, int ki)
 {
-	return !m->guarded[ki] || m->guard[ki] <= m->gmax[ki];
+	return m->score[ki] > 0 && (!m->guarded[ki] ||
+	    m->guard[ki] <= m->gmax[ki]);
 }
 
 /* Measures (i, ki) once more as the pick asks and folds it into what the
@@ -361,6 +364,16 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 		p.size_min = p.size_max = 1;
 	if (!(p.size_min > 0) || p.size_min > p.size_max)
 		p.size_min = p.size_max;
+	if (m->score[ki] == 0) {
+		/* A crash: no score, and the measurement ends at its first
+		 * look, as ar-bench ends a session whose run died. */
+		o->n++;
+		o->est = o->lo = o->hi = 0;
+		o->feasible = 0;
+		o->pending = 0;
+		return ar_pol_pairs(&p, std, &pmin, &pmax) ?
+		    (double)pmin / (double)std : 1;
+	}
 	if (!ar_pol_pairs(&p, std, &pmin, &pmax)) {
 		logsum[at] += log(m->score[ki]) + m->noise[ki] *
 		    gauss(key_of(base, i, ki, o->n));
