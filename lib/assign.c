@@ -104,13 +104,15 @@ static void
 assign_read(aget_fn get, const void *o, const char *id, struct ar_assign *a)
 {
 	const char *e = str(get, o, "experiment"), *g;
-	struct aval pa, pb, z, t;
+	struct aval pa, pb, z, t, ql, qh;
 	long long v = -1, lo = -1, hi = -1;
 	double d;
 
 	get(o, "min_pairs", &pa);
 	get(o, "max_pairs", &pb);
 	get(o, "stop_at", &z);
+	get(o, "prior_lo", &ql);
+	get(o, "prior_hi", &qh);
 
 	memset(a, 0, sizeof *a);
 	a->value = NAN;
@@ -183,6 +185,21 @@ assign_read(aget_fn get, const void *o, const char *id, struct ar_assign *a)
 			return;
 		}
 		a->stop_at = d;
+	}
+	/* The pair's earlier interval: both ends or neither, and only
+	 * with the question it helps answer. */
+	if (ql.t != AV_NONE || qh.t != AV_NONE) {
+		double l, h;
+
+		if (number(&ql, &l) < 0 || number(&qh, &h) < 0 ||
+		    !(l >= 1e-6 && h > l && h <= 1e6) || !(a->stop_at > 0)) {
+			snprintf(a->bad, sizeof a->bad, "prior_lo, prior_hi: "
+			    "expected numbers with 1e-06 <= prior_lo < "
+			    "prior_hi <= 1e+06, and a stop_at");
+			return;
+		}
+		a->prior_lo = l;
+		a->prior_hi = h;
 	}
 }
 
@@ -404,6 +421,10 @@ ar_assign_record(const struct ar_assign *a)
 	}
 	if (a->stop_at > 0)
 		json_object_set_new(r, "stop_at", json_real(a->stop_at));
+	if (a->prior_lo > 0) {
+		json_object_set_new(r, "prior_lo", json_real(a->prior_lo));
+		json_object_set_new(r, "prior_hi", json_real(a->prior_hi));
+	}
 	return r;
 }
 
@@ -425,7 +446,7 @@ ar_assign_from_row(char *const *hdr, char *const *field, size_t ncol,
 	static const char *const known[] = { "experiment", "method",
 	    "workload", "k", "gpus", "node", "purpose", "idea", "label",
 	    "value", "why", "priority", "min_pairs", "max_pairs", "stop_at",
-	    NULL };
+	    "prior_lo", "prior_hi", NULL };
 	struct ar_assign a;
 	json_t *r;
 	long long v;
@@ -488,7 +509,8 @@ void
 ar_assign_tsv_header(FILE *f)
 {
 	fputs("experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\tidea\t"
-	    "label\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at\n", f);
+	    "label\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at\tprior_lo\t"
+	    "prior_hi\n", f);
 }
 
 void
@@ -521,5 +543,8 @@ ar_assign_tsv_row(FILE *f, const struct ar_assign *a)
 		fputs("\t\t\t", f);
 	if (a->stop_at > 0)
 		fprintf(f, "%.6g", a->stop_at);
-	fputc('\n', f);
+	if (a->prior_lo > 0)
+		fprintf(f, "\t%.10g\t%.10g\n", a->prior_lo, a->prior_hi);
+	else
+		fputs("\t\t\n", f);
 }

@@ -24,6 +24,7 @@ struct ar_assign {
 	long priority;
 	long pmin, pmax;         /* ar-bench's --sched-pairs, or 0 */
 	double stop_at;          /* ar-bench's --stop-at, or 0 */
+	double prior_lo, prior_hi; /* its --stop-prior, or 0 */
 	double value;            /* the policy's value; NAN when none */
 	char bad[256];           /* why it cannot run, or "" */
 };

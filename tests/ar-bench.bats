@@ -24,7 +24,7 @@ setup_file() {
 
 setup() {
 	ar_bench_setup
-	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
+	USAGE="usage: ar-bench [-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] [-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] [--sched-pairs min,max] [--stop-at ratio [--stop-prior lo,hi]] [--aa] [--no-sandbox] [--device auto|cuda|cpu]
        ar-bench --roofline [--aa] [-q] [-C campaign] [-k cpus] [-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]
        ar-bench --check [-qv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-t run-timeout] [--no-sandbox] [--device auto|cuda|cpu]"
 }
@@ -146,6 +146,15 @@ $USAGE" ]
 	[ "$stderr" = "ar-bench: --stop-at nan: expected a number from 1e-06 to 1e+06" ]
 	run --separate-stderr -64 ar-bench -C nowhere --roofline --stop-at 2
 	[ "$stderr" = "ar-bench: --roofline: --stop-at is for exec problems" ]
+	for bad in 1 1, ,1 0,1 1,1 1.1,1 1,nan 1,1e7 a,b; do
+		run --separate-stderr -64 ar-bench -C nowhere --aa --stop-at 1 --stop-prior "$bad"
+		[ "$stderr" = "ar-bench: --stop-prior $bad: expected lo,hi, ratios with 1e-06 <= lo < hi <= 1e+06" ] ||
+		    [ "$stderr" = "ar-bench: --stop-prior $bad: expected lo,hi" ]
+	done
+	run --separate-stderr -64 ar-bench -C nowhere --aa --stop-prior 0.9,1.1
+	[ "$stderr" = "ar-bench: --stop-prior: only with --stop-at, whose question it helps answer" ]
+	run --separate-stderr -64 ar-bench -C nowhere --roofline --stop-prior 0.9,1.1
+	[ "$stderr" = "ar-bench: --roofline: --stop-prior is for exec problems" ]
 	for bad in 8 8, ,8 0,8 9,8 8,1000001 a,b 8,9,10; do
 		run --separate-stderr -64 ar-bench -C nowhere --aa --sched-pairs "$bad"
 		[[ "$stderr" == "ar-bench: --sched-pairs $bad: expected min,max"* ]]
@@ -348,6 +357,21 @@ $USAGE" ]
 	# Without --stop-at, the result has no stop_at.
 	bench --aa -p 8 -P 8 -W 0
 	[ "$(j '.stats | has("stop_at")')" = false ]
+	no_scratch
+}
+
+@test "ar-bench --stop-prior: the pair's earlier interval answers the question with the session's first look" {
+	mkcamp
+	# The baseline against itself, asked whether it clears 1.02: the
+	# earlier measurements (0.99 to 1.005) already say it does not, so
+	# the session ends at its first look, 8 pairs, whatever they show.
+	bench --aa -p 8 -P 400 -W 0 -e 0.001 --stop-at 1.02 --stop-prior 0.99,1.005
+	[ "$status" -eq 0 ]
+	jq -e '.stats.pairs == 8 and .verdict == "inconclusive" and .stats.stop_prior == [0.99, 1.005] and .stats.stop_at == 1.02' r.json
+	[[ "$(j .why)" =~ ^stopped\ by\ --stop-at\ 1.02\ after\ 8\ pairs:\ ratio\ [0-9.]+\;\ with\ the\ earlier\ measurements\'\ 0.9900\ to\ 1.0050,\ the\ 95%\ interval\ [0-9.]+\ to\ [0-9.]+\ clearly\ below\ it\;\ the\ minimum\ effect\ of\ 0.1%\ is\ undecided$ ]]
+	# Without it the result has no stop_prior.
+	bench --aa -p 8 -P 8 -W 0 --stop-at 1.02
+	[ "$(j '.stats | has("stop_prior")')" = false ]
 	no_scratch
 }
 

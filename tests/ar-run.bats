@@ -341,18 +341,22 @@ teardown() {
 	[ "$(ls camp/queue/new | wc -l)" -eq 4 ]
 }
 
-@test "the scheduler's size of a measurement reaches ar-bench as --sched-pairs and --stop-at; a bad one fails the record" {
+@test "the scheduler's size of a measurement reaches ar-bench as --sched-pairs, --stop-at and --stop-prior; a bad one fails the record" {
 	mkcamp
-	{ echo "$HDR	min_pairs	max_pairs	stop_at"
-	  printf 's1\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t10\t20\t0.935\n'
-	  printf 's2\tok\ttiny\t2\t\t\tscale\t\t\t1\tw\t\t\t\n'
-	  printf 's3\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t20\t10\t\n'
-	  printf 's4\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t\t\tnan\n'; } |
+	{ echo "$HDR	min_pairs	max_pairs	stop_at	prior_lo	prior_hi"
+	  printf 's1\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t10\t20\t0.935\t\t\n'
+	  printf 's2\tok\ttiny\t2\t\t\tscale\t\t\t1\tw\t\t\t\t\t\n'
+	  printf 's3\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t20\t10\t\t\t\n'
+	  printf 's4\tok\ttiny\t1\t\t\tprobe\t\t\t1\tw\t\t\tnan\t\t\n'
+	  printf 's5\tok\ttiny\t1\t\t\tvalidate\t\t\t1\tw\t8\t96\t1.1\t0.9\t1.2\n'
+	  printf 's6\tok\ttiny\t1\t\t\tvalidate\t\t\t1\tw\t8\t96\t\t0.9\t1.2\n'; } |
 	    ar-queue put camp/queue > /dev/null
 	run -1 --separate-stderr ar-run local -C camp --gpus 4 --drain
-	grep -q '^start s1 k=1 .* sched=10,20 stop=0.935 ' camp/fake.log
-	grep -q '^start s2 k=2 .* sched= stop= ' camp/fake.log
-	! grep -q '^start s[34] ' camp/fake.log
+	grep -q '^start s1 k=1 .* sched=10,20 stop=0.935 prior= ' camp/fake.log
+	grep -q '^start s2 k=2 .* sched= stop= prior= ' camp/fake.log
+	grep -q '^start s5 k=1 .* sched=8,96 stop=1.1 prior=0.9,1.2 ' camp/fake.log
+	! grep -q '^start s[346] ' camp/fake.log
+	ar-queue ls -s failed camp/queue | grep -qF 'failed: prior_lo, prior_hi: expected numbers with 1e-06 <= prior_lo < prior_hi <= 1e+06, and a stop_at	s6	'
 	[ "$(awk -F '\t' '$1 == "s3" { print $6 }' <<< "$output")" = failed ]
 	ar-queue ls -s failed camp/queue | grep -qF 'failed: min_pairs, max_pairs: expected whole numbers, 1 <= min_pairs <= max_pairs <= 1000000	s3	'
 	ar-queue ls -s failed camp/queue | grep -qF 'failed: stop_at: expected a number from 1e-06 to 1e+06	s4	'

@@ -18,7 +18,7 @@ bats_require_minimum_version 1.5.0
 load common
 
 FIX="$BATS_TEST_DIRNAME/fixtures/sched"
-HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why	min_pairs	max_pairs	stop_at"
+HDR="experiment	method	workload	k	gpus	node	purpose	idea	label	value	why	min_pairs	max_pairs	stop_at	prior_lo	prior_hi"
 INV="node	gpu	model	memory_mib	nvlink"
 C1=cafe000000000000000000000000000000000001
 C2=cafe000000000000000000000000000000000002
@@ -403,13 +403,20 @@ b aa"
 $C1 2 scale 8 32 1.11
 $C1 1 validate 8 16 0.98
 $C2 2 scale 8 32 1.11"
+	# The re-measurement of C1 at k=1 carries the interval of its
+	# earlier results (1.03 to 1.17 in the ledger), so that ar-bench
+	# asks its question of all of C1's runs; the probes have none.
+	same "$(cols method k prior_lo prior_hi)" "$C3 1  
+$C1 2  
+$C1 1 1.032091892 1.172376228
+$C2 2  "
 	sed -i '$a sched.pairs = 40' camp/campaign.conf
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l l.tsv -m "$FIX/subs.tsv" --noise-max 1 --put -n 1
 	same "$(cols method k min_pairs max_pairs stop_at)" "$C3 1 10 40 1.1"
 	f=$(ls camp/queue/new/*)
-	same "$(jq -c '[.method, .k, .min_pairs, .max_pairs, .stop_at]' $f)" \
-	    "[\"$C3\",1,10,40,1.1]"
+	same "$(jq -c '[.method, .k, .min_pairs, .max_pairs, .stop_at, .prior_lo]' $f)" \
+	    "[\"$C3\",1,10,40,1.1,null]"
 	# No size is below the 8 pairs of a first look's interval (the probe
 	# of C3 is queued now).
 	sed -i 's/^sched.pairs = .*/sched.pairs = 8/' camp/campaign.conf

@@ -116,6 +116,9 @@ struct bench {
 	int check;               /* --check: no secret key, nothing signed */
 	int quiet;               /* -q: no progress, no note of a missing profile */
 	double stop_at;          /* --stop-at's ratio, else 0 */
+	/* --stop-prior: the 95% interval of the pair's earlier
+	 * measurements, asked with the session's own; 0 when none. */
+	double prior_lo, prior_hi;
 	const char *bwrap;
 	int cpu[1024];
 	size_t ncpu;

@@ -20,7 +20,7 @@ static const char usage[] =
 	"[-aKqv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] "
 	"[-S dev|holdout|both] [-T seconds] [-p min-pairs] [-P max-pairs] "
 	"[-e min-effect] [-W warmup] [-t run-timeout] [-x experiment] [-i idea] "
-	"[--sched-pairs min,max] [--stop-at ratio] [--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
+	"[--sched-pairs min,max] [--stop-at ratio [--stop-prior lo,hi]] [--aa] [--no-sandbox] [--device auto|cuda|cpu]\n"
 	"--roofline [--aa] [-q] [-C campaign] [-k cpus] "
 	"[-G gpu-ids] [-P samples] [-W warmup] [--device auto|cuda|cpu]\n"
 	"--check [-qv] [-C campaign] [-m method] [-w workload] [-k cpus] [-G gpu-ids] [-t run-timeout] [--no-sandbox] [--device auto|cuda|cpu]";
@@ -80,6 +80,25 @@ sched_pairs(const char *s, long *lo, long *hi)
 	*hi = (long)b;
 }
 
+/* --stop-prior lo,hi: an interval of ratios, 0 < lo < hi. */
+static void
+stop_prior(const char *s, double *lo, double *hi)
+{
+	const char *c = strchr(s, ',');
+	char *first;
+	int ok;
+
+	if (!c)
+		ar_die(AR_EX_USAGE, "--stop-prior %s: expected lo,hi", s);
+	first = ar_xasprintf("%.*s", (int)(c - s), s);
+	ok = ar_parse_double(first, lo) == 0 && ar_parse_double(c + 1, hi) ==
+	    0 && *lo >= 1e-6 && *hi > *lo && *hi <= 1e6;
+	free(first);
+	if (!ok)
+		ar_die(AR_EX_USAGE, "--stop-prior %s: expected lo,hi, ratios "
+		    "with 1e-06 <= lo < hi <= 1e+06", s);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -89,6 +108,7 @@ main(int argc, char **argv)
 		{ "roofline", no_argument, NULL, 'R' },
 		{ "device", required_argument, NULL, 'D' },
 		{ "stop-at", required_argument, NULL, 'Z' },
+		{ "stop-prior", required_argument, NULL, 'z' },
 		{ "sched-pairs", required_argument, NULL, 'Y' },
 		{ "check", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
@@ -127,6 +147,7 @@ main(int argc, char **argv)
 		case 'D': o.device = optarg; break;
 		case 'Y': sched_pairs(optarg, &o.spmin, &o.spmax); exec_only = exec_only ? exec_only : 'Y'; break;
 		case 'Z': b.stop_at = ar_opt_double("--stop-at", optarg, 1e-6, 1e6); exec_only = exec_only ? exec_only : 'Z'; break;
+		case 'z': stop_prior(optarg, &b.prior_lo, &b.prior_hi); exec_only = exec_only ? exec_only : 'z'; break;
 		case 'K': b.keep = 1; exec_only = exec_only ? exec_only : 'K'; break;
 		case 'm': o.spec = optarg; exec_only = exec_only ? exec_only : 'm'; break;
 		case 'N': nosandbox = 1; exec_only = exec_only ? exec_only : 'N'; break;
@@ -145,6 +166,9 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		ar_usage(usage);
+	if (!roofline && b.prior_lo > 0 && !(b.stop_at > 0))
+		ar_die(AR_EX_USAGE, "--stop-prior: only with --stop-at, whose "
+		    "question it helps answer");
 	if (strcmp(o.device, "auto") && strcmp(o.device, "cuda") &&
 	    strcmp(o.device, "cpu"))
 		ar_die(AR_EX_USAGE, "--device %s: auto, cuda or cpu", o.device);
@@ -152,10 +176,10 @@ main(int argc, char **argv)
 		if (exec_only == 'N')
 			ar_die(AR_EX_USAGE, "--roofline: --no-sandbox is for exec "
 			    "problems; the roofline runs no method");
-		if (exec_only == 'Z' || exec_only == 'Y')
+		if (exec_only == 'Z' || exec_only == 'Y' || exec_only == 'z')
 			ar_die(AR_EX_USAGE, "--roofline: --%s is for exec "
 			    "problems", exec_only == 'Z' ? "stop-at" :
-			    "sched-pairs");
+			    exec_only == 'z' ? "stop-prior" : "sched-pairs");
 		if (exec_only)
 			ar_die(AR_EX_USAGE, "--roofline: -%c is for exec problems",
 			    exec_only);
@@ -173,7 +197,7 @@ main(int argc, char **argv)
 		 * the dev seeds, nothing signed, stored or counted. Only the
 		 * options that say what to build and where go with it. */
 		if (b.aa || o.append || roofline || o.idea || o.experiment ||
-		    b.stop_at > 0 || o.spmin > 0 || strcmp(o.seeds, "dev") ||
+		    b.stop_at > 0 || b.prior_lo > 0 || o.spmin > 0 || strcmp(o.seeds, "dev") ||
 		    o.pmin > 0 || o.pmax > 0 || o.warm >= 0 || o.T > 0 ||
 		    o.e >= 0 || b.keep)
 			ar_die(AR_EX_USAGE, "--check takes only -C, -m, -w, -k, "

@@ -172,7 +172,15 @@ verdict_text(struct bench *b, const struct session *se, char *why,
 		    exp(se->look.stop_lo), exp(se->look.stop_hi), se->n);
 		return "equivalent";
 	default:
-		if (se->stopped)
+		if (se->stopped && b->prior_lo > 0)
+			snprintf(why, n, "stopped by --stop-at %g after %zu pairs: "
+			    "ratio %.4f; with the earlier measurements' %.4f to "
+			    "%.4f, the 95%% interval %.4f to %.4f clearly %s it; "
+			    "the minimum effect of %g%% is undecided", b->stop_at,
+			    se->n, exp(se->ci.est), b->prior_lo, b->prior_hi,
+			    exp(se->stop_lo), exp(se->stop_hi), se->stop_lo >
+			    log(b->stop_at) ? "above" : "below", m);
+		else if (se->stopped)
 			snprintf(why, n, "stopped by --stop-at %g after %zu pairs: "
 			    "ratio %.4f, its 95%% interval %.4f to %.4f clearly "
 			    "%s it; the minimum effect of %g%% is undecided",
@@ -499,6 +507,9 @@ result(struct bench *b, json_t *method, const char *spec_idea,
 	if (b->stop_at > 0)
 		json_object_set_new(json_object_get(o, "stats"), "stop_at",
 		    json_real(b->stop_at));
+	if (b->prior_lo > 0)
+		json_object_set_new(json_object_get(o, "stats"), "stop_prior",
+		    json_pack("[f, f]", b->prior_lo, b->prior_hi));
 	if (se->n >= 2) {
 		json_object_set_new(json_object_get(o, "stats"), "rsd",
 		    real(1.4826 * ar_mad(se->x, se->n)));

@@ -265,6 +265,28 @@ seed_of(struct bench *b, const char *kind, size_t pair)
 	return ar_seed_derive(NULL, 0, "dev", b->w->name, b->w->seed[pair % n],
 	    pair / n);
 }
+/* The session's 95% interval of the log-ratio (est, lo, hi) and the
+ * pair's earlier one (--stop-prior) as one: each read as a normal
+ * estimate, weighed by its precision, so that a session whose earlier
+ * measurements already answer the scheduler's question ends at its
+ * first look, as ar-sched simulate's measurement of all the pair's runs
+ * does. An interval the session cannot give yet stays unbounded. */
+static void
+with_prior(const struct bench *b, double est, double *lo, double *hi)
+{
+	double pm = (log(b->prior_lo) + log(b->prior_hi)) / 2;
+	double ps = (log(b->prior_hi) - log(b->prior_lo)) / (2 * 1.959964);
+	double ss = (*hi - *lo) / (2 * 1.959964), w, m, s;
+
+	if (!isfinite(*lo) || !isfinite(*hi) || !(ss > 0) || !(ps > 0))
+		return;
+	w = 1 / (ss * ss) + 1 / (ps * ps);
+	m = (est / (ss * ss) + pm / (ps * ps)) / w;
+	s = 1 / sqrt(w);
+	*lo = m - 1.959964 * s;
+	*hi = m + 1.959964 * s;
+}
+
 
 /* Pairs until the verdict or the end. Returns END_* of what ended it, the
  * verdict in se. */
@@ -375,6 +397,8 @@ session_run(struct bench *b, struct session *se)
 			double est, lo, hi;
 
 			ar_signed_rank_ci(se->x, se->n, 0.95, &est, &lo, &hi);
+			if (b->prior_lo > 0)
+				with_prior(b, est, &lo, &hi);
 			if (isfinite(lo) && isfinite(hi) && (lo > log(b->stop_at) ||
 			    hi < log(b->stop_at))) {
 				pairs_of(se, &pairs);

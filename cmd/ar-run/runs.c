@@ -634,6 +634,11 @@ bench_argv(const struct runctx *c, const struct run *r, const char *gpulist)
 		av[n++] = ar_xstrdup("--stop-at");
 		av[n++] = ar_xasprintf("%.10g", r->r.stop_at);
 	}
+	if (r->r.stop_at > 0 && r->r.prior_lo > 0) {
+		av[n++] = ar_xstrdup("--stop-prior");
+		av[n++] = ar_xasprintf("%.10g,%.10g", r->r.prior_lo,
+		    r->r.prior_hi);
+	}
 	if (gpulist) {
 		av[n++] = ar_xstrdup("-G");
 		av[n++] = ar_xstrdup(gpulist);

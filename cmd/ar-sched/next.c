@@ -35,11 +35,13 @@ struct out {
 	size_t n;
 };
 
-/* How much to measure: ar-bench's pair limits and the ratio whose side
- * ends the session early; pmin 0 leaves it all to ar-bench. */
+/* How much to measure: ar-bench's pair limits, the ratio whose side
+ * ends the session early and the pair's earlier interval that answers
+ * that question with the session's pairs; pmin 0 leaves it all to
+ * ar-bench. */
 struct size {
 	long pmin, pmax;
-	double stop_at;
+	double stop_at, prior_lo, prior_hi;
 };
 
 /* A pick's size in pairs: a standard measurement is std pairs. Only a
@@ -48,14 +50,21 @@ struct size {
  * sequential rule. ar-sched simulate sizes its measurements the same
  * way. */
 static struct size
-size_of(const struct ar_pol_pick *pk, long std)
+size_of(const struct ar_pol_pick *pk, const struct ar_pol_obs *ob, long std)
 {
-	struct size z = { 0, 0, NAN };
+	struct size z = { 0, 0, NAN, 0, 0 };
 
 	if (!ar_pol_pairs(pk, std, &z.pmin, &z.pmax))
 		return z;
 	if (pk->stop_at > 0 && isfinite(pk->stop_at))
 		z.stop_at = pk->stop_at;
+	/* The policy asks its question of every run of the pair, as
+	 * ar-sched simulate measures: the earlier ones go with it. */
+	if (z.stop_at > 0 && ob && ob->n > 0 && ob->feasible &&
+	    ob->lo >= 1e-6 && ob->hi > ob->lo && ob->hi <= 1e6) {
+		z.prior_lo = ob->lo;
+		z.prior_hi = ob->hi;
+	}
 	return z;
 }
 
@@ -86,6 +95,8 @@ emit(struct out *o, const char *method, const char *workload, int k,
 	a.pmin = z.pmin;
 	a.pmax = z.pmax;
 	a.stop_at = z.stop_at > 0 ? z.stop_at : 0;
+	a.prior_lo = z.prior_lo;
+	a.prior_hi = z.prior_hi;
 	if (o->queue) {
 		json_t *r;
 		char *s;
@@ -191,7 +202,7 @@ static void
 place_aa(struct out *o, const struct nx *x, struct ar_inv *inv,
     double noise_max, size_t want)
 {
-	const struct size nosize = { 0, 0, NAN };
+	const struct size nosize = { 0, 0, NAN, 0, 0 };
 	size_t i;
 
 	for (i = 0; i < inv->n && o->n < want; i++) {
@@ -385,7 +396,7 @@ place_picks(struct out *o, const struct nx *x, struct ar_inv *inv,
 		emit(o, m->method, m->workload, k, ids, inv->node[p.node].name,
 		    ar_pol_purpose_name(pk->purpose), m->idea, m->label,
 		    pk->value, pk->why[0] ? pk->why : "the policy's pick",
-		    1000 - (long)i, size_of(pk, std_pairs));
+		    1000 - (long)i, size_of(pk, ob, std_pairs));
 	}
 	free(pick);
 	free(pm);

@@ -344,7 +344,9 @@ truly_feasible(const struct lmeth *m, int ki)
  * in pairs as ar-sched next sizes it for ar-bench (ar_pol_pairs, std
  * pairs to a standard measurement), draws pair by pair (a pair has
  * sqrt(std) times the noise) and stops at the first of ar-bench's looks
- * (ar_verdict_look) whose interval leaves out stop_at. Returns the size
+ * (ar_verdict_look) where the interval of all the pair's runs leaves out
+ * stop_at: ar-bench, given the earlier runs' interval by ar-sched next
+ * (--stop-prior), asks it of the two together. Returns the size
  * measured, in standard measurements. */
 static double
 measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,

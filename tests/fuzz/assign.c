@@ -20,7 +20,8 @@ round_trip(const struct ar_assign *a)
 	ar_assign_parse(back, a->experiment, &b);
 	CHECK(!b.bad[0]);
 	CHECK(strcmp(a->experiment, b.experiment) == 0 && a->k == b.k &&
-	    a->ngpus == b.ngpus && a->pmin == b.pmin && a->pmax == b.pmax);
+	    a->ngpus == b.ngpus && a->pmin == b.pmin && a->pmax == b.pmax &&
+	    a->prior_lo == b.prior_lo && a->prior_hi == b.prior_hi);
 	json_decref(back);
 	json_decref(r);
 	free(s);
@@ -45,6 +46,7 @@ same(const struct ar_assign *a, const struct ar_assign *b)
 	    b->experiment) || strcmp(a->bad, b->bad) || a->k != b->k ||
 	    a->ngpus != b->ngpus || a->priority != b->priority || a->pmin !=
 	    b->pmin || a->pmax != b->pmax || a->stop_at != b->stop_at ||
+	    a->prior_lo != b->prior_lo || a->prior_hi != b->prior_hi ||
 	    (a->value != b->value && !(isnan(a->value) && isnan(b->value))))
 		return 0;
 	for (i = 0; i < a->ngpus; i++)

@@ -11,6 +11,9 @@
 #include "tsv.h"
 #include "unit.h"
 
+#define PRIOR_BAD "prior_lo, prior_hi: expected numbers with 1e-06 <= " \
+	"prior_lo < prior_hi <= 1e+06, and a stop_at"
+
 /* Parses the record text into *a; the record, to be freed after a. */
 static json_t *
 parse(const char *text, struct ar_assign *a)
@@ -36,7 +39,8 @@ records(void)
 	    "\"idea\":\"i\",\"purpose\":\"scale\",\"node\":\"n1\",\"label\":\"l\","
 	    "\"why\":\"y\",\"queued\":\"2026-01-01T00:00:00Z\",\"k\":4,"
 	    "\"gpus\":\"0,1,2,3\",\"priority\":5,\"value\":0.25,"
-	    "\"min_pairs\":8,\"max_pairs\":32,\"stop_at\":1.05}", &a);
+	    "\"min_pairs\":8,\"max_pairs\":32,\"stop_at\":1.05,"
+	    "\"prior_lo\":0.9,\"prior_hi\":1.1}", &a);
 	OK(a.bad[0] == 0 && strcmp(a.experiment, "e1") == 0 &&
 	    strcmp(a.method, "m1") == 0 && strcmp(a.workload, "w") == 0 &&
 	    strcmp(a.idea, "i") == 0 && strcmp(a.purpose, "scale") == 0 &&
@@ -45,7 +49,8 @@ records(void)
 	    "2026-01-01T00:00:00Z") == 0, "parse: every string");
 	OK(a.k == 4 && a.ngpus == 4 && a.gpus[0] == 0 && a.gpus[3] == 3 &&
 	    a.priority == 5 && a.value == 0.25 && a.pmin == 8 && a.pmax == 32 &&
-	    a.stop_at == 1.05, "parse: every number");
+	    a.stop_at == 1.05 && a.prior_lo == 0.9 && a.prior_hi == 1.1,
+	    "parse: every number");
 	json_decref(o);
 	o = parse("{\"method\":\"m\",\"k\":\"2\",\"min_pairs\":\"8\","
 	    "\"max_pairs\":\"8\",\"stop_at\":\"0.5\",\"value\":\"1.5\","
@@ -120,6 +125,18 @@ bad_fields(void)
 		    "stop_at: expected a number from 1e-06 to 1e+06" },
 		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":\"x\"}",
 		    "stop_at: expected a number from 1e-06 to 1e+06" },
+		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":1,\"prior_lo\":0.9}",
+		    PRIOR_BAD },
+		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":1,\"prior_hi\":0.9}",
+		    PRIOR_BAD },
+		{ "{\"method\":\"m\",\"k\":1,\"prior_lo\":0.9,"
+		    "\"prior_hi\":1.1}", PRIOR_BAD },
+		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":1,\"prior_lo\":1.1,"
+		    "\"prior_hi\":1.1}", PRIOR_BAD },
+		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":1,\"prior_lo\":0,"
+		    "\"prior_hi\":1.1}", PRIOR_BAD },
+		{ "{\"method\":\"m\",\"k\":1,\"stop_at\":1,\"prior_lo\":0.5,"
+		    "\"prior_hi\":\"y\"}", PRIOR_BAD },
 	};
 	struct ar_assign a;
 	size_t i;
@@ -159,6 +176,8 @@ full(struct ar_assign *a)
 	a->pmin = 8;
 	a->pmax = 80;
 	a->stop_at = 1.01;
+	a->prior_lo = 0.5;
+	a->prior_hi = 1.25;
 	a->value = 0.1234567;
 }
 
@@ -174,8 +193,9 @@ round_trip(void)
 	s = ar_json_canon(r);
 	OK(strcmp(s, "{\"experiment\":\"e7\",\"gpus\":\"6,4\",\"id\":\"e7\","
 	    "\"idea\":\"idea-3\",\"k\":2,\"label\":\"lab\",\"max_pairs\":80,"
-	    "\"method\":\"m\\t1\",\"min_pairs\":8,\"node\":\"n2\",\"priority\":"
-	    "-7,\"purpose\":\"validate\",\"queued\":\"2026-01-02T03:04:05Z\","
+	    "\"method\":\"m\\t1\",\"min_pairs\":8,\"node\":\"n2\","
+	    "\"prior_hi\":1.25,\"prior_lo\":0.5,\"priority\":-7,\"purpose\":"
+	    "\"validate\",\"queued\":\"2026-01-02T03:04:05Z\","
 	    "\"stop_at\":1.01,\"value\":0.123457,\"why\":\"because\","
 	    "\"workload\":\"w\"}") == 0, "record: every field, value to six "
 	    "digits");
@@ -189,7 +209,8 @@ round_trip(void)
 	    a.queued) == 0, "record then parse: the strings");
 	OK(b.k == a.k && b.ngpus == 2 && b.gpus[0] == 6 && b.gpus[1] == 4 &&
 	    b.priority == a.priority && b.pmin == a.pmin && b.pmax == a.pmax &&
-	    b.stop_at == a.stop_at && b.value == 0.123457, "record then parse: "
+	    b.stop_at == a.stop_at && b.prior_lo == a.prior_lo && b.prior_hi ==
+	    a.prior_hi && b.value == 0.123457, "record then parse: "
 	    "the numbers, GPUs in their order");
 	json_decref(r);
 	memset(&a, 0, sizeof a);
@@ -229,10 +250,11 @@ tsv(void)
 	ar_assign_tsv_row(m, &b);
 	fclose(m);
 	OK(strcmp(text, "experiment\tmethod\tworkload\tk\tgpus\tnode\tpurpose\t"
-	    "idea\tlabel\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at\n"
+	    "idea\tlabel\tvalue\twhy\tmin_pairs\tmax_pairs\tstop_at\tprior_lo\t"
+	    "prior_hi\n"
 	    "e7\tm\\t1\tw\t2\t6,4\tn2\tvalidate\tidea-3\tlab\t0.123457\tbecause"
-	    "\t8\t80\t1.01\n"
-	    "e8\tbaseline\t\t1\t\t\t\t\t\t\t\t\t\t\n") == 0, "the header and "
+	    "\t8\t80\t1.01\t0.5\t1.25\n"
+	    "e8\tbaseline\t\t1\t\t\t\t\t\t\t\t\t\t\t\t\n") == 0, "the header and "
 	    "rows, escaped, empty fields for what is unset");
 	m = fmemopen(text, strlen(text), "r");
 	OK(ar_tsv_open(&t, m, "next") == 0 && ar_tsv_next(&t) == 1, "the TSV "
@@ -244,7 +266,8 @@ tsv(void)
 		OK(b.bad[0] == 0 && strcmp(b.experiment, "e7") == 0 &&
 		    strcmp(b.method, "m\t1") == 0 && b.k == 2 && b.ngpus == 2 &&
 		    b.gpus[0] == 6 && strcmp(b.node, "n2") == 0 && b.pmin == 8 &&
-		    b.pmax == 80 && b.stop_at == 1.01 && b.value == 0.123457 &&
+		    b.pmax == 80 && b.stop_at == 1.01 && b.prior_lo == 0.5 &&
+		    b.prior_hi == 1.25 && b.value == 0.123457 &&
 		    strcmp(b.why, "because") == 0, "row, record, parse: the "
 		    "assignment again");
 		json_decref(r);
@@ -393,7 +416,8 @@ same_assign(const struct ar_assign *a, const struct ar_assign *b)
 	if (strcmp(a->experiment, b->experiment) || strcmp(a->bad, b->bad) ||
 	    a->k != b->k || a->ngpus != b->ngpus || a->priority !=
 	    b->priority || a->pmin != b->pmin || a->pmax != b->pmax ||
-	    a->stop_at != b->stop_at || (a->value != b->value &&
+	    a->stop_at != b->stop_at || a->prior_lo != b->prior_lo ||
+	    a->prior_hi != b->prior_hi || (a->value != b->value &&
 	    !(isnan(a->value) && isnan(b->value))))
 		return 0;
 	for (i = 0; i < a->ngpus; i++)
@@ -448,7 +472,7 @@ plain_text(void)
 {
 	static const char *const keys[] = { "method", "workload", "k",
 	    "gpus", "purpose", "priority", "value", "min_pairs", "max_pairs",
-	    "stop_at", "node", "experiment", "id", "queued", "why", "label",
+	    "stop_at", "prior_lo", "prior_hi", "node", "experiment", "id", "queued", "why", "label",
 	    "idea" };
 	static const char subst[] = "\"\\ \t\n,:{}[]0123456789-+.eE\x80\xff"
 	    "aZ";
