@@ -367,6 +367,12 @@ pooled() {
 	pooled
 	run --separate-stderr -0 ar-digest -f json -l "$T/p.tsv"
 	[ "$(jq -c '.near_misses[0] | [.label, .k, .ratio, .ci_lo, .ci_hi, .id]' <<< "$output")" = '["c2bbbbb",2,1.3,1.21,1.4,"r5"]' ]
+	# Stopped with the earlier results' interval (--stop-prior): the
+	# session's own interval is its, not the earlier one.
+	sed 's/its 95% interval 1.2100 to 1.4000 clearly above it;/its 95% interval 1.2100 to 1.4000; with the earlier measurements'"'"' 1.2500 to 1.2900, clearly above it;/' "$T/p.tsv" > "$T/q.tsv"
+	grep -q "earlier measurements' 1.2500" "$T/q.tsv"
+	run --separate-stderr -0 ar-digest -f json -l "$T/q.tsv"
+	[ "$(jq -c '.near_misses[0] | [.label, .k, .ratio, .ci_lo, .ci_hi, .id]' <<< "$output")" = '["c2bbbbb",2,1.3,1.21,1.4,"r5"]' ]
 }
 
 @test "ar-digest: workloads are never pooled or ranked together; each row names its own" {

@@ -85,7 +85,8 @@ struct session {
 	size_t n, npairs, cap;
 	int verdict, end;
 	int stopped;         /* ended by --stop-at, the verdict undecided */
-	double stop_lo, stop_hi; /* the 95% interval that ended it */
+	double stop_lo, stop_hi; /* the session's 95% interval then */
+	int stop_above;          /* the answer: clearly above stop_at */
 	char why[512];
 	struct ar_interval ci;
 	struct ar_look look;     /* the last look's numbers */

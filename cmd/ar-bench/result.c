@@ -174,12 +174,12 @@ verdict_text(struct bench *b, const struct session *se, char *why,
 	default:
 		if (se->stopped && b->prior_lo > 0)
 			snprintf(why, n, "stopped by --stop-at %g after %zu pairs: "
-			    "ratio %.4f; with the earlier measurements' %.4f to "
-			    "%.4f, the 95%% interval %.4f to %.4f clearly %s it; "
+			    "ratio %.4f, its 95%% interval %.4f to %.4f; with the "
+			    "earlier measurements' %.4f to %.4f, clearly %s it; "
 			    "the minimum effect of %g%% is undecided", b->stop_at,
-			    se->n, exp(se->ci.est), b->prior_lo, b->prior_hi,
-			    exp(se->stop_lo), exp(se->stop_hi), se->stop_lo >
-			    log(b->stop_at) ? "above" : "below", m);
+			    se->n, exp(se->ci.est), exp(se->stop_lo),
+			    exp(se->stop_hi), b->prior_lo, b->prior_hi,
+			    se->stop_above ? "above" : "below", m);
 		else if (se->stopped)
 			snprintf(why, n, "stopped by --stop-at %g after %zu pairs: "
 			    "ratio %.4f, its 95%% interval %.4f to %.4f clearly "

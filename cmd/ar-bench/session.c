@@ -394,19 +394,25 @@ session_run(struct bench *b, struct session *se)
 		 * never a verdict: the verdict keeps its own confidence,
 		 * and is inconclusive where it is undecided. */
 		if (b->stop_at > 0) {
-			double est, lo, hi;
+			double est, lo, hi, qlo, qhi;
 
 			ar_signed_rank_ci(se->x, se->n, 0.95, &est, &lo, &hi);
+			/* The question may use the earlier runs too; the
+			 * interval reported stays the session's own, which
+			 * is what a reader pooling results may weigh. */
+			qlo = lo;
+			qhi = hi;
 			if (b->prior_lo > 0)
-				with_prior(b, est, &lo, &hi);
-			if (isfinite(lo) && isfinite(hi) && (lo > log(b->stop_at) ||
-			    hi < log(b->stop_at))) {
+				with_prior(b, est, &qlo, &qhi);
+			if (isfinite(qlo) && isfinite(qhi) && (qlo >
+			    log(b->stop_at) || qhi < log(b->stop_at))) {
 				pairs_of(se, &pairs);
 				se->verdict = ar_verdict(&b->design, &pairs,
 				    se->n, 1, &se->look);
 				se->stopped = se->verdict == AR_V_INCONCLUSIVE;
 				se->stop_lo = lo;
 				se->stop_hi = hi;
+				se->stop_above = qlo > log(b->stop_at);
 				break;
 			}
 		}
