@@ -58,19 +58,30 @@ parse_gpus(struct bench *b, const char *s)
 	b->gpus = b->gpulist;
 }
 
+/* An option's "a,b": a, to be freed, and *b after the comma; without a
+ * comma the option is refused, saying what it wants. */
+static char *
+comma_pair(const char *opt, const char *s, const char *want,
+    const char **b)
+{
+	const char *c = strchr(s, ',');
+
+	if (!c)
+		ar_die(AR_EX_USAGE, "%s %s: expected %s", opt, s, want);
+	*b = c + 1;
+	return ar_xasprintf("%.*s", (int)(c - s), s);
+}
+
 /* --sched-pairs min,max: whole numbers, 1 <= min <= max <= 1000000. */
 static void
 sched_pairs(const char *s, long *lo, long *hi)
 {
 	long long a, b;
-	const char *c = strchr(s, ',');
-	char *first;
+	const char *second;
+	char *first = comma_pair("--sched-pairs", s, "min,max", &second);
 	int ok;
 
-	if (!c)
-		ar_die(AR_EX_USAGE, "--sched-pairs %s: expected min,max", s);
-	first = ar_xasprintf("%.*s", (int)(c - s), s);
-	ok = ar_parse_long(first, &a) == 0 && ar_parse_long(c + 1, &b) == 0 &&
+	ok = ar_parse_long(first, &a) == 0 && ar_parse_long(second, &b) == 0 &&
 	    a >= 1 && b >= a && b <= 1000000;
 	free(first);
 	if (!ok)
@@ -84,14 +95,11 @@ sched_pairs(const char *s, long *lo, long *hi)
 static void
 stop_prior(const char *s, double *lo, double *hi)
 {
-	const char *c = strchr(s, ',');
-	char *first;
+	const char *second;
+	char *first = comma_pair("--stop-prior", s, "lo,hi", &second);
 	int ok;
 
-	if (!c)
-		ar_die(AR_EX_USAGE, "--stop-prior %s: expected lo,hi", s);
-	first = ar_xasprintf("%.*s", (int)(c - s), s);
-	ok = ar_parse_double(first, lo) == 0 && ar_parse_double(c + 1, hi) ==
+	ok = ar_parse_double(first, lo) == 0 && ar_parse_double(second, hi) ==
 	    0 && *lo >= 1e-6 && *hi > *lo && *hi <= 1e6;
 	free(first);
 	if (!ok)
