@@ -204,6 +204,24 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	[ "$(printf '%s\n' "$output" | head -1 | jq -r '.family + " " + (.runs | tostring)')" = "all 12" ]
 }
 
+@test "simulate -O: a re-measurement that asks only its own pairs runs longer" {
+	# a and b close: ours measures a again and again. Without -O each
+	# re-measurement asks its question of all of a's runs (ar-bench
+	# given --stop-prior) and stops sooner than one that asks its own.
+	{ echo "$H"; meth a 1.05; meth b 1.03; meth c 0.9; } > o.tsv
+	size() {
+		for s in 1 2 3; do
+			ar-sched simulate "$@" -s $s -v -p ours o.tsv 2>&1 > /dev/null
+		done | awk -F'\t' '$6 == "validate" { n += $10 } END { printf "%.2f\n", n }'
+	}
+	with=$(size)
+	own=$(size -O)
+	echo "validates: $with with the earlier runs, $own on their own"
+	awk -v a="$with" -v b="$own" 'BEGIN { exit !(a > 0 && b > a) }'
+	# Probes and first looks have no earlier runs: the same either way.
+	[ "$(ar-sched simulate -v -p ours o.tsv 2>&1 > /dev/null | head -10)" = "$(ar-sched simulate -O -v -p ours o.tsv 2>&1 > /dev/null | head -10)" ]
+}
+
 @test "simulate: ours never spends more than 70% of the grid, even on ties" {
 	{ echo "$H"; meth a 1.05; meth b 1.05; meth c 1.05; } > l.tsv
 	for s in 1 2 3 4 5; do
@@ -242,7 +260,7 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate: usage errors" {
 	run -64 ar-sched simulate
-	[ "$output" = "usage: ar-sched simulate [-FSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-FOSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -64 ar-sched simulate -p best "$FIX/tiny.tsv"
 	[ "$output" = "ar-sched: -p best: the policies are ours, flat1, grid and sha" ]
 	run -64 ar-sched simulate -r 0 "$FIX/tiny.tsv"
@@ -300,7 +318,7 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 
 @test "simulate -h, landscape -h" {
 	run -0 ar-sched simulate -h
-	[ "$output" = "usage: ar-sched simulate [-FSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
+	[ "$output" = "usage: ar-sched simulate [-FOSv] [-p policy[,policy...]] [-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..." ]
 	run -0 ar-sched landscape -h
 	[ "$output" = "usage: ar-sched landscape [-t families|shapes] [-n landscapes] [-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] [--hints share]" ]
 }

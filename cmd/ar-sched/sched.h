@@ -22,7 +22,7 @@
 #define USAGE_CLUSTER "cluster [-N nodes] [-G gpus] [-p pending] " \
 	"[-R reservations] [-W window] [-s seed] [-d hours] [--check] " \
 	"[--no-reserve]"
-#define USAGE_SIMULATE "simulate [-FSv] [-p policy[,policy...]] " \
+#define USAGE_SIMULATE "simulate [-FOSv] [-p policy[,policy...]] " \
 	"[-P pairs] [-s seed] [-r repeats] [-f tsv|jsonl] landscape-file ..."
 #define USAGE_LANDSCAPE "landscape [-t families|shapes] [-n landscapes] " \
 	"[-m methods|lo-hi] [-s seed] [-x prefix] [--mix name=weight[,...]] " \

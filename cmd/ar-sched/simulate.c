@@ -346,12 +346,13 @@ truly_feasible(const struct lmeth *m, int ki)
  * sqrt(std) times the noise) and stops at the first of ar-bench's looks
  * (ar_verdict_look) where the interval of all the pair's runs leaves out
  * stop_at: ar-bench, given the earlier runs' interval by ar-sched next
- * (--stop-prior), asks it of the two together. Returns the size
+ * (--stop-prior), asks it of the two together; with own, of the
+ * measurement's own pairs, as ar-bench without it does. Returns the size
  * measured, in standard measurements. */
 static double
 measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
-    long std, struct ar_pol_method *pm, double *logsum, double *wsum,
-    long *chunks)
+    long std, int own, struct ar_pol_method *pm, double *logsum,
+    double *wsum, long *chunks)
 {
 	size_t i = pk->method, at = pk->method * NK + (size_t)pk->ki;
 	int ki = pk->ki;
@@ -382,9 +383,13 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 		wsum[at] += 1;
 		used = 1;
 	} else {
+		double sum0 = logsum[at], w0 = wsum[at];
+
 		memset(&vo, 0, sizeof vo);
 		vo.min_pairs = (size_t)pmin;
 		vo.max_pairs = (size_t)pmax;
+		if (!own)
+			sum0 = w0 = 0;
 		for (n = 1;; n++) {
 			/* Pairs draw from keys of their own, past the
 			 * standard draws' and the profile's. */
@@ -399,8 +404,8 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 				break;
 			if (!ar_verdict_look((size_t)n, &vo))
 				continue;
-			mean = logsum[at] / wsum[at];
-			s = m->noise[ki] / sqrt(wsum[at]);
+			mean = (logsum[at] - sum0) / (wsum[at] - w0);
+			s = m->noise[ki] / sqrt(wsum[at] - w0);
 			if (pk->stop_at > 0 && (mean - Z95 * s >
 			    log(pk->stop_at) || mean + Z95 * s <
 			    log(pk->stop_at)))
@@ -425,11 +430,13 @@ measure(const struct land *L, uint64_t base, const struct ar_pol_pick *pk,
 	return used;
 }
 
-/* How the campaigns of one ar-sched simulate are run: its -s, -P and
- * -v. */
+/* How the campaigns of one ar-sched simulate are run: its -s, -P, -O
+ * and -v. */
 struct simopt {
 	uint64_t seed;
 	long std;                /* the pairs of a standard measurement */
+	int own;                 /* -O: a measurement's question asked of
+	                          * its own pairs (no --stop-prior) */
 	int trace;               /* each measurement on stderr */
 };
 
@@ -492,8 +499,8 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 			ar_die(AR_EX_SOFTWARE, "simulate: the policy picked "
 			    "no pair of the landscape");
 		lm = &L->m[pick.method];
-		size = measure(L, base, &pick, so->std, pm, logsum, wsum,
-		    chunks);
+		size = measure(L, base, &pick, so->std, so->own, pm, logsum,
+		    wsum, chunks);
 		if (so->trace)
 			fprintf(stderr, "%s\t%s\t%ld\t%s\t%ld\t%s\t%.4f\t"
 			    "%.4f\t%s\t%.2f\n", L->name, ar_pol_name(policy),
@@ -668,7 +675,7 @@ cmd_simulate(int argc, char **argv)
 	long rep;
 
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "f:Fp:P:r:s:Sv", longopts,
+	while ((c = getopt_long(argc, argv, "f:FOp:P:r:s:Sv", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'f': fmtarg = optarg; break;
@@ -692,6 +699,7 @@ cmd_simulate(int argc, char **argv)
 			break;
 		case 'S': summary = 1; break;
 		case 'F': summary = byfam = 1; break;
+		case 'O': so.own = 1; break;
 		case 'v': so.trace = 1; break;
 		default: ar_usage(USAGE_SIMULATE);
 		}
