@@ -59,9 +59,10 @@ size_of(const struct ar_pol_pick *pk, const struct ar_pol_obs *ob, long std)
 	if (pk->stop_at > 0 && isfinite(pk->stop_at))
 		z.stop_at = pk->stop_at;
 	/* The policy asks its question of every run of the pair, as
-	 * ar-sched simulate measures: the earlier ones go with it. */
+	 * ar-sched simulate measures: the earlier ones go with it. An
+	 * interval narrower than the digits that carry it is left out. */
 	if (z.stop_at > 0 && ob && ob->n > 0 && ob->feasible &&
-	    ob->lo >= 1e-6 && ob->hi > ob->lo && ob->hi <= 1e6) {
+	    ob->lo >= 1e-6 && ob->hi > ob->lo * (1 + 1e-6) && ob->hi <= 1e6) {
 		z.prior_lo = ob->lo;
 		z.prior_hi = ob->hi;
 	}
