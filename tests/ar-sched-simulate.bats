@@ -3,12 +3,13 @@
 # landscape files. Tests a tiny landscape whose best (method, k) wins only
 # at scale (flat1 misses it, ours finds it) and one whose best scaler
 # breaks its guardrail at k=4 (the best feasible is at k=2); exact
-# outputs, deterministic under a seed and different under another; the
-# summary, by family and JSON Lines; the strict and relative rules of
-# found; per-method costs; the five columns a file needs and a k it does
-# not offer; ours' cap; the generator (deterministic, its rows read back
-# by simulate); every malformed landscape (65, naming file and line), a
-# missing file (66) and usage errors (64); -h.
+# outputs, deterministic under a seed and different under another, the
+# same whatever the order of the rows; the summary, by family and JSON
+# Lines; the strict and relative rules of found; per-method costs; the
+# five columns a file needs and a k it does not offer; ours' cap; the
+# generator (deterministic, its rows read back by simulate); every
+# malformed landscape (65, naming file and line), a missing file (66)
+# and usage errors (64); -h.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -61,6 +62,33 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	b=$output
 	run -0 ar-sched simulate -v -p ours -s 6 "$FIX/tiny.tsv"
 	[ "$output" != "$b" ]
+}
+
+@test "simulate: the rows' order does not matter: methods go in the natural order of their ids" {
+	# m1 to m12, each with a curve and noise of its own; m10 scales.
+	{
+		echo "$H"
+		for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+			for k in 1 2 4 8; do
+				awk -v i=$i -v k=$k 'BEGIN { s = 1 + 0.004 * i - (i == 10 ? 0.05 : 0) + (i == 10 ? 0.09 * log(k) / log(2) : 0.002 * log(k));
+					printf "x\tm%d\t%d\t%.4f\t%.3f\t\t\t%d\t\t\n", i, k, s, 0.01 + 0.003 * (i % 4), k }'
+			done
+		done
+	} > sorted.tsv
+	# The same rows, last to first and interleaved by k.
+	{ echo "$H"; tail -n +2 sorted.tsv | sort -t "$(printf '\t')" -k3,3nr -k2,2r; } > mixed.tsv
+	[ "$(sed -n 2p mixed.tsv | cut -f 2,3)" = "m9	8" ]
+	run -0 ar-sched simulate -r 2 sorted.tsv
+	a=$output
+	run -0 ar-sched simulate -r 2 mixed.tsv
+	[ "$output" = "$a" ]
+	run -0 --separate-stderr ar-sched simulate -v -p ours,grid sorted.tsv
+	b=$stderr
+	run -0 --separate-stderr ar-sched simulate -v -p ours,grid mixed.tsv
+	[ "$stderr" = "$b" ]
+	# ours probes the new methods at k=1 in the ids' natural order.
+	[ "$(printf '%s\n' "$b" | awk -F '\t' '$2 == "ours" && $6 == "probe" { printf "%s ", $4 }')" = "m1 m2 m3 m4 m5 m6 m7 m8 m9 m10 m11 m12 " ]
+	printf '%s\n' "$a" | grep -q "	ours	0	yes	yes	yes	m10	8	"
 }
 
 @test "simulate -v: every measurement on stderr, with its purpose, why and size" {

@@ -5,6 +5,7 @@
  * each policy of lib/policy runs against it with seeded noise, one
  * measurement at a time, and how often it found the true best and at
  * what cost is printed. landscape.c makes such files. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -102,6 +103,55 @@ key_of(uint64_t base, size_t m, int ki, long j)
 static struct ar_tsv *sim_reading;
 
 /* ---- reading landscapes ---- */
+
+/* Ids in natural order: a run of digits compares by its value, so that
+ * m9 comes before m10 and m99 before m100 (the order generators write
+ * them in); ids equal so far compare byte by byte. */
+static int
+cmp_id(const char *a, const char *b)
+{
+	const char *p = a, *q = b;
+
+	while (*p && *q) {
+		if (isdigit((unsigned char)*p) && isdigit((unsigned char)*q)) {
+			const char *pe, *qe;
+			size_t lp, lq;
+			int c;
+
+			while (*p == '0' && isdigit((unsigned char)p[1]))
+				p++;
+			while (*q == '0' && isdigit((unsigned char)q[1]))
+				q++;
+			for (pe = p; isdigit((unsigned char)*pe); pe++)
+				;
+			for (qe = q; isdigit((unsigned char)*qe); qe++)
+				;
+			lp = (size_t)(pe - p);
+			lq = (size_t)(qe - q);
+			if (lp != lq)
+				return lp < lq ? -1 : 1;
+			if ((c = memcmp(p, q, lp)) != 0)
+				return c;
+			p = pe;
+			q = qe;
+			continue;
+		}
+		if (*p != *q)
+			return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
+		p++;
+		q++;
+	}
+	if (*p || *q)
+		return *p ? 1 : -1;
+	return strcmp(a, b);
+}
+
+static int
+cmp_meth(const void *a, const void *b)
+{
+	return cmp_id(((const struct lmeth *)a)->id,
+	    ((const struct lmeth *)b)->id);
+}
 
 static int
 num_field(const struct ar_tsv *t, int c, const char *name, double *v,
@@ -288,6 +338,10 @@ read_file(const char *path, struct land **ls, size_t *nl)
 		struct land *L = &(*ls)[i];
 		int ki;
 
+		/* The methods in the order of their ids, whatever the order
+		 * of the rows: which is probed first and which draws which
+		 * noise must not depend on how a file was sorted. */
+		qsort(L->m, L->n, sizeof *L->m, cmp_meth);
 		/* A k no method has is a scale the landscape's cluster does
 		 * not offer; every method has k=1, where each is first seen. */
 		for (ki = 0; ki < NK; ki++)

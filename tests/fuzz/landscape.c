@@ -4,7 +4,8 @@
  * (ar_die, 65); here its cleanup hook frees what the reader had read
  * and jumps back instead, so a refused file is a normal outcome. What
  * it accepts offers k=1, has a row for every method at every k the
- * landscape offers, and finite scores, noises and costs. */
+ * landscape offers, finite scores, noises and costs, and its methods in
+ * the natural order of their ids. */
 #include <setjmp.h>
 #include <sanitizer/lsan_interface.h>
 
@@ -62,6 +63,10 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	for (i = 0; i < nl; i++) {
 		CHECK(ls[i].n > 0);
 		CHECK(ls[i].use[0]);
+		/* The methods in the natural order of their ids, which
+		 * are unique in a landscape. */
+		for (j = 1; j < ls[i].n; j++)
+			CHECK(cmp_id(ls[i].m[j - 1].id, ls[i].m[j].id) < 0);
 		for (j = 0; j < ls[i].n; j++)
 			for (ki = 0; ki < NK; ki++) {
 				/* A k the landscape offers, every method has. */
