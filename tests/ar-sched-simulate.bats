@@ -363,6 +363,22 @@ flat1	2	0	0.0000	0.0000	0.0000	0.750	0.0667	0.0667	0.0667	3.0" ]
 	done
 }
 
+@test "simulate: without noise, a measurement is known exactly: ours looks once or twice, then picks" {
+	# Every interval has no width: taken as 2% noise, ours measured
+	# the best again and again to its cap.
+	{
+		echo "$H"
+		meth a 1.05 | sed 's/0\.01/0/'
+		printf 'x\tb\t%s\t%s\t0\t\t\t%s\t\t\n' 1 0.98 1 2 1.06 2 4 1.15 4 8 1.21 8
+		printf 'x\tc\t%s\t%s\t0\t\t\t%s\t\t\n' 1 1.04 1 2 1.12 2 4 1.19 4 8 1.20 8
+	} > z.tsv
+	run --separate-stderr -0 ar-sched simulate -v -p ours z.tsv
+	[ "$(printf '%s\n' "$output" | sed -n 2p | cut -f 4,7,8)" = "yes	b	8" ]
+	printf '%s\n' "$output" | sed -n 2p | awk -F '\t' '{ exit !($14 < 0.5) }'
+	[ "$(printf '%s\n' "$stderr" | cut -f4,5 | sort | uniq -c |
+	    awk '$1 > 2' | wc -l)" -eq 0 ]
+}
+
 # ---- ar-sched landscape -t shapes ----
 
 SHAPES="amdahl crash dud flat guard-trap4 guard-trap8 near-tie noisy plateau strong1-fall strong1-flat usl-peak2 usl-peak4 usl-peak8 weak1-best4 weak1-best8"
