@@ -49,7 +49,7 @@
 #define EI_MIN 0.00006
 #endif
 #ifndef SCALE_EI
-#define SCALE_EI 0.00015
+#define SCALE_EI 0.0003
 #endif
 /* A rival is measured again only while it is within VAL_Z standard
  * errors of the incumbent: further away, its chance of being better is
@@ -994,6 +994,36 @@ add_cand(struct cand **c, size_t *n, size_t *cap)
 	return &(*c)[(*n)++];
 }
 
+/* A scale probe's expected size, in standard measurements: it stops at
+ * the first look where its interval clears thr, which takes about
+ * (1.96 noise / gap)^2 of a measurement, noise the method's own (its
+ * interval at the scale below, as if one measurement) and gap how far
+ * the prediction is from thr, its sd included. A quiet method's probe
+ * ends at its first quarter; priced as a whole measurement, a probe
+ * that would have found a quiet scale winner cheaply was not worth it. */
+static double
+scale_size(const struct ar_pol_cfg *c, const struct ar_pol_method *m, int ki,
+    double mu, double sd, double thr)
+{
+	int j = ki - 1;
+	double nz, g, es, lo = SCALE_MIN;
+	/* Its first look is AR_POL_PAIRS_MIN pairs at the least. */
+	double first = (double)AR_POL_PAIRS_MIN / (double)(c->pairs > 0 ?
+	    c->pairs : AR_POL_PAIRS_STD);
+
+	while (j > 0 && !measured(&m->at[j]))
+		j--;
+	nz = obs_sd(&m->at[j]) / m->at[j].est;
+	g = hypot(mu - thr, sd) / thr;
+	es = pow(Z95 * nz / g, 2);
+	/* NaN too (a scale below with no estimate): priced whole. */
+	if (first > lo)
+		lo = first;
+	if (!(es <= SCALE_MAX))
+		return SCALE_MAX;
+	return es < lo ? (lo < SCALE_MAX ? lo : SCALE_MAX) : es;
+}
+
 /* The best and its closest rival (the pair likeliest to be above it)
  * are measured again while they are not told apart: the rival is within
  * RESOLVE_Z standard errors of their gap below the best, and one of the
@@ -1131,7 +1161,7 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 		predict_all(mi, s->c, &pick_hyp, cmu, csd, cok, &chow);
 		for (ki = 0; ki < AR_POL_NK; ki++) {
 			const struct ar_pol_obs *o = &mi->at[ki];
-			double mu, sd, v;
+			double mu, sd, v, es;
 
 			if (!s->c->use[ki] || o->pending)
 				continue;
@@ -1254,13 +1284,14 @@ ours_picks(struct state *s, struct ar_pol_pick *out, size_t max)
 			/* The planner's hint of scale is a promise program.md
 			 * makes: such a method is probed at 2 and then 4
 			 * unless the scale below shows it dead. */
-			if (v < SCALE_EI * inc * units(s->c, mi, ki)) {
+			es = scale_size(s->c, mi, ki, mu, sd, thr);
+			if (v < SCALE_EI * inc * units(s->c, mi, ki) * es) {
 				if (!hint_probe(mi, s->c, ki, inc))
 					continue;
-				v = SCALE_EI * inc * units(s->c, mi, ki);
+				v = SCALE_EI * inc * units(s->c, mi, ki) * es;
 			}
 			c = add_cand(&cd, &nc, &capc);
-			c->value = v / cost_m(s->c, mi, ki);
+			c->value = v / (cost_m(s->c, mi, ki) * es);
 			c->i = i;
 			c->ki = ki;
 			c->purpose = AR_PUR_SCALE;

@@ -39,6 +39,9 @@ struct ar_pol_cfg {
 	 * grid_cap of the grid (AR_POL_GRID_CAP when 0), so that ties cannot
 	 * run away. grid_h 0: no cap. */
 	double grid_h, spent_h, grid_cap;
+	/* The pairs of a standard measurement (sched.pairs; 0: the
+	 * default): a probe is never shorter than AR_POL_PAIRS_MIN of them. */
+	long pairs;
 	/* Added for the simulator and ours' predictions (zero: unknown). */
 	double base_pfrac;   /* the baseline's parallel fraction; 0: unknown */
 };

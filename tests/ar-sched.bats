@@ -401,15 +401,15 @@ b aa"
 	same "$(cols method k purpose min_pairs max_pairs stop_at)" \
 	    "$C3 1 probe 8 32 1.1
 $C1 2 scale 8 32 1.11
-$C1 1 validate 8 16 0.98
-$C2 2 scale 8 32 1.11"
+$C2 2 scale 8 32 1.11
+$C1 1 validate 8 16 0.98"
 	# The re-measurement of C1 at k=1 carries the interval of its
 	# earlier results (1.03 to 1.17 in the ledger), so that ar-bench
 	# asks its question of all of C1's runs; the probes have none.
 	same "$(cols method k prior_lo prior_hi)" "$C3 1  
 $C1 2  
-$C1 1 1.032091892 1.172376228
-$C2 2  "
+$C2 2  
+$C1 1 1.032091892 1.172376228"
 	sed -i '$a sched.pairs = 40' camp/campaign.conf
 	run --separate-stderr -0 ar-sched next -C camp -g "$FIX/two.tsv" \
 	    -l l.tsv -m "$FIX/subs.tsv" --noise-max 1 --put -n 1

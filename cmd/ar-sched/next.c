@@ -547,6 +547,7 @@ cmd_next(int argc, char **argv)
 	place_aa(&o, &x, &inv, noise_max, want);
 	pol_cfg(&cfg, &x, &inv, &camp.conf, have_man ? &man : NULL,
 	    conf_pfrac, grid_cap);
+	cfg.pairs = (long)std_pairs;
 	place_picks(&o, &x, &inv, &cfg, (long)std_pairs, want);
 
 done:

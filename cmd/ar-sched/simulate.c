@@ -519,6 +519,7 @@ campaign(const struct simopt *so, const struct land *L, int policy,
 		c.cost_h[ki] = L->cost[ki];
 	}
 	c.min_effect = MIN_EFFECT;
+	c.pairs = so->std;
 	c.budget_h = -1;
 	c.base_pfrac = L->base_pfrac;
 	for (i = 0; i < L->n; i++) {

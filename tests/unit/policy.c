@@ -1,8 +1,9 @@
 /* policy.c: unit tests of lib/policy: k and its index, the names, the
  * pairs of a pick, what each policy measures next on small hand-made
  * method sets (grid every k, flat1 k=1 only, sha by halving, ours by
- * value with its ladder, budget, use mask, cap and costs, with no
- * hints at all), and the best feasible
+ * value with its ladder, budget, use mask, cap and costs, a scale probe
+ * priced at the size it is expected to take, with no hints at all), and
+ * the best feasible
  * (method, k). */
 #include <math.h>
 #include <stdio.h>
@@ -818,7 +819,52 @@ ours_rival_above(void)
 	    picks(p, n));
 }
 
+/* A scale probe is priced at the size it is expected to take: a quiet
+ * method's k=2 probe stops at its first look, a quarter of a
+ * measurement at 32 pairs, and is worth that price; where the first look
+ * is a whole measurement (sched.pairs 8), the same probe is not. */
+static void
+ours_probe_price(void)
+{
+	static char id[40][8];
+	struct ar_pol_method m[40];
+	struct ar_pol_cfg c;
+	struct ar_pol_pick p[256];
+	size_t n, q;
+	int i, k, got[2], pp;
+
+	for (pp = 0; pp < 2; pp++) {
+		config(&c, AR_POL_OURS);
+		c.pairs = pp ? 8 : 32;
+		for (k = 0; k < AR_POL_NK; k++)
+			c.cost_h[k] = 1 << k;
+		for (i = 0; i < 40; i++) {
+			snprintf(id[i], sizeof id[i], "m%d", i);
+			method(&m[i], id[i]);
+			measure(&m[i], 0, 1, 0.95 + 0.002 * i, 0.004, 1);
+			if (i > 0 && i < 39)
+				measure(&m[i], 1, 1, 0.95 + 0.002 * i, 0.004, 1);
+		}
+		measure(&m[0], 1, 1, 1.10, 0.004, 1);
+		measure(&m[0], 2, 1, 1.12, 0.004, 1);
+		measure(&m[0], 3, 1, 1.13, 0.004, 1);
+		/* m39: quiet, 0.95 at k=1, dear at scale. */
+		measure(&m[39], 0, 1, 0.95, 0.004, 1);
+		for (k = 1; k < AR_POL_NK; k++)
+			m[39].cost_h[k] = 60 << (k - 1);
+		n = ar_policy_next(m, 40, &c, p, 256);
+		for (got[pp] = 0, q = 0; q < n; q++)
+			if (p[q].method == 39 && p[q].ki == 1 &&
+			    p[q].purpose == AR_PUR_SCALE)
+				got[pp] = 1;
+	}
+	OK(got[0] && !got[1], "ours: a quiet method's dear k=2 probe, worth "
+	    "its price at a quarter of a measurement (32 pairs: %d) and not "
+	    "at a whole one (8 pairs: %d)", got[0], got[1]);
+}
+
 const struct unit_test unit_policy[] = {
+	TEST(ours_probe_price),
 	TEST(ours_rival_above),
 	TEST(ours_rival_curve),
 	TEST(ours_jump),
