@@ -7,9 +7,10 @@
 # as ar-bench did before --stop-prior, and does for a runner that does
 # not pass the interval on). Prints found (strict) and the mean share of
 # the grid's GPU-hours per campaign of each, and the difference. The
-# sets are bench-policy.sh's fresh sets of the change before --stop-prior, made the
-# same way with the same seeds: the second recipe (seeds 71, 72), its
-# flat 1-10% noise (73, 74) and the shapes check recipes (17001-17004).
+# sets are bench-policy.sh's fresh sets of the change before
+# --stop-prior, made the same way with the same seeds: the second
+# recipe (seeds 71, 72), its flat 1-10% noise (73, 74) and the shapes
+# check recipes (17001-17004).
 # About 2 minutes on 2 cores (one core: the simulations run in turn).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
