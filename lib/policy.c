@@ -1005,23 +1005,24 @@ static double
 scale_size(const struct ar_pol_cfg *c, const struct ar_pol_method *m, int ki,
     double mu, double sd, double thr)
 {
+	/* Its least size as ar_pol_pairs makes it: a quarter, and never
+	 * below the pairs of ar-bench's first look. */
+	struct ar_pol_pick least = { .size_min = SCALE_MIN,
+	    .size_max = SCALE_MAX, .stop_at = thr };
+	long std = c->pairs > 0 ? c->pairs : AR_POL_PAIRS_STD, pmin, pmax;
 	int j = ki - 1;
-	double nz, g, es, lo = SCALE_MIN;
-	/* Its first look is AR_POL_PAIRS_MIN pairs at the least. */
-	double first = (double)AR_POL_PAIRS_MIN / (double)(c->pairs > 0 ?
-	    c->pairs : AR_POL_PAIRS_STD);
+	double lo, es;
 
+	ar_pol_pairs(&least, std, &pmin, &pmax);
+	lo = fmin((double)pmin / (double)std, SCALE_MAX);
 	while (j > 0 && !measured(&m->at[j]))
 		j--;
-	nz = obs_sd(&m->at[j]) / m->at[j].est;
-	g = hypot(mu - thr, sd) / thr;
-	es = pow(Z95 * nz / g, 2);
+	es = pow(Z95 * (obs_sd(&m->at[j]) / m->at[j].est) /
+	    (hypot(mu - thr, sd) / thr), 2);
 	/* NaN too (a scale below with no estimate): priced whole. */
-	if (first > lo)
-		lo = first;
 	if (!(es <= SCALE_MAX))
 		return SCALE_MAX;
-	return es < lo ? (lo < SCALE_MAX ? lo : SCALE_MAX) : es;
+	return es < lo ? lo : es;
 }
 
 /* The best and its closest rival (the pair likeliest to be above it)
