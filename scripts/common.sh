@@ -75,3 +75,44 @@ find_program() {
 		fi
 	done
 }
+
+# running PID: whether PID runs, not yet a zombie.
+running() {
+	local st
+	read -r st 2>/dev/null < "/proc/$1/stat" || return 1
+	# The name in field 2 may hold spaces: the state follows the last ')'.
+	st=${st##*) }
+	st=${st%% *}
+	[ "$st" != Z ] && [ "$st" != X ]
+}
+
+# stop_children GRACE PID...: stops these children of ours and reaps
+# them. A TERM that lands in a child between its fork and its exec is
+# taken by the trap the child inherited from us, and lost (a few in
+# 1,000 for a subshell on a loaded machine), so TERM is sent again every
+# 0.2 s; what still runs after GRACE seconds gets KILL. A zombie
+# not yet reaped keeps its pid, so no other process gets these signals.
+stop_children() {
+	local grace=$1 p left i=0
+	shift
+	while :; do
+		left=0
+		for p; do
+			running "$p" || continue
+			left=1
+			if [ "$i" -ge $((grace * 5)) ]; then
+				kill -KILL "$p" 2>/dev/null || :
+			else
+				kill -TERM "$p" 2>/dev/null || :
+			fi
+		done
+		if [ "$left" -eq 0 ] || [ "$i" -gt $((grace * 5)) ]; then
+			break
+		fi
+		i=$((i + 1))
+		sleep 0.2
+	done
+	for p; do
+		wait "$p" 2>/dev/null || :
+	done
+}

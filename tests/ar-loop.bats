@@ -380,6 +380,30 @@ keep $T/camp"
 	poll gone "sleep $slow"
 }
 
+@test "ar-loop, ar-agent, ar-plan: a child that missed the first TERM is sent it again; one that ignores TERM gets KILL after the grace" {
+	# A TERM that lands between a child's fork and its exec is taken by
+	# the trap it inherited and lost: the first child stands for one
+	# (it stops at its second TERM), the second ignores them all.
+	cat > stop.sh <<-'EOS'
+	prog=test ar_here=$AR_TOP/scripts
+	. "$AR_TOP/scripts/common.sh"
+	trap 'sig=TERM' TERM
+	bash -c 'n=0; trap '\''n=$((n + 1)); echo "$n" >> terms; [ "$n" -lt 2 ] || exit 0'\'' TERM; : > a.up; while :; do sleep 0.05; done' &
+	a=$!
+	bash -c 'trap "" TERM; : > b.up; while :; do sleep 0.05; done' &
+	b=$!
+	# Both have set their traps.
+	until [ -e a.up ] && [ -e b.up ]; do sleep 0.05; done
+	stop_children 1 "$a" "$b"
+	echo "a $(running "$a" && echo runs || echo gone) b $(running "$b" && echo runs || echo gone)"
+	EOS
+	run --separate-stderr bash stop.sh
+	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
+	same "$output" "a gone b gone"
+	# Not lost twice: the first child counted two TERMs, then stopped.
+	same "$(tail -n 1 terms)" 2
+}
+
 @test "ar-loop: Claude Code (a stand-in claude) as planner and agent: planned, self-checked, measured; the digest names the idea" {
 	export PATH=$BATS_TEST_DIRNAME/fixtures/claude:$PATH
 	export HOME=$T/home
