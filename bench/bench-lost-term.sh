@@ -38,13 +38,13 @@ trial() {
 		kill -TERM "$p"
 		# A TERM that is not lost ends the child well within a second.
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			running "$p" || break
+			our_child_runs "$p" || break
 			sleep 0.1
 		done
 	else
 		stop_children 5 "$p"
 	fi
-	if running "$p"; then
+	if our_child_runs "$p"; then
 		kill -KILL "$p"
 		lost=$((lost + 1))
 	fi

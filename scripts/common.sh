@@ -76,14 +76,19 @@ find_program() {
 	done
 }
 
-# running PID: whether PID runs, not yet a zombie.
-running() {
-	local st
+# our_child_runs PID: whether PID is a child of this shell that runs,
+# not yet a zombie. The parent is checked too: once bash has reaped a
+# child by itself, its pid may be another process's.
+our_child_runs() {
+	local st pp
 	read -r st 2>/dev/null < "/proc/$1/stat" || return 1
-	# The name in field 2 may hold spaces: the state follows the last ')'.
+	# The name in field 2 may hold spaces: the state follows the last
+	# ')', then the parent's pid.
 	st=${st##*) }
+	pp=${st#* }
+	pp=${pp%% *}
 	st=${st%% *}
-	[ "$st" != Z ] && [ "$st" != X ]
+	[ "$st" != Z ] && [ "$st" != X ] && [ "$pp" = "$BASHPID" ]
 }
 
 # stop_children GRACE PID...: stops these children of ours and reaps
@@ -98,7 +103,7 @@ stop_children() {
 	while :; do
 		left=0
 		for p; do
-			running "$p" || continue
+			our_child_runs "$p" || continue
 			left=1
 			if [ "$i" -ge $((grace * 5)) ]; then
 				kill -KILL "$p" 2>/dev/null || :

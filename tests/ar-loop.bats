@@ -395,11 +395,18 @@ keep $T/camp"
 	# Both have set their traps.
 	until [ -e a.up ] && [ -e b.up ]; do sleep 0.05; done
 	stop_children 1 "$a" "$b"
-	echo "a $(running "$a" && echo runs || echo gone) b $(running "$b" && echo runs || echo gone)"
+	# Not in $(...): a subshell's children are not its parent's.
+	sa=gone sb=gone
+	! our_child_runs "$a" || sa=runs
+	! our_child_runs "$b" || sb=runs
+	[ -e "/proc/$a" ] || sa=reaped
+	[ -e "/proc/$b" ] || sb=reaped
+	echo "a $sa b $sb"
 	EOS
-	run --separate-stderr bash stop.sh
+	# A stop_children that never signals would wait for ever.
+	run --separate-stderr timeout -k 5 120 bash stop.sh
 	[ "$status" -eq 0 ] || { echo "$stderr"; false; }
-	same "$output" "a gone b gone"
+	same "$output" "a reaped b reaped"
 	# Not lost twice: the first child counted two TERMs, then stopped.
 	same "$(tail -n 1 terms)" 2
 }
