@@ -93,10 +93,10 @@ our_child_runs() {
 
 # stop_children GRACE PID...: stops these children of ours and reaps
 # them. A TERM that lands in a child between its fork and its exec is
-# taken by the trap the child inherited from us, and lost (a few in
-# 1,000 for a subshell on a loaded machine), so TERM is sent again every
-# 0.2 s; what still runs after GRACE seconds gets KILL. A zombie
-# not yet reaped keeps its pid, so no other process gets these signals.
+# taken by the trap the child inherited from us, and lost (about 1 in
+# 100 for a subshell on a loaded machine, bench/bench-lost-term.sh), so
+# TERM is sent again every 0.2 s; what still runs after GRACE seconds
+# gets KILL. Only a pid that is still our child is signalled.
 stop_children() {
 	local grace=$1 p left i=0 nap=0.05
 	shift
