@@ -31,6 +31,7 @@
 #include "crypto.h"
 #include "err.h"
 #include "io.h"
+#include "segseal.h"
 #include "ar-ledger.h"
 
 /* seg/NNNNNNNN.tsv -> seg/NNNNNNNN.seal */
@@ -42,18 +43,6 @@ seal_path(const char *segpath)
 	if (n < 4 || strcmp(segpath + n - 4, ".tsv") != 0)
 		return NULL;
 	return ar_xasprintf("%.*s.seal", (int)(n - 4), segpath);
-}
-
-/* The segment file's identity: what a change through the file system
- * cannot leave as it was. */
-static void
-stat_line(const struct stat *st, char *out, size_t n)
-{
-	snprintf(out, n, "stat %llu %llu %lld %lld.%09ld %lld.%09ld",
-	    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-	    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
-	    st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
-	    st->st_ctim.tv_nsec);
 }
 
 /* The seal's own time, after the stat line: seconds since 1970 when it
@@ -199,7 +188,7 @@ segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 	    seal_body(cx, seg, th, &body, &st) == 0) {
 		const char *fend = file.p + file.len;
 
-		stat_line(&st, stl, sizeof stl);
+		ar_segseal_stat(&st, stl, sizeof stl);
 		stlen = strlen(stl);
 		sumend = file.len > body.len ? memchr(file.p + body.len, '\n',
 		    file.len - body.len) : NULL;
@@ -284,7 +273,7 @@ segseal_write(struct lctx *cx, const struct ar_seg *seg,
 	if (!path)
 		return -1;
 	if (have_key(cx) && seal_body(cx, seg, known, &b, &st) == 0) {
-		stat_line(&st, stl, sizeof stl);
+		ar_segseal_stat(&st, stl, sizeof stl);
 		ar_buf_printf(&b, "rows %zu unsigned %zu unchecked %zu\n%s "
 		    "%lld\n", sum->rows, sum->unsigned_, sum->unchecked, stl,
 		    (long long)time(NULL));
