@@ -1016,6 +1016,62 @@ same_from_rows() {
 	same "$out" "$whole"
 }
 
+# A campaign copied (cp -a: new inodes and ctimes) keeps its folds: a
+# fold is taken when its segment's bytes hash as they did when folded
+# (the seal's hash, when ar-ledger has sealed the copy again). A segment
+# altered under the copy, its size and last bytes kept, is read again.
+@test "ar-sched next: a copied campaign's folds are taken when its segments' bytes hash as folded; an altered segment is read again" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	results 5 3
+	decide
+	whole=$out
+	mv camp orig
+	cp -a orig camp
+	[ "$(stat -c %i orig/ledger/seg/00000001.tsv)" != "$(stat -c %i camp/ledger/seg/00000001.tsv)" ]
+	# Only the rows after the folded segments are exported.
+	if command -v strace > /dev/null; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> err.txt
+		same "$(cut -f 2- out.tsv)" "$whole"
+		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+		! grep -q "rows are read instead" err.txt
+		rm -r camp
+		cp -a orig camp
+	fi
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"rows are read instead"* ]]
+	# The folds now name the copy's segments.
+	rm camp/run/sched-summary
+	decide
+	same "$out" "$whole"
+	[ -z "$err" ] || [[ "$err" != *"sched-fold"* ]]
+	# The copy verified, which seals its segments again: the same.
+	rm -r camp
+	cp -a orig camp
+	ar-ledger verify -C camp > /dev/null
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"rows are read instead"* ]]
+	# A row altered in the copy's first segment, its size and last 4096
+	# bytes kept: the fold is not taken, the rows fail their checks.
+	rm -r camp
+	cp -a orig camp
+	f=camp/ledger/seg/00000001.tsv
+	chmod u+w "$f"
+	sed -i '0,/"verdict":"keep"/s//"verdict":"kept"/' "$f"
+	! cmp -s "$f" orig/ledger/seg/00000001.tsv
+	[ "$(stat -c %s "$f")" = "$(stat -c %s orig/ledger/seg/00000001.tsv)" ]
+	cmp <(tail -c 4096 "$f") <(tail -c 4096 orig/ledger/seg/00000001.tsv)
+	run --separate-stderr -69 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"ar-sched: camp/run/sched-fold/00000001: ledger segment 00000001 changed since it was folded; the segment's rows are read instead"* ]]
+	[[ "$stderr" == *"ar-sched: ar-ledger export -C camp -V failed; give its export with -l" ]]
+	same "$output" ""
+}
+
 # ar-ledger append seals the segments it writes and runs ar-sched fold:
 # a first decision on a ledger no decision read takes their folds, the
 # bytes a decision would have written, and exports only the rows after.

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 #include "json.h"
 #include "ledger.h"
 #include "proc.h"
+#include "segseal.h"
 #include "spool.h"
 #include "sched.h"
 #include "next.h"
@@ -60,12 +62,15 @@
 /* The bytes at a segment's end whose hash stands for its last rows. */
 #define TAIL 4096
 
-/* A folded segment as it was when folded. */
+/* A folded segment as it was when folded; hash: the BLAKE2b hash of its
+ * bytes as its seal signed it, "" when unknown (no seal of the file as
+ * it was). */
 struct fseg {
 	unsigned long num;
 	uint64_t size, ino;
 	int64_t mt, mtn, ct, ctn;
 	char tail[AR_HASH_HEX];
+	char hash[AR_HASH_HEX];
 };
 
 /* What a queue record says, by its name (without a lease). */
@@ -861,8 +866,10 @@ get_head(struct rd *r, const struct summ *sm, char *why, size_t n)
 	free(s);
 }
 
+/* A segment's fold holds the hash of its bytes too (a summary has no
+ * use for it). */
 static void
-put_fseg(struct ar_buf *b, const struct fseg *f)
+put_fseg(struct ar_buf *b, const struct fseg *f, int fold)
 {
 	put_u64(b, f->num);
 	put_u64(b, f->size);
@@ -872,10 +879,12 @@ put_fseg(struct ar_buf *b, const struct fseg *f)
 	put_u64(b, (uint64_t)f->ct);
 	put_u64(b, (uint64_t)f->ctn);
 	put_str(b, f->tail);
+	if (fold)
+		put_str(b, f->hash);
 }
 
 static void
-get_fseg(struct rd *r, struct fseg *f)
+get_fseg(struct rd *r, struct fseg *f, int fold)
 {
 	f->num = (unsigned long)get_u64(r);
 	f->size = get_u64(r);
@@ -885,6 +894,10 @@ get_fseg(struct rd *r, struct fseg *f)
 	f->ct = (int64_t)get_u64(r);
 	f->ctn = (int64_t)get_u64(r);
 	get_fix(r, f->tail, sizeof f->tail);
+	if (fold)
+		get_fix(r, f->hash, sizeof f->hash);
+	else
+		f->hash[0] = '\0';
 }
 
 /* Reads the file into sm and a; NULL when it is usable, else why not
@@ -930,7 +943,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	for (i = 0; !r.bad && i < sm->nseg; i++) {
 		struct fseg *f = &sm->seg[i], now;
 
-		get_fseg(&r, f);
+		get_fseg(&r, f, 0);
 		if (why[0] || r.bad)
 			continue;
 		ok = i < led->nseg && ar_ledger_seg_number(led->seg[i].path) ==
@@ -985,7 +998,7 @@ put_ledger(struct summ *sm, const struct agg *a)
 	sm->ledger.len = 0;
 	put_u64(&sm->ledger, sm->nseg);
 	for (i = 0; i < sm->nseg; i++)
-		put_fseg(&sm->ledger, &sm->seg[i]);
+		put_fseg(&sm->ledger, &sm->seg[i], 0);
 	put_agg(&sm->ledger, a, 0);
 	sm->have_ledger = 1;
 }
@@ -999,7 +1012,58 @@ put_ledger(struct summ *sm, const struct agg *a)
  * order: its checksum, what it was made for (put_head) and the
  * segment's identity (seg_ident) must all hold, else the segment's rows
  * are read again and the fold is written anew. */
-#define FMAGIC "ar-sched fold 1\n"
+#define FMAGIC "ar-sched fold 2\n"
+
+/* Whether st is the file of identity f (but for its tail). */
+static int
+ident_is(const struct fseg *f, const struct stat *st)
+{
+	return f->size == (uint64_t)st->st_size && f->ino ==
+	    (uint64_t)st->st_ino && f->mt == (int64_t)st->st_mtim.tv_sec &&
+	    f->mtn == (int64_t)st->st_mtim.tv_nsec && f->ct ==
+	    (int64_t)st->st_ctim.tv_sec && f->ctn == (int64_t)st->st_ctim.tv_nsec;
+}
+
+/* The hash of the bytes of the segment at path, of identity f, into
+ * f->hash: its seal's, when the seal signs the file as it is, else the
+ * file hashed, while its identity stays f's. Left "" when neither. */
+static void
+hash_of(const struct summ *sm, const char *path, struct fseg *f)
+{
+	struct stat st;
+	struct fseg again;
+	char h[AR_HASH_HEX];
+
+	if (ar_segseal_hash(path, sm->cp.pk, h, &st) == 0 && ident_is(f, &st)) {
+		memcpy(f->hash, h, sizeof h);
+		return;
+	}
+	if (ar_hash_file(path, h) == 0 && seg_ident(path, f->num, &again) ==
+	    0 && seg_same(&again, f))
+		memcpy(f->hash, h, sizeof h);
+}
+
+/* Whether a fold made of the segment of identity was holds for the
+ * segment now, whose identity differs: a campaign copied, moved or
+ * restored has the same bytes under a new inode and ctime. The bytes are
+ * the same when they hash as they did when folded (by the seal, when it
+ * signs the file as it is now). Their hash is then now's. */
+static int
+same_bytes(const struct summ *sm, const char *path, const struct fseg *was,
+    struct fseg *now)
+{
+	struct fseg f = *now;
+
+	if (!was->hash[0] || was->num != now->num || was->size != now->size ||
+	    strcmp(was->tail, now->tail) != 0)
+		return 0;
+	f.hash[0] = '\0';
+	hash_of(sm, path, &f);
+	if (strcmp(f.hash, was->hash) != 0)
+		return 0;
+	memcpy(now->hash, was->hash, sizeof now->hash);
+	return 1;
+}
 
 static char *
 fold_path(const struct summ *sm, unsigned long num)
@@ -1022,7 +1086,7 @@ fold_write(struct summ *sm, const struct fseg *f, const struct agg *a)
 	}
 	ar_buf_add(&b, FMAGIC, sizeof FMAGIC - 1);
 	put_head(&b, sm);
-	put_fseg(&b, f);
+	put_fseg(&b, f, 1);
 	put_agg(&b, a, 1);
 	sum_hex(h, b.p, b.len);
 	ar_buf_add(&b, h, SUMLEN);
@@ -1034,11 +1098,14 @@ fold_write(struct summ *sm, const struct fseg *f, const struct agg *a)
 	ar_buf_free(&b);
 }
 
-/* Reads the fold of the segment now (its identity as it is) into a,
- * empty; 0 when it is good, else -1 with why ("" when there is none). */
+/* Reads the fold of the segment now (its identity as it is; its file
+ * at segpath) into a, empty; 0 when it is good, else -1 with why (""
+ * when there is none). A fold of the same bytes under another identity
+ * is good, and written again with now's; *moved is then 1. now->hash is
+ * the fold's. */
 static int
-fold_read(struct summ *sm, const struct fseg *now, struct agg *a,
-    char *why, size_t n)
+fold_read(struct summ *sm, const char *segpath, struct fseg *now,
+    struct agg *a, int *moved, char *why, size_t n)
 {
 	struct ar_buf b = {0};
 	struct rd r;
@@ -1069,17 +1136,23 @@ fold_read(struct summ *sm, const struct fseg *now, struct agg *a,
 	get_head(&r, sm, why, n);
 	if (why[0])
 		goto bad;
-	get_fseg(&r, &f);
+	get_fseg(&r, &f, 1);
 	get_agg(&r, a);
 	if (r.bad || r.p != r.end) {
 		snprintf(why, n, "malformed");
 		goto bad;
 	}
+	*moved = 0;
 	if (!seg_same(&f, now)) {
-		snprintf(why, n, "ledger segment %08lu changed since it was "
-		    "folded", now->num);
-		goto bad;
+		if (!same_bytes(sm, segpath, &f, now)) {
+			snprintf(why, n, "ledger segment %08lu changed since "
+			    "it was folded", now->num);
+			goto bad;
+		}
+		*moved = 1;
+		fold_write(sm, now, a);
 	}
+	memcpy(now->hash, f.hash, sizeof now->hash);
 	free(path);
 	ar_buf_free(&b);
 	return 0;
@@ -1091,40 +1164,110 @@ bad:
 	return -1;
 }
 
+/* A segment's fold as one of folds_in's threads read it. */
+struct fslot {
+	struct fseg now;
+	struct agg f;
+	char why[300];
+	int good;
+};
+
+struct freader {
+	struct summ *sm;
+	const struct ar_ledger *led;
+	struct fslot *slot;
+	size_t from, n;
+	atomic_size_t next;
+	/* The first slot found bad: no thread reads a fold after it. */
+	atomic_size_t first_bad;
+};
+
+static void *
+fold_reader(void *arg)
+{
+	struct freader *r = arg;
+	size_t j;
+
+	while ((j = atomic_fetch_add(&r->next, 1)) < r->n) {
+		struct fslot *s = &r->slot[j];
+		const char *path = r->led->seg[r->from + j].path;
+		unsigned long num = ar_ledger_seg_number(path);
+		int moved;
+
+		agg_init(&s->f, r->sm->metric);
+		if (j > atomic_load(&r->first_bad))
+			continue;
+		s->good = num != 0 && seg_ident(path, num, &s->now) == 0 &&
+		    fold_read(r->sm, path, &s->now, &s->f, &moved, s->why,
+		    sizeof s->why) == 0;
+		if (!s->good) {
+			size_t b = atomic_load(&r->first_bad);
+
+			while (j < b && !atomic_compare_exchange_weak(
+			    &r->first_bad, &b, j))
+				;
+		}
+	}
+	return NULL;
+}
+
 /* Folds into a, after the segments the summary holds, the segments
- * that follow them in order and have a good fold. */
+ * that follow them in order and have a good fold. The folds are read on
+ * every core: a fold whose segment was copied or moved is taken only
+ * once the segment's bytes hash as they did, the most of the work. */
 static void
 folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 {
-	struct agg f;
-	struct fseg now;
-	char why[300];
-	size_t i;
+	struct freader r;
+	pthread_t *th;
+	size_t i, nth;
 
-	for (i = sm->nseg; i < led->nseg; i++) {
-		unsigned long num = ar_ledger_seg_number(led->seg[i].path);
-
-		if (num == 0 || (sm->nseg && num <= sm->seg[sm->nseg - 1].num) ||
-		    seg_ident(led->seg[i].path, num, &now) < 0)
+	if (sm->nseg >= led->nseg) {
+		agg_sort(a);
+		return;
+	}
+	memset(&r, 0, sizeof r);
+	r.sm = sm;
+	r.led = led;
+	r.from = sm->nseg;
+	r.n = led->nseg - sm->nseg;
+	r.slot = ar_xcalloc(r.n, sizeof *r.slot);
+	atomic_init(&r.next, 0);
+	atomic_init(&r.first_bad, r.n);
+	nth = (size_t)sched_threads();
+	if (nth > r.n)
+		nth = r.n;
+	th = ar_xcalloc(nth, sizeof *th);
+	for (i = 1; i < nth; i++)
+		if (pthread_create(&th[i], NULL, fold_reader, &r) != 0)
 			break;
-		agg_init(&f, sm->metric);
-		if (fold_read(sm, &now, &f, why, sizeof why) < 0) {
-			if (why[0]) {
-				char *p = fold_path(sm, num);
+	nth = i;
+	fold_reader(&r);
+	for (i = 1; i < nth; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	for (i = 0; i < r.n; i++) {
+		struct fslot *s = &r.slot[i];
+
+		if (!s->good || (sm->nseg && s->now.num <=
+		    sm->seg[sm->nseg - 1].num)) {
+			if (!s->good && s->why[0]) {
+				char *p = fold_path(sm, s->now.num);
 
 				ar_warn("%s: %s; the segment's rows are read "
-				    "instead", p, why);
+				    "instead", p, s->why);
 				free(p);
 			}
-			agg_free(&f);
 			break;
 		}
-		agg_merge(a, &f);
-		agg_free(&f);
+		agg_merge(a, &s->f);
 		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
-		sm->seg[sm->nseg++] = now;
+		sm->seg[sm->nseg++] = s->now;
 		sm->dirty = 1;
 	}
+	for (i = 0; i < r.n; i++)
+		agg_free(&r.slot[i].f);
+	free(r.slot);
 	agg_sort(a);
 }
 
@@ -1152,6 +1295,7 @@ struct cut {
 	 * and its index in done, or -1: none of its rows was exported), and
 	 * the export being read. */
 	struct fseg *keep;
+	char **keeppath;
 	long *keepat;
 	size_t nkeep;
 	FILE *in;
@@ -1178,7 +1322,7 @@ seg_done(struct agg *total, struct agg *seg, unsigned long num, void *arg)
  * export has exited well, when the segment is the file it was before
  * the export (else its rows may be others than those read). */
 static void
-fold_keep(struct cut *c, const struct fseg *now)
+fold_keep(struct cut *c, const struct fseg *now, const char *path)
 {
 	size_t i;
 
@@ -1190,7 +1334,10 @@ fold_keep(struct cut *c, const struct fseg *now)
 	c->keep = ar_xrealloc(c->keep, (c->nkeep + 1) * sizeof *c->keep);
 	c->keepat = ar_xrealloc(c->keepat, (c->nkeep + 1) *
 	    sizeof *c->keepat);
+	c->keeppath = ar_xrealloc(c->keeppath, (c->nkeep + 1) *
+	    sizeof *c->keeppath);
 	c->keep[c->nkeep] = *now;
+	c->keeppath[c->nkeep] = ar_xstrdup(path);
 	c->keepat[c->nkeep] = -1;
 	for (i = 0; i < c->ndone; i++)
 		if (c->donenum[i] == now->num)
@@ -1198,7 +1345,9 @@ fold_keep(struct cut *c, const struct fseg *now)
 	c->nkeep++;
 }
 
-/* The export exited well: the folds fold_keep chose are written. */
+/* The export exited well: the folds fold_keep chose are written, each
+ * with the hash of its segment's bytes, by which a copy of the segment
+ * is known for the same (same_bytes). */
 static void
 folds_write(struct cut *c)
 {
@@ -1206,10 +1355,12 @@ folds_write(struct cut *c)
 	size_t i;
 
 	agg_init(&empty, c->sm->metric);
-	for (i = 0; i < c->nkeep; i++)
+	for (i = 0; i < c->nkeep; i++) {
+		hash_of(c->sm, c->keeppath[i], &c->keep[i]);
 		/* No row of it was exported (all unsigned): an empty fold. */
 		fold_write(c->sm, &c->keep[i], c->keepat[i] < 0 ? &empty :
 		    &c->done[c->keepat[i]]);
+	}
 	agg_free(&empty);
 }
 
@@ -1278,7 +1429,7 @@ at_cut(struct agg *a, void *arg)
 		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
 		if (seg_ident(c->led.seg[i].path, num, &sm->seg[sm->nseg]) < 0)
 			break;
-		fold_keep(c, &sm->seg[sm->nseg]);
+		fold_keep(c, &sm->seg[sm->nseg], c->led.seg[i].path);
 		sm->nseg++;
 		sm->dirty = 1;
 	}
@@ -1368,6 +1519,9 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 	free(cut.done);
 	free(cut.donenum);
 	free(cut.pre);
+	for (i = 0; i < cut.nkeep; i++)
+		free(cut.keeppath[i]);
+	free(cut.keeppath);
 	free(cut.keep);
 	free(cut.keepat);
 }
@@ -1416,6 +1570,7 @@ summ_fold(struct nx *x, const char *metric)
 	struct agg a;
 	char err[1024], why[300], *ldir;
 	size_t i, upto = 0, n;
+	int moved;
 
 	ldir = ar_campaign_path(x->camp, "ledger");
 	if (ar_ledger_open(&led, ldir, 0, err, sizeof err) < 0) {
@@ -1430,7 +1585,8 @@ summ_fold(struct nx *x, const char *metric)
 		if (num == 0 || seg_ident(led.seg[i - 1].path, num, &now) < 0)
 			continue;
 		agg_init(&a, metric);
-		if (fold_read(sm, &now, &a, why, sizeof why) == 0)
+		if (fold_read(sm, led.seg[i - 1].path, &now, &a, &moved, why,
+		    sizeof why) == 0)
 			upto = i;
 		agg_free(&a);
 	}
