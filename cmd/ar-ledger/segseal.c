@@ -45,21 +45,6 @@ seal_path(const char *segpath)
 	return ar_xasprintf("%.*s.seal", (int)(n - 4), segpath);
 }
 
-/* The seal's own time, after the stat line: seconds since 1970 when it
- * was made, or -1. */
-static long long
-sealed_at(const char *p, const char *end)
-{
-	long long t = 0;
-	const char *q = p;
-
-	if (q >= end || *q != ' ')
-		return -1;
-	for (q++; q < end && *q >= '0' && *q <= '9' && q - p < 19; q++)
-		t = t * 10 + (*q - '0');
-	return q < end && *q == '\n' && q > p + 1 ? t : -1;
-}
-
 /* What a seal of seg signs, from the files as they are now, with the
  * segment's hash th when given (else hashed here), and its stat in *st;
  * -1 when the segment cannot be read. */
@@ -145,57 +130,30 @@ idx_lines(const struct ar_seg *seg)
 	return n;
 }
 
-/* The tsv hash a seal file names, into th; -1 when it names none. */
-static int
-seal_tsv_hash(const struct ar_buf *file, char th[AR_HASH_HEX])
-{
-	const char *p = file->p, *end = file->p + file->len, *q;
-
-	/* "\ntsv BYTES HASH\n": the fifth line. */
-	for (q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
-		if ((size_t)(end - q) > 5 && memcmp(q, "\ntsv ", 5) == 0)
-			break;
-	if (!q || q >= end)
-		return -1;
-	q += 5;
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	if ((size_t)(end - q) < AR_HASH_HEX + 1 || *q != ' ' ||
-	    q[AR_HASH_HEX] != '\n')
-		return -1;
-	memcpy(th, q + 1, AR_HASH_HEX - 1);
-	th[AR_HASH_HEX - 1] = '\0';
-	return 0;
-}
-
 int
 segseal_good(const struct lctx *cx, const struct ar_seg *seg,
     struct segsum *sum)
 {
 	struct ar_buf body = {0}, file = {0};
-	char *path = seal_path(seg->path), th[AR_HASH_HEX], stl[160];
+	char *path = seal_path(seg->path), stl[160];
 	const char *sl, *sumend;
-	size_t signedlen, stlen;
+	size_t signedlen;
+	struct ar_segseal ss;
 	struct stat st;
 	int good = 0, fast = 0;
 
 	if (!path || ar_readfile(path, &file, 4096) < 0)
 		goto out;
-	/* The body as it would be with the seal's own hash of the segment:
-	 * taken only when the segment's stat line is the one signed, and
-	 * the seal was made a second or more after its ctime. */
-	if (seal_tsv_hash(&file, th) == 0 &&
-	    seal_body(cx, seg, th, &body, &st) == 0) {
-		const char *fend = file.p + file.len;
-
+	/* The body as it would be with the seal's own hash of the segment
+	 * (lib/segseal reads it, its signature checked): taken only when
+	 * the segment's stat line is the one signed, and the seal was made
+	 * a second or more after its ctime. */
+	if (ar_segseal_parse(file.p, file.len, cx->camp.pk, &ss) == 0 &&
+	    seal_body(cx, seg, ss.tsv_hash, &body, &st) == 0) {
 		ar_segseal_stat(&st, stl, sizeof stl);
-		stlen = strlen(stl);
-		sumend = file.len > body.len ? memchr(file.p + body.len, '\n',
-		    file.len - body.len) : NULL;
 		fast = file.len >= body.len && memcmp(file.p, body.p,
-		    body.len) == 0 && sumend && (size_t)(fend -
-		    (sumend + 1)) >= stlen && memcmp(sumend + 1, stl,
-		    stlen) == 0 && sealed_at(sumend + 1 + stlen, fend) >=
+		    body.len) == 0 && ss.statlen == strlen(stl) &&
+		    memcmp(ss.stat, stl, ss.statlen) == 0 && ss.sealed_at >=
 		    (long long)st.st_ctim.tv_sec + 1;
 	}
 	if (!fast) {
@@ -221,7 +179,9 @@ segseal_good(const struct lctx *cx, const struct ar_seg *seg,
 
 		memcpy(sig, sl + 4, AR_SIG_HEX - 1);
 		sig[AR_SIG_HEX - 1] = '\0';
-		good = ar_verify_hex(sig, file.p, signedlen, cx->camp.pk) == 0 &&
+		/* Fast: ar_segseal_parse has checked the signature. */
+		good = (fast || ar_verify_hex(sig, file.p, signedlen,
+		    cx->camp.pk) == 0) &&
 		    segseal_summary(file.p + body.len,
 		    (size_t)(sumend + 1 - (file.p + body.len)), sum) == 0 &&
 		    sum->rows == idx_lines(seg);
