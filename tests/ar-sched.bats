@@ -735,6 +735,26 @@ put_scale() {
 	ar-queue put camp/queue q.tsv > /dev/null
 }
 
+# two_segments: a campaign without a grid cap whose ledger holds two
+# segments (40 and 30 results) and 5 loose results.
+two_segments() {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	results 30 2
+	results 5 3
+}
+
+# exports_after_2 WHOLE: ar-sched next on camp under strace (which the
+# caller has) decides WHOLE, its stderr in err.txt, and the export it
+# runs gives only the rows after segment 2.
+exports_after_2() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> err.txt
+	same "$(cut -f 2- out.tsv)" "$1"
+	grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+}
+
 # decide: ar-sched next on camp, its output but the fresh experiment ids
 # in $out, its stderr in $err.
 decide() {
@@ -973,11 +993,7 @@ same_from_rows() {
 # (run/sched-fold/NNNNNNNN): a summary built again reads the folds, not
 # the rows, and comes out the same, byte for byte.
 @test "ar-sched next: the segments' folds rebuild the summary as their rows would" {
-	mkcamp
-	echo 'sched.grid_cap = 0' >> camp/campaign.conf
-	results 40 1
-	results 30 2
-	results 5 3
+	two_segments
 	decide
 	whole=$out
 	same "$(ls camp/run/sched-fold)" "00000001
@@ -989,10 +1005,7 @@ same_from_rows() {
 	# after the folded segments are exported.
 	rm camp/run/sched-summary camp/run/sched-queue
 	if command -v strace > /dev/null; then
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> /dev/null
-		same "$(cut -f 2- out.tsv)" "$whole"
-		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+		exports_after_2 "$whole"
 		rm camp/run/sched-summary camp/run/sched-queue
 	fi
 	decide
@@ -1021,11 +1034,7 @@ same_from_rows() {
 # (the seal's hash, when ar-ledger has sealed the copy again). A segment
 # altered under the copy, its size and last bytes kept, is read again.
 @test "ar-sched next: a copied campaign's folds are taken when its segments' bytes hash as folded; an altered segment is read again" {
-	mkcamp
-	echo 'sched.grid_cap = 0' >> camp/campaign.conf
-	results 40 1
-	results 30 2
-	results 5 3
+	two_segments
 	decide
 	whole=$out
 	mv camp orig
@@ -1033,10 +1042,7 @@ same_from_rows() {
 	[ "$(stat -c %i orig/ledger/seg/00000001.tsv)" != "$(stat -c %i camp/ledger/seg/00000001.tsv)" ]
 	# Only the rows after the folded segments are exported.
 	if command -v strace > /dev/null; then
-		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> err.txt
-		same "$(cut -f 2- out.tsv)" "$whole"
-		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
+		exports_after_2 "$whole"
 		! grep -q "rows are read instead" err.txt
 		rm -r camp
 		cp -a orig camp
@@ -1076,11 +1082,7 @@ same_from_rows() {
 # a first decision on a ledger no decision read takes their folds, the
 # bytes a decision would have written, and exports only the rows after.
 @test "ar-sched fold: folds the segments after the newest folded one, as a decision would; ar-ledger append runs it" {
-	mkcamp
-	echo 'sched.grid_cap = 0' >> camp/campaign.conf
-	results 40 1
-	results 30 2
-	results 5 3
+	two_segments
 	same "$(ls camp/run/sched-fold)" "00000001
 00000002"
 	[ ! -e camp/run/sched-summary ]
