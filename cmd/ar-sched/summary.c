@@ -6,7 +6,8 @@
  * cache: written tmp and renamed, not synced (a torn one fails its
  * checksum); anything wrong with it (a bad checksum, another campaign,
  * key, seal or metric, a folded segment changed or gone) and it is
- * rebuilt from the ledger and the queue.
+ * rebuilt from the ledger and the queue (only from the ledger when just
+ * a segment changed: the queue records are still known by name).
  *
  * The file: a magic line, then fields in this host's byte order (a
  * cache is read where it was written; another host's fails its checks
@@ -106,6 +107,9 @@ struct summ {
 	char *fdir;                 /* run/sched-fold: the segments' folds */
 	char qsum[SUMLEN + 1];      /* its checksum, as the summary names it */
 	int have_ledger, dirty, loaded;
+	/* The ledger part was not used but the queue part was: the records
+	 * it knows by name are kept (a copied or rewritten ledger). */
+	int qkept;
 	struct qent *q;
 	size_t nq, capq, *qslot, nqslot, misses;
 	size_t *order, norder;      /* the entries in the order listed */
@@ -911,7 +915,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	char h[SUMLEN + 1];
 	const char *ls;
 	size_t i, hl = SUMLEN;
-	int ok;
+	int ok, head_ok;
 
 	if (ar_readfile(sm->path, &b, (size_t)1 << 32) < 0) {
 		ar_buf_free(&b);
@@ -933,6 +937,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	r.fold = 0;
 	why[0] = '\0';
 	get_head(&r, sm, why, sizeof why);
+	head_ok = !why[0];
 	ls = r.p;
 	/* The segments folded must all be there, unchanged. */
 	sm->nseg = (size_t)get_u64(&r);
@@ -962,8 +967,18 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	get_fix(&r, sm->qsum, sizeof sm->qsum);
 	if (!r.bad && r.p != r.end)
 		r.bad = 1;
-	if (!why[0] && !r.bad)
-		load_queue(sm, why, sizeof why);
+	/* The queue's records do not depend on the ledger: a summary of a
+	 * campaign whose segments were copied (new inodes and times) or
+	 * rewritten still knows them by name, which records keep. */
+	if (head_ok && !r.bad) {
+		char qwhy[300] = "";
+
+		load_queue(sm, qwhy, sizeof qwhy);
+		if (!why[0])
+			memcpy(why, qwhy, sizeof qwhy);
+		else
+			sm->qkept = !qwhy[0];
+	}
 	if (!why[0] && !r.bad) {
 		sm->file = b;
 		sm->have_ledger = 1;
@@ -972,16 +987,18 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	}
 	if (!why[0])
 		snprintf(why, sizeof why, "malformed");
-	ar_buf_free(&sm->qfile);
-	/* Nothing of it is kept. */
+	if (!sm->qkept) {
+		ar_buf_free(&sm->qfile);
+		for (i = 0; i < sm->nq; i++)
+			q_free(&sm->q[i]);
+		sm->nq = 0;
+		free(sm->qslot);
+		sm->qslot = NULL;
+		sm->nqslot = 0;
+	}
+	/* Nothing else of it is kept. */
 	agg_free(a);
 	agg_init(a, sm->metric);
-	for (i = 0; i < sm->nq; i++)
-		q_free(&sm->q[i]);
-	sm->nq = 0;
-	free(sm->qslot);
-	sm->qslot = NULL;
-	sm->nqslot = 0;
 	free(sm->seg);
 	sm->seg = NULL;
 	sm->nseg = 0;
@@ -1632,8 +1649,9 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		memset(&led, 0, sizeof led);
 	why = load(sm, &a, &led);
 	if (why && why[0])
-		ar_warn("%s: %s; it is rebuilt from the ledger and the queue",
-		    sm->path, why);
+		ar_warn("%s: %s; it is rebuilt from the ledger%s", sm->path,
+		    why, sm->qkept ? " (the queue records it knows are kept)" :
+		    " and the queue");
 	if (ledger) {
 		/* A given export: folded for this run only. */
 		FILE *f = strcmp(ledger, "-") ? fopen(ledger, "r") : stdin;
