@@ -143,6 +143,9 @@ folded=$s
 # the folds are taken once the segments hash as folded; then a copy that
 # ar-ledger verify has sealed again, whose seals name the hashes.
 cp -a "$C" "$work/copy"
+# Written back first: the decision is timed, not the copy's 2 GB of
+# dirty pages (a campaign restored is on disk long before it is used).
+sync
 C0=$C C=$work/copy
 next_
 copied=$s
