@@ -755,6 +755,13 @@ exports_after_2() {
 	grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "2"' trace.txt
 }
 
+# queue_70_c3: one ar-queue put of 70 measurements of C3 at k = 8 (one
+# batch, with its manifest).
+queue_70_c3() {
+	awk -v c="$C3" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale" }' > q.tsv
+	ar-queue put camp/queue q.tsv > /dev/null
+}
+
 # decide: ar-sched next on camp, its output but the fresh experiment ids
 # in $out, its stderr in $err.
 decide() {
@@ -967,8 +974,7 @@ same_from_rows() {
 	decide
 	none=$out
 	# 70 measurements of C3 at k = 8 pending: it is not picked there.
-	awk -v c="$C3" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale" }' > q.tsv
-	ar-queue put camp/queue q.tsv > /dev/null
+	queue_70_c3
 	decide
 	queued=$out
 	[ "$queued" != "$none" ]
@@ -1083,8 +1089,7 @@ same_from_rows() {
 # depend on them and keep their names, so they are not read again.
 @test "ar-sched next: a copied campaign's summary keeps the queue records it knows; its ledger part is rebuilt" {
 	two_segments
-	awk -v c="$C3" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale" }' > q.tsv
-	ar-queue put camp/queue q.tsv > /dev/null
+	queue_70_c3
 	decide
 	queued=$out
 	[[ "$queued" != *"$C3	decode-512	8"* ]]
@@ -1437,8 +1442,7 @@ same_from_rows() {
 	mkcamp
 	echo 'sched.grid_cap = 0' >> camp/campaign.conf
 	results 40 1
-	awk -v c="$C3" 'BEGIN { print "method\tworkload\tk\tpurpose"; for (i = 0; i < 70; i++) print c "\tdecode-512\t8\tscale" }' > q.tsv
-	ar-queue put camp/queue q.tsv > /dev/null
+	queue_70_c3
 	mkdir -p camp/queue/cur
 	# Changed a minute ago: a change after the listing cannot share
 	# its times.
