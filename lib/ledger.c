@@ -56,6 +56,7 @@ free_segments(struct ar_ledger *l)
 }
 
 static void idx_range(struct ar_seg *s);
+static void frozen_free(struct ar_frozen *f);
 
 static int
 load_segments(struct ar_ledger *l, char *err, size_t errlen)
@@ -150,6 +151,7 @@ ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
 void
 ar_ledger_close(struct ar_ledger *l)
 {
+	frozen_free(l->frozen);
 	free_segments(l);
 	free(l->dir);
 	memset(l, 0, sizeof *l);
@@ -953,43 +955,131 @@ ar_ledger_scan_after(struct ar_ledger *l, unsigned long after, ar_row_fn fn,
 	return ar_ledger_scan_skip(l, after, NULL, fn, arg, err, errlen);
 }
 
+/* The loose results' ids in results/, in the order a segment would hold
+ * them, so that compacting never changes what a reader sees. */
+static int
+list_loose(const struct ar_ledger *l, char ***names, size_t *n, char *err,
+    size_t errlen)
+{
+	size_t i, w = 0;
+
+	if (ar_spool_list(l->dir, "results", names, n) < 0) {
+		char *rd = ar_path(l->dir, "results");
+
+		snprintf(err, errlen, "%s: %s", rd, strerror(errno));
+		free(rd);
+		return -1;
+	}
+	for (i = 0; i < *n; i++) {
+		char *name = (*names)[i];
+		size_t len = strlen(name);
+
+		if (len > 5 && len - 5 <= AR_ID_MAX && has_suffix(name,
+		    ".json")) {
+			name[len - 5] = '\0';
+			(*names)[w++] = name;
+		} else
+			free(name);
+	}
+	*n = w;
+	ar_sort(*names, *n, sizeof **names, cmp_pstr);
+	return 0;
+}
+
+/* A frozen view (ar_ledger_freeze): the loose ids listed, and the bytes
+ * of those read (NULL: not held, read at each scan). */
+struct ar_frozen {
+	char **names;
+	size_t n;
+	char **json;
+	size_t *len;
+};
+
+static void
+frozen_free(struct ar_frozen *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n; i++)
+		free(f->json[i]);
+	free(f->json);
+	free(f->len);
+	ar_spool_free_list(f->names, f->n);
+	free(f);
+}
+
+/* A loose result's bytes into b, its newline cut; 0, or -1 with errno. */
+static int
+read_loose(const char *path, struct ar_buf *b)
+{
+	if (ar_readfile(path, b, AR_LINE_MAX + 1) < 0)
+		return -1;
+	if (b->len && b->p[b->len - 1] == '\n')
+		b->p[--b->len] = '\0';
+	return 0;
+}
+
+int
+ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
+{
+	struct ar_frozen *f = ar_xcalloc(1, sizeof *f);
+	char *rd = ar_path(l->dir, "results"), *p;
+	struct ar_buf b = {0};
+	size_t i, held = 0;
+
+	frozen_free(l->frozen);
+	l->frozen = NULL;
+	/* Listed before the segments are loaded, as a scan lists them. */
+	if (list_loose(l, &f->names, &f->n, err, errlen) < 0 ||
+	    load_segments(l, err, errlen) < 0) {
+		frozen_free(f);
+		free(rd);
+		return -1;
+	}
+	f->json = ar_xcalloc(f->n + 1, sizeof *f->json);
+	f->len = ar_xcalloc(f->n + 1, sizeof *f->len);
+	for (i = 0; i < f->n && held < AR_FROZEN_BYTES; i++) {
+		if (ar_ledger_in_segments(l, f->names[i]))
+			continue;
+		p = ar_xasprintf("%s/%s.json", rd, f->names[i]);
+		/* One it cannot read now is read at each scan, which
+		 * says why or finds it compacted. */
+		if (read_loose(p, &b) == 0) {
+			f->json[i] = ar_xmalloc(b.len + 1);
+			memcpy(f->json[i], b.p, b.len);
+			f->json[i][b.len] = '\0';
+			f->len[i] = b.len;
+			held += b.len + 1;
+		}
+		free(p);
+	}
+	ar_buf_free(&b);
+	free(rd);
+	l->frozen = f;
+	return 0;
+}
+
 int
 ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
     ar_seg_skip_fn skip, ar_row_fn fn, void *arg, char *err, size_t errlen)
 {
-	char **names, *rd = ar_path(l->dir, "results"), *p;
+	char **names = NULL, *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
-	size_t n, i;
+	struct ar_frozen *f = l->frozen;
+	size_t n = 0, i;
 	int r = 0;
 
 	/* Loose files are listed before the segments are read, so a
 	 * compaction running meanwhile cannot move a row out of our view:
 	 * a listed file that is gone by the time we read it is found in the
-	 * segment that took it. */
-	if (ar_spool_list(l->dir, "results", &names, &n) < 0) {
-		snprintf(err, errlen, "%s: %s", rd, strerror(errno));
-		free(rd);
-		return -1;
-	}
-	/* Ids, in the order a segment would hold them, so compacting never
-	 * changes what a reader sees. */
-	{
-		size_t w = 0;
-
-		for (i = 0; i < n; i++) {
-			size_t len = strlen(names[i]);
-
-			if (len > 5 && len - 5 <= AR_ID_MAX &&
-			    has_suffix(names[i], ".json")) {
-				names[i][len - 5] = '\0';
-				names[w++] = names[i];
-			} else
-				free(names[i]);
-		}
-		n = w;
-		ar_sort(names, n, sizeof *names, cmp_pstr);
-	}
-	if (load_segments(l, err, errlen) < 0) {
+	 * segment that took it. A frozen view was listed so once. */
+	if (f) {
+		names = f->names;
+		n = f->n;
+	} else if (list_loose(l, &names, &n, err, errlen) < 0 ||
+	    load_segments(l, err, errlen) < 0) {
 		r = -1;
 		goto out;
 	}
@@ -1007,7 +1097,11 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 		p = ar_xasprintf("%s/%s.json", rd, id);
 		memset(&row, 0, sizeof row);
 		row.src = p;
-		if (ar_readfile(p, &b, AR_LINE_MAX + 1) < 0) {
+		if (f && f->json[i]) {
+			row.json = f->json[i];
+			row.jsonlen = f->len[i];
+			row.held = 1;
+		} else if (read_loose(p, &b) < 0) {
 			if (errno == ENOENT) {
 				struct ar_ledger now;
 				char e2[256];
@@ -1028,8 +1122,6 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 				row.bad = errno == EFBIG ? "file too large" :
 				    strerror(errno);
 		} else {
-			if (b.len && b.p[b.len - 1] == '\n')
-				b.p[--b.len] = '\0';
 			row.json = b.p;
 			row.jsonlen = b.len;
 		}
@@ -1037,7 +1129,8 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 		free(p);
 	}
 out:
-	ar_spool_free_list(names, n);
+	if (!f)
+		ar_spool_free_list(names, n);
 	ar_buf_free(&b);
 	free(rd);
 	return r;

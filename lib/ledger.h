@@ -14,10 +14,14 @@ struct ar_seg {
 	size_t lolen, hioff, hilen;
 	unsigned long num; /* ar_ledger_seg_number(path) */
 };
+struct ar_frozen;
 struct ar_ledger {
 	char *dir;
 	size_t nseg;
 	struct ar_seg *seg;
+	/* Set by ar_ledger_freeze: what every scan reads; NULL, each scan
+	 * lists the ledger anew. */
+	struct ar_frozen *frozen;
 };
 int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
 	char *err, size_t errlen);
@@ -58,6 +62,9 @@ struct ar_row {
 	size_t jsonlen;
 	size_t ncol;         /* segment rows: header and fields */
 	char **hdr, **field;
+	/* A loose row of a frozen view (ar_ledger_freeze): json is the
+	 * same bytes, at the same address, at every scan. */
+	int held;
 };
 /* Every row, loose or in a segment, goes to fn; a row that cannot be
  * read comes with bad set, and so does a segment that cannot be read,
@@ -82,6 +89,15 @@ typedef int (*ar_seg_skip_fn)(const struct ar_seg *seg, void *arg);
 int ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 	ar_seg_skip_fn skip, ar_row_fn fn, void *arg, char *err,
 	size_t errlen);
+/* Freezes what the scans after it see, until ar_ledger_close: the loose
+ * results listed once, and their bytes read once (up to
+ * AR_FROZEN_BYTES in all; past it a file is read at each scan), and the
+ * segments as loaded then. So that the passes of one reader (export -V:
+ * its check, its columns, its rows) see the same rows, with the same
+ * bytes, though a compaction or an append runs meanwhile; and a loose
+ * result is read once, not once a pass. 0, or -1 with err. */
+#define AR_FROZEN_BYTES ((size_t)256 << 20)
+int ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen);
 /* Merges loose results into a new segment under a lock. Taking the
  * lock, this and ar_ledger_add_batch remove what writers that died left
  * (ar_tmp_clean on ledger/, results/ and seg/). */

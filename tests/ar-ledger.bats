@@ -2283,3 +2283,40 @@ f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k
 	run -64 --separate-stderr ar-ledger export -C "$C" -w session-1
 	[ "${stderr_lines[0]}" = "usage: ar-ledger append [-C campaign] [file ...]" ]
 }
+
+@test "ar-ledger export -V: its passes read one view; a result stored while it runs is not written unchecked" {
+	gen 2 "$T/two.jsonl" 3
+	id1=$(sed -n 1p "$T/two.jsonl" | jq -r .id)
+	id2=$(sed -n 2p "$T/two.jsonl" | jq -r .id)
+	sed -n 1p "$T/two.jsonl" > "$T/one.json"
+	# The second result, forged: its verdict changed, its signature
+	# left as it was.
+	sed -n 2p "$T/two.jsonl" | jq -c '.verdict = (if .verdict == "keep"
+	    then "discard" else "keep" end)' > "$T/forged.json"
+	# A loose result the export waits on while it reads it: a FIFO.
+	# Opening it for writing returns once the export opened it, after
+	# it listed the ledger.
+	mkfifo "$L/results/$id1.json"
+	timeout 300 ar-ledger export -C "$C" -V -f jsonl > "$T/out" \
+	    2> "$T/err" &
+	pid=$!
+	exec 7> "$L/results/$id1.json"
+	cp "$T/forged.json" "$L/results/$id2.json"
+	cat "$T/one.json" >&7
+	exec 7>&-
+	# Read once: a second read would wait on the FIFO (timeout's 124).
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$T/out")" = "$(cat "$T/one.json")" ]
+	[ ! -s "$T/err" ]
+	# The next export sees the forged result, and leaves it out.
+	rm "$L/results/$id1.json"
+	cp "$T/one.json" "$L/results/$id1.json"
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$output" = "$(cat "$T/one.json")" ]
+	[ "$stderr" = "$(problems_note 1)" ]
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/$id2.json	$id2	bad signature" ]
+}

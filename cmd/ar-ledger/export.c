@@ -29,7 +29,15 @@ struct exporter {
 	int header_done;
 	long after;          /* -A: the last segment left out; -1 none */
 	char segcol[32];     /* "\tNNNNNNNN" of map_src's segment */
+	/* The loose rows of the frozen view as gather_cols read them, in
+	 * order, for emit: their json, its fields, and the bytes held. */
+	const char **lj;
+	struct cflat *lf;
+	size_t nl, capl, lnext, lbytes;
 };
+
+/* At most this much JSON a loose row's fields are kept for. */
+#define LOOSE_KEEP ((size_t)64 << 20)
 
 /* -c: only the columns named, of those the rows have (id, signed,
  * verified and segment are always there). A reader that needs a few
@@ -142,6 +150,21 @@ gather_cols(const struct ar_row *r, void *arg)
 				names[i] = c.f.kv[i].k;
 			add_cols(e, names, c.f.n);
 			free(names);
+			/* Kept for emit, which would read the same bytes
+			 * again. */
+			if (r->held && e->lbytes + r->jsonlen <= LOOSE_KEEP) {
+				if (e->nl == e->capl) {
+					e->capl = e->capl ? 2 * e->capl : 64;
+					e->lj = ar_xrealloc(e->lj, e->capl *
+					    sizeof *e->lj);
+					e->lf = ar_xrealloc(e->lf, e->capl *
+					    sizeof *e->lf);
+				}
+				e->lj[e->nl] = r->json;
+				e->lf[e->nl++] = c;
+				e->lbytes += r->jsonlen;
+				return 0;
+			}
 			ar_flat_free(&c.f);
 			return 0;
 		}
@@ -454,9 +477,17 @@ emit(const struct ar_row *r, void *arg)
 		 * as ar_flatten writes them; what it does not read, jansson
 		 * reads below. */
 		struct cflat c;
+		int got;
 
-		if (canon_flat(r->json, r->jsonlen, &c) == 0 &&
-		    (id = cflat_str(&c, "id"))) {
+		/* Read by gather_cols already: the same bytes, as the
+		 * frozen view holds them. */
+		if (r->held && e->lnext < e->nl && e->lj[e->lnext] == r->json) {
+			c = e->lf[e->lnext];
+			memset(&e->lf[e->lnext++], 0, sizeof c);
+			got = 0;
+		} else
+			got = canon_flat(r->json, r->jsonlen, &c);
+		if (got == 0 && (id = cflat_str(&c, "id"))) {
 			is_signed = c.has_sig;
 			if (is_bad(e, r, id)) {
 				ar_flat_free(&c.f);
@@ -538,6 +569,11 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	e.workload = workload;
 	s.after = after;
 	cut = after > 0 ? (unsigned long)after : 0;
+	/* Its passes (the check, the columns, the rows) read one view:
+	 * a row the check did not see is not written, though an append or
+	 * a compaction runs meanwhile, and a loose result is read once. */
+	if (ar_ledger_freeze(&cx->led, err, sizeof err) != 0)
+		ar_die(scan_exit(errno), "%s", err);
 	if (verify) {
 		cx->mc_keep = 1;
 		s.trust_seals = 1;
@@ -584,6 +620,10 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 		free(e.cols[k]);
 	free(e.cols);
 	free(e.map);
+	for (k = 0; k < e.nl; k++)
+		ar_flat_free(&e.lf[k].f);
+	free(e.lf);
+	free(e.lj);
 	free_scanner(&s);
 	return ret;
 }
