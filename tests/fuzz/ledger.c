@@ -137,6 +137,17 @@ row(const struct ar_row *r, void *arg)
 	return 0;
 }
 
+static void
+put_file(const char *path, const uint8_t *d, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		abort();
+	fwrite(d, 1, n, f);
+	fclose(f);
+}
+
 /* A scan's rows, as bytes: where each came from, then why it is bad or
  * its JSON. */
 static int
@@ -161,13 +172,9 @@ frozen(const char *dir, const uint8_t *d, size_t n)
 	struct ar_buf plain = {0}, a = {0}, b = {0};
 	struct ar_ledger l;
 	char p[160], err[1024];
-	FILE *f;
 
 	snprintf(p, sizeof p, "%s/results/20260101T000000Z-fuzz.json", dir);
-	if (!(f = fopen(p, "w")))
-		abort();
-	fwrite(d, 1, n, f);
-	fclose(f);
+	put_file(p, d, n);
 	if (ar_ledger_open(&l, dir, 0, err, sizeof err) == 0) {
 		int r0 = ar_ledger_scan(&l, record, &plain, err, sizeof err);
 
@@ -208,18 +215,11 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	snprintf(path, sizeof path, "%s/seg", dir);
 	{
 		char p[160];
-		FILE *f;
 
 		snprintf(p, sizeof p, "%s/00000001.idx", path);
-		if (!(f = fopen(p, "w")))
-			abort();
-		fwrite(d, 1, cut, f);
-		fclose(f);
+		put_file(p, d, cut);
 		snprintf(p, sizeof p, "%s/00000001.tsv", path);
-		if (!(f = fopen(p, "w")))
-			abort();
-		fwrite(d + cut + skip, 1, n - cut - skip, f);
-		fclose(f);
+		put_file(p, d + cut + skip, n - cut - skip);
 	}
 	if (ar_ledger_open(&l, dir, 0, err, sizeof err) < 0)
 		return 0;
