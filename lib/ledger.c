@@ -1002,7 +1002,8 @@ frozen_free(struct ar_frozen *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->n; i++)
+	/* json is not made yet when the listing or the segments failed. */
+	for (i = 0; f->json && i < f->n; i++)
 		free(f->json[i]);
 	free(f->json);
 	free(f->len);
