@@ -1,9 +1,13 @@
 #!/bin/sh
-# bench-next.sh [-n rows] [-p pending]: issue 16's figures for one
-# ar-sched next on a real campaign, run by hand (not by CI). Makes a
-# campaign of the tests' problem with ROWS signed results (default
-# 1,000,000; ar-sign-test signs them, the test-only path to many signed
-# rows, and ar-ledger append stores them in segments of 100,000) and
+# bench-next.sh [-n rows] [-p pending] [-b batch]: issue 16's figures
+# for one ar-sched next on a real campaign, run by hand (not by CI).
+# Makes a campaign of the tests' problem with ROWS signed results
+# (default 1,000,000; ar-sign-test signs them, the test-only path to
+# many signed rows, and ar-ledger append stores them BATCH at a time,
+# default 100,000, in segments of up to 16,384 rows; -b 1000 leaves the
+# segments of 1,000 rows that ar-ledger's compaction makes of results
+# stored one by one, as ar-bench stores them, so that the ledger has a
+# thousand segments per million rows) and
 # PENDING queued assignments (default 100,000, stored by one ar-queue
 # put, timed), 64 nodes of 8 GPUs, A/As that clear every node, and the
 # 997 methods of the rows plus 1,000 new ones submitted. Then times the
@@ -28,6 +32,9 @@
 #   next, 500 loose results <= 100 ms (appended 16 at a time, as
 #                           ar-bench -a leaves them; the first decision,
 #                           which checks and seals them, then the next)
+#   next, 999 loose results <= 100 ms (499 more: the most a ledger holds
+#                           loose, one short of its compaction; the
+#                           first, which checks the 499, then the next)
 # and the same from a verified export given with -l, from scratch; and,
 # with GNU time (/usr/bin/time), the peak memory of the decision without
 # folds.
@@ -36,13 +43,17 @@
 # status: 0 every target met, 1 one missed, 2 a step failed.
 set -eu
 rows=1000000 pend=100000
-while getopts n:p: c; do
+while getopts b:n:p: c; do
 	case $c in
+	b) SR_BATCH=$OPTARG ;;
 	n) rows=$OPTARG ;;
 	p) pend=$OPTARG ;;
-	*) echo "usage: sh bench/bench-next.sh [-n rows] [-p pending]" >&2; exit 64 ;;
+	*) echo "usage: sh bench/bench-next.sh [-n rows] [-p pending] [-b batch]" >&2; exit 64 ;;
 	esac
 done
+case ${SR_BATCH:-1} in
+''|*[!0-9]*|0*) echo "bench-next: -b $SR_BATCH: not a count of rows" >&2; exit 64 ;;
+esac
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/lib.sh"
 bin=${AR_BIN:-$top/build/bin}
@@ -64,7 +75,7 @@ since() {
 	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'
 }
 machine "$bin/ar-sched"
-echo "# campaign in $work ($(stat -f -c %T "$work")): $rows results, $pend pending"
+echo "# campaign in $work ($(stat -f -c %T "$work")): $rows results, $pend pending, appended ${SR_BATCH:-100000} at a time"
 C=$work/camp
 "$bin/ar-init" -p "$top/tests/fixtures/problem" "$C" > /dev/null || die "ar-init failed"
 
@@ -185,6 +196,18 @@ next_
 loose1=$s
 best3
 loose2=$s
+# 499 more: 999 loose, the most before a store compacts them.
+"$tbin/ar-sign-test" -C "$C" -g 499 -s 434344 > "$work/loose.jsonl"
+rm -f "$work"/loose.part.*
+split -l 16 "$work/loose.jsonl" "$work/loose.part."
+for f in "$work"/loose.part.*; do
+	"$bin/ar-ledger" append -C "$C" "$f" 2> /dev/null || die "append of loose results failed"
+done
+[ "$(ls "$C/ledger/results" | grep -c 'json$')" -eq 999 ] || die "not 999 loose results"
+next_
+loose3=$s
+best3
+loose4=$s
 "$bin/ar-ledger" export -C "$C" -V -f tsv > "$work/export.tsv" 2> /dev/null || die "export failed"
 rm -f "$C/run/sched-summary" "$C/run/sched-queue"
 next_ -l "$work/export.tsv"
@@ -212,5 +235,7 @@ row "next, first after 1,000 new results (most of 3)" "$after1" s 0.1 le
 row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le
 row "next, first after 500 loose results" "$loose1" s 0.1 le
 row "next, 500 loose results sealed (best of 3)" "$loose2" s 0.1 le
+row "next, first after 499 more (999 loose)" "$loose3" s 0.1 le
+row "next, 999 loose results sealed (best of 3)" "$loose4" s 0.1 le
 row "next -l export.tsv, from scratch (no summary)" "$lscratch" s 1 le
 exit $status

@@ -22,7 +22,8 @@ machine() {
 }
 
 # signed_results CAMP N WORK: N signed results (ar-sign-test, one signer
-# per core) appended to CAMP in batches of 100,000 (a segment each), with
+# per core) appended to CAMP in batches of ${SR_BATCH:-100000} rows (a
+# segment each, or more past 16,384 rows), with
 # scratch files in WORK; $bin and $tbin name the programs and test
 # helpers. Dies (die, the caller's) when an append fails.
 signed_results() {
@@ -36,7 +37,7 @@ signed_results() {
 	done
 	wait
 	for sr_g in "$3"/gen.*; do
-		split -l 100000 -d -a 4 "$sr_g" "$sr_g.part."
+		split -l "${SR_BATCH:-100000}" -d -a 6 "$sr_g" "$sr_g.part."
 		rm -f "$sr_g"
 		for sr_f in "$sr_g".part.*; do
 			"$bin/ar-ledger" append -C "$1" "$sr_f" 2> /dev/null || die "append $sr_f failed"
