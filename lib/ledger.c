@@ -57,14 +57,48 @@ free_segments(struct ar_ledger *l)
 
 static void idx_range(struct ar_seg *s);
 static void frozen_free(struct ar_frozen *f);
+static int cmp_pstr(const void *a, const void *b);
+
+/* Maps the segment's index; 0, or -1 with err set. */
+static int
+map_index(struct ar_seg *s, char *err, size_t errlen)
+{
+	char *ip = ar_xasprintf("%.*s.idx", (int)(strlen(s->path) - 4),
+	    s->path);
+	struct stat st;
+	int fd = open(ip, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: %s", ip, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(ip);
+		return -1;
+	}
+	s->idxlen = (size_t)st.st_size;
+	if (s->idxlen) {
+		s->idx = mmap(NULL, s->idxlen, PROT_READ, MAP_SHARED, fd, 0);
+		if (s->idx == MAP_FAILED) {
+			s->idx = NULL;
+			s->idxlen = 0;
+			snprintf(err, errlen, "%s: %s", ip, strerror(errno));
+			close(fd);
+			free(ip);
+			return -1;
+		}
+	}
+	close(fd);
+	free(ip);
+	idx_range(s);
+	s->mapped = 1;
+	return 0;
+}
 
 static int
 load_segments(struct ar_ledger *l, char *err, size_t errlen)
 {
-	char *sd = ar_path(l->dir, "seg"), **names, *ip;
+	char *sd = ar_path(l->dir, "seg"), **names;
 	size_t n, i;
-	struct stat st;
-	int fd;
 
 	free_segments(l);
 	if (ar_spool_list(l->dir, "seg", &names, &n) < 0) {
@@ -72,6 +106,8 @@ load_segments(struct ar_ledger *l, char *err, size_t errlen)
 		free(sd);
 		return -1;
 	}
+	/* Sorted, so that a lazy open finds each index in the listing. */
+	ar_sort(names, n, sizeof *names, cmp_pstr);
 	l->seg = ar_xmalloc((n ? n : 1) * sizeof *l->seg);
 	for (i = 0; i < n; i++) {
 		struct ar_seg *s;
@@ -81,34 +117,22 @@ load_segments(struct ar_ledger *l, char *err, size_t errlen)
 		s = &l->seg[l->nseg++];
 		memset(s, 0, sizeof *s);
 		s->path = ar_path(sd, names[i]);
-		ip = ar_xasprintf("%.*s.idx", (int)(strlen(s->path) - 4),
-		    s->path);
-		fd = open(ip, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || fstat(fd, &st) < 0) {
-			snprintf(err, errlen, "%s: %s", ip, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			free(ip);
-			goto fail;
-		}
-		s->idxlen = (size_t)st.st_size;
-		if (s->idxlen) {
-			s->idx = mmap(NULL, s->idxlen, PROT_READ, MAP_SHARED,
-			    fd, 0);
-			if (s->idx == MAP_FAILED) {
-				s->idx = NULL;
-				s->idxlen = 0;
-				snprintf(err, errlen, "%s: %s", ip,
-				    strerror(errno));
-				close(fd);
-				free(ip);
-				goto fail;
-			}
-		}
-		close(fd);
-		free(ip);
-		idx_range(s);
 		s->num = ar_ledger_seg_number(s->path);
+		if (l->lazy) {
+			size_t len = strlen(names[i]);
+			char *in = ar_xasprintf("%.*s.idx", (int)(len - 4),
+			    names[i]);
+			int have = bsearch(&in, names, n, sizeof *names,
+			    cmp_pstr) != NULL;
+
+			if (!have)
+				snprintf(err, errlen, "%s/%s: %s", sd, in,
+				    strerror(ENOENT));
+			free(in);
+			if (!have)
+				goto fail;
+		} else if (map_index(s, err, errlen) < 0)
+			goto fail;
 	}
 	ar_spool_free_list(names, n);
 	free(sd);
@@ -120,8 +144,19 @@ fail:
 }
 
 int
-ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
-    size_t errlen)
+ar_ledger_map(struct ar_ledger *l, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		if (!l->seg[i].mapped && map_index(&l->seg[i], err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+static int
+open_dir(struct ar_ledger *l, const char *dir, int create, int lazy,
+    char *err, size_t errlen)
 {
 	const char *sub[] = { "results", "seg" };
 	struct stat st;
@@ -130,6 +165,7 @@ ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
 
 	memset(l, 0, sizeof *l);
 	l->dir = ar_xstrdup(dir);
+	l->lazy = lazy;
 	for (i = 0; i < 2; i++) {
 		p = ar_path(dir, sub[i]);
 		if (create && ar_mkdirs(p, 0755) < 0) {
@@ -146,6 +182,20 @@ ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
 		free(p);
 	}
 	return load_segments(l, err, errlen);
+}
+
+int
+ar_ledger_open(struct ar_ledger *l, const char *dir, int create, char *err,
+    size_t errlen)
+{
+	return open_dir(l, dir, create, 0, err, errlen);
+}
+
+int
+ar_ledger_open_lazy(struct ar_ledger *l, const char *dir, char *err,
+    size_t errlen)
+{
+	return open_dir(l, dir, 0, 1, err, errlen);
 }
 
 void
@@ -191,8 +241,19 @@ idx_range(struct ar_seg *s)
 static int
 idx_has(const struct ar_seg *s, const char *id)
 {
-	const char *idx = s->idx;
-	size_t lo = 0, hi = s->idxlen, idlen = strlen(id);
+	const char *idx;
+	size_t lo = 0, hi, idlen = strlen(id);
+
+	/* Every path to here maps first (ar_ledger_map); this is the
+	 * guard for one that did not: an index it cannot map has no id. */
+	if (!s->mapped) {
+		char err[1];
+
+		if (map_index((struct ar_seg *)s, err, sizeof err) < 0)
+			return 0;
+	}
+	idx = s->idx;
+	hi = s->idxlen;
 
 	if (!idx || line_cmp(idx, s->lolen, id, idlen) > 0 ||
 	    line_cmp(idx + s->hioff, s->hilen, id, idlen) < 0)
@@ -993,6 +1054,9 @@ struct ar_frozen {
 	size_t n;
 	char **json;
 	size_t *len;
+	/* The listed result is also in a segment (compacted between the
+	 * listing and the loading): looked up once, not at each scan. */
+	unsigned char *inseg;
 };
 
 static void
@@ -1007,6 +1071,7 @@ frozen_free(struct ar_frozen *f)
 		free(f->json[i]);
 	free(f->json);
 	free(f->len);
+	free(f->inseg);
 	ar_spool_free_list(f->names, f->n);
 	free(f);
 }
@@ -1023,6 +1088,19 @@ read_loose(const char *path, struct ar_buf *b)
 }
 
 int
+ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after)
+{
+	size_t i;
+
+	if (!l->frozen || l->frozen->n > 0 || !after)
+		return 1;
+	for (i = 0; i < l->nseg; i++)
+		if (l->seg[i].num > after)
+			return 1;
+	return 0;
+}
+
+int
 ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
 {
 	struct ar_frozen *f = ar_xcalloc(1, sizeof *f);
@@ -1032,17 +1110,23 @@ ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
 
 	frozen_free(l->frozen);
 	l->frozen = NULL;
-	/* Listed before the segments are loaded, as a scan lists them. */
+	/* Listed before the segments are loaded, as a scan lists them. A
+	 * loose result is looked up in the segments' indexes. */
 	if (list_loose(l, &f->names, &f->n, err, errlen) < 0 ||
-	    load_segments(l, err, errlen) < 0) {
+	    load_segments(l, err, errlen) < 0 ||
+	    (f->n && ar_ledger_map(l, err, errlen) < 0)) {
 		frozen_free(f);
 		free(rd);
 		return -1;
 	}
 	f->json = ar_xcalloc(f->n + 1, sizeof *f->json);
 	f->len = ar_xcalloc(f->n + 1, sizeof *f->len);
+	f->inseg = ar_xcalloc(f->n + 1, 1);
+	for (i = 0; i < f->n; i++)
+		f->inseg[i] = (unsigned char)ar_ledger_in_segments(l,
+		    f->names[i]);
 	for (i = 0; i < f->n && held < AR_FROZEN_BYTES; i++) {
-		if (ar_ledger_in_segments(l, f->names[i]))
+		if (f->inseg[i])
 			continue;
 		p = ar_xasprintf("%s/%s.json", rd, f->names[i]);
 		/* One it cannot read now is read at each scan, which
@@ -1080,7 +1164,8 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 		names = f->names;
 		n = f->n;
 	} else if (list_loose(l, &names, &n, err, errlen) < 0 ||
-	    load_segments(l, err, errlen) < 0) {
+	    load_segments(l, err, errlen) < 0 ||
+	    (n && ar_ledger_map(l, err, errlen) < 0)) {
 		r = -1;
 		goto out;
 	}
@@ -1093,7 +1178,7 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 		struct ar_row row;
 		const char *id = names[i];
 
-		if (ar_ledger_in_segments(l, id))
+		if (f ? f->inseg[i] : ar_ledger_in_segments(l, id))
 			continue;
 		p = ar_xasprintf("%s/%s.json", rd, id);
 		memset(&row, 0, sizeof row);

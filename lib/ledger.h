@@ -13,6 +13,7 @@ struct ar_seg {
 	 * (ids start with their time), so most lookups end there. */
 	size_t lolen, hioff, hilen;
 	unsigned long num; /* ar_ledger_seg_number(path) */
+	int mapped;        /* idx is read (ar_ledger_map) */
 };
 struct ar_frozen;
 struct ar_ledger {
@@ -22,9 +23,24 @@ struct ar_ledger {
 	/* Set by ar_ledger_freeze: what every scan reads; NULL, each scan
 	 * lists the ledger anew. */
 	struct ar_frozen *frozen;
+	int lazy;          /* opened by ar_ledger_open_lazy */
 };
 int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
 	char *err, size_t errlen);
+/* The same for a reader that may need no segment's index: the segments
+ * are listed (an index missing from the listing is an error, as it is
+ * for ar_ledger_open), and their indexes are mapped only by
+ * ar_ledger_map, which the ledger's own scans and freeze call before
+ * they look an id up. A decision on a ledger of a thousand segments
+ * then opens none of them: each mapping is four system calls and a
+ * fault or two, most of such a decision's time. */
+int ar_ledger_open_lazy(struct ar_ledger *l, const char *dir, char *err,
+	size_t errlen);
+/* Maps every index not mapped yet; 0, or -1 with err set. */
+int ar_ledger_map(struct ar_ledger *l, char *err, size_t errlen);
+/* Whether a reader of the rows after segment `after` (0: all) needs the
+ * indexes: a segment after it, or a loose result (any, unless frozen). */
+int ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after);
 void ar_ledger_close(struct ar_ledger *l);
 /* 1 if id is stored in a segment. */
 int ar_ledger_in_segments(const struct ar_ledger *l, const char *id);

@@ -2320,3 +2320,37 @@ f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k
 	[ "$output" = "where	id	problem
 $L/results/$id2.json	$id2	bad signature" ]
 }
+
+@test "ar-ledger export -A: past the last segment, with no loose result, it reads no segment's index" {
+	gen 20 "$T/r.jsonl" 5
+	run -0 ar-ledger append -C "$C" "$T/r.jsonl"
+	# An index that is listed but cannot be mapped: a directory.
+	mv "$L/seg/00000001.idx" "$T/idx"
+	mkdir "$L/seg/00000001.idx"
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv -A 1
+	[ "$output" = "id	signed	verified	segment" ]
+	[ "$stderr" = "" ]
+	# A reader of the segment's rows needs it, and says why it cannot.
+	run -74 --separate-stderr ar-ledger export -C "$C" -V -f tsv
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $L/seg/00000001.idx: No such device" ]
+	# So does one with a loose result, which is looked up in it.
+	gen 1 "$T/one.jsonl" 6
+	id=$(jq -r .id "$T/one.jsonl")
+	cp "$T/one.jsonl" "$L/results/$id.json"
+	run -74 --separate-stderr ar-ledger export -C "$C" -V -f tsv -A 1
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $L/seg/00000001.idx: No such device" ]
+	# An index missing from the listing is an error at once, as it was.
+	rm "$L/results/$id.json"
+	rmdir "$L/seg/00000001.idx"
+	run -66 --separate-stderr ar-ledger export -C "$C" -V -f tsv -A 1
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: $L/seg/00000001.idx: No such file or directory" ]
+	# Put back, both exports read the rows as before.
+	mv "$T/idx" "$L/seg/00000001.idx"
+	run -0 ar-ledger export -C "$C" -V -f tsv -A 1
+	[ "$output" = "id	signed	verified	segment" ]
+	run -0 ar-ledger export -C "$C" -V -f tsv -c id
+	[ "${#lines[@]}" -eq 21 ]
+}

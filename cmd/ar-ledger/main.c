@@ -22,14 +22,17 @@ static const char usage[] =
 	"import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file\n"
 	"compact [-C campaign] [-B]";
 
+/* lazy: the segments' indexes are read only if the command needs them
+ * (an export past the last segment, with no loose result, reads none). */
 static void
-open_all(struct lctx *cx, const char *dir)
+open_all(struct lctx *cx, const char *dir, int lazy)
 {
 	char err[1024], *p;
 
 	ar_campaign_open(&cx->camp, dir);
 	p = ar_path(dir, "ledger");
-	if (ar_ledger_open(&cx->led, p, 0, err, sizeof err) < 0)
+	if ((lazy ? ar_ledger_open_lazy(&cx->led, p, err, sizeof err) :
+	    ar_ledger_open(&cx->led, p, 0, err, sizeof err)) < 0)
 		ar_die(AR_EX_NOINPUT, "%s", err);
 	free(p);
 }
@@ -179,23 +182,23 @@ main(int argc, char **argv)
 	}
 	memset(&cx, 0, sizeof cx);
 	if (strcmp(cmd, "append") == 0) {
-		open_all(&cx, dir);
+		open_all(&cx, dir, 0);
 		r = cmd_append(&cx, argc, argv);
 	} else if (strcmp(cmd, "verify") == 0 && argc == 0) {
-		open_all(&cx, dir);
+		open_all(&cx, dir, 0);
 		check_pin(&cx, pin);
 		r = cmd_verify(&cx, strict, full);
 	} else if (strcmp(cmd, "export") == 0 && argc == 0) {
-		open_all(&cx, dir);
+		open_all(&cx, dir, 1);
 		if (verify || pin)
 			check_pin(&cx, pin);
 		r = cmd_export(&cx, fmt, with_unsigned, verify, after, metric,
 		    workload, only);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
-		open_all(&cx, dir);
+		open_all(&cx, dir, 0);
 		r = cmd_import(&cx, from, argv[0], metric, lower);
 	} else if (strcmp(cmd, "compact") == 0 && argc == 0) {
-		open_all(&cx, dir);
+		open_all(&cx, dir, 0);
 		r = cmd_compact(&cx, brk);
 	} else
 		ar_usage(usage);

@@ -610,6 +610,11 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	s->jobs = ar_xmalloc(BATCH * sizeof *s->jobs);
 	s->flush = flush_verify;
 	cut = s->after > 0 ? (unsigned long)s->after : 0;
+	/* Nothing after the cut (a decision with its summary current):
+	 * no index is read. */
+	if (ar_ledger_needs_map(&cx->led, cut) && ar_ledger_map(&cx->led, err,
+	    sizeof err) < 0)
+		ar_die(scan_exit(errno), "%s", err);
 	s->nsealed = s->nsums = cx->led.nseg;
 	s->sealed = ar_xcalloc(s->nsealed ? s->nsealed : 1, 1);
 	s->sums = ar_xcalloc(s->nsums ? s->nsums : 1, sizeof *s->sums);

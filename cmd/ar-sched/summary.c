@@ -1430,7 +1430,7 @@ at_cut(struct agg *a, void *arg)
 	if (!c->led_open) {
 		char err[1024], *ldir = ar_campaign_path(c->camp, "ledger");
 
-		c->led_open = ar_ledger_open(&c->led, ldir, 0, err,
+		c->led_open = ar_ledger_open_lazy(&c->led, ldir, err,
 		    sizeof err) == 0 ? 1 : -1;
 		if (c->led_open < 0)
 			memset(&c->led, 0, sizeof c->led);
@@ -1590,7 +1590,7 @@ summ_fold(struct nx *x, const char *metric)
 	int moved;
 
 	ldir = ar_campaign_path(x->camp, "ledger");
-	if (ar_ledger_open(&led, ldir, 0, err, sizeof err) < 0) {
+	if (ar_ledger_open_lazy(&led, ldir, err, sizeof err) < 0) {
 		free(ldir);
 		summ_free(sm);
 		return 0;
@@ -1643,7 +1643,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 
 	agg_init(&a, metric);
 	ldir = ar_campaign_path(x->camp, "ledger");
-	have_led = ar_ledger_open(&led, ldir, 0, err, sizeof err) == 0;
+	have_led = ar_ledger_open_lazy(&led, ldir, err, sizeof err) == 0;
 	free(ldir);
 	if (!have_led)
 		memset(&led, 0, sizeof led);

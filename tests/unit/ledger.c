@@ -245,7 +245,50 @@ frozen(void)
 	unit_rmtree(dir);
 }
 
+/* A lazy open lists the segments and maps no index until asked: a
+ * frozen view past the last segment with no loose result needs none; a
+ * loose result's freeze maps them, and its lookups find the ids. */
+static void
+lazy(void)
+{
+	char *dir = unit_tmpdir(), err[512];
+	struct ar_ledger l;
+	struct ar_seg_made made;
+	json_t *recs[2];
+	int st[2];
+
+	ar_ledger_open(&l, dir, 1, err, sizeof err);
+	recs[0] = rec("r1", 1);
+	recs[1] = rec("r2", 1);
+	ar_ledger_add_batch(&l, recs, 2, st, &made, err, sizeof err);
+	json_decref(recs[0]);
+	json_decref(recs[1]);
+	ar_ledger_close(&l);
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 && l.nseg == 1 &&
+	    !l.seg[0].mapped && l.seg[0].num == 1, "lazy: listed, not mapped");
+	OK(ar_ledger_needs_map(&l, 1), "lazy: unfrozen, an index may be needed");
+	OK(ar_ledger_freeze(&l, err, sizeof err) == 0 && !l.seg[0].mapped &&
+	    !ar_ledger_needs_map(&l, 1) && ar_ledger_needs_map(&l, 0),
+	    "lazy: frozen with no loose result, past segment 1: none needed");
+	OK(ar_ledger_map(&l, err, sizeof err) == 0 && l.seg[0].mapped &&
+	    ar_ledger_in_segments(&l, "r2") && !ar_ledger_in_segments(&l, "r3"),
+	    "lazy: mapped, its ids are found");
+	ar_ledger_close(&l);
+	recs[0] = rec("r3", 1);
+	ar_ledger_open(&l, dir, 0, err, sizeof err);
+	ar_ledger_store(&l, recs[0]);
+	json_decref(recs[0]);
+	ar_ledger_close(&l);
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
+	    ar_ledger_freeze(&l, err, sizeof err) == 0 && l.seg[0].mapped &&
+	    ar_ledger_needs_map(&l, 1), "lazy: a loose result's freeze maps "
+	    "the indexes");
+	ar_ledger_close(&l);
+	unit_rmtree(dir);
+}
+
 const struct unit_test unit_ledger[] = {
+	TEST(lazy),
 	TEST(frozen),
 	TEST(store),
 	TEST(batches),
