@@ -59,36 +59,71 @@ static void idx_range(struct ar_seg *s);
 static void frozen_free(struct ar_frozen *f);
 static int cmp_pstr(const void *a, const void *b);
 
+/* A file mapped for reading; len 0 maps nothing. */
+struct map {
+	char *p;
+	size_t len;
+};
+
+static int
+map_file(const char *path, struct map *m)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	m->p = NULL;
+	m->len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	m->len = (size_t)st.st_size;
+	if (m->len) {
+		m->p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m->p == MAP_FAILED) {
+			int e = errno;
+			close(fd);
+			m->p = NULL;
+			m->len = 0;
+			errno = e;
+			return -1;
+		}
+		madvise(m->p, m->len, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	return 0;
+}
+
+static void
+unmap_file(struct map *m)
+{
+	if (m->p)
+		munmap(m->p, m->len);
+	m->p = NULL;
+	m->len = 0;
+}
+
 /* Maps the segment's index; 0, or -1 with err set. */
 static int
 map_index(struct ar_seg *s, char *err, size_t errlen)
 {
 	char *ip = ar_xasprintf("%.*s.idx", (int)(strlen(s->path) - 4),
 	    s->path);
-	struct stat st;
-	int fd = open(ip, O_RDONLY | O_CLOEXEC);
+	struct map m;
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
+	if (map_file(ip, &m) < 0) {
 		snprintf(err, errlen, "%s: %s", ip, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		free(ip);
 		return -1;
 	}
-	s->idxlen = (size_t)st.st_size;
-	if (s->idxlen) {
-		s->idx = mmap(NULL, s->idxlen, PROT_READ, MAP_SHARED, fd, 0);
-		if (s->idx == MAP_FAILED) {
-			s->idx = NULL;
-			s->idxlen = 0;
-			snprintf(err, errlen, "%s: %s", ip, strerror(errno));
-			close(fd);
-			free(ip);
-			return -1;
-		}
-	}
-	close(fd);
 	free(ip);
+	/* Looked up here and there, not read through. */
+	if (m.len)
+		madvise(m.p, m.len, MADV_NORMAL);
+	s->idx = m.p;
+	s->idxlen = m.len;
 	idx_range(s);
 	s->mapped = 1;
 	return 0;
@@ -319,52 +354,6 @@ ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
 		if (l->seg[i].num <= upto && idx_has(&l->seg[i], id))
 			return 1;
 	return 0;
-}
-
-/* A file mapped for reading; len 0 maps nothing. */
-struct map {
-	char *p;
-	size_t len;
-};
-
-static int
-map_file(const char *path, struct map *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	m->p = NULL;
-	m->len = 0;
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return -1;
-	}
-	m->len = (size_t)st.st_size;
-	if (m->len) {
-		m->p = mmap(NULL, m->len, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m->p == MAP_FAILED) {
-			int e = errno;
-			close(fd);
-			m->p = NULL;
-			m->len = 0;
-			errno = e;
-			return -1;
-		}
-		madvise(m->p, m->len, MADV_SEQUENTIAL);
-	}
-	close(fd);
-	return 0;
-}
-
-static void
-unmap_file(struct map *m)
-{
-	if (m->p)
-		munmap(m->p, m->len);
-	m->p = NULL;
-	m->len = 0;
 }
 
 /* Splits a line in place at tabs without unescaping; returns the count. */
