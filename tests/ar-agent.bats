@@ -93,7 +93,7 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	echo "# digest" > camp/loop/digest.md
 	PROMPT_OUT=$T/prompt AR_AGENT=$FIX/good run -0 ar-agent --no-sandbox -C camp --once -w tiny
 	grep -q '^## Worker' prompt
-	! grep -q '^## Planner' prompt
+	not grep -q '^## Planner' prompt
 	grep -q 'What gets a method rejected' prompt
 	grep -q '"title": "tile the columns"' prompt
 	grep -q '"variant": "fast"' prompt
@@ -166,7 +166,7 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	# Named in the log: the object and the build log; not the ignored file.
 	grep -qx '  matvec.o' "camp2/log/agent-$id.log"
 	grep -qx '  build.log' "camp2/log/agent-$id.log"
-	! grep -q scratch.tmp "camp2/log/agent-$id.log"
+	not grep -q scratch.tmp "camp2/log/agent-$id.log"
 }
 
 @test "ar-agent: the agent commits its steps on its own branch in the worktree; the method is its last state" {
@@ -214,7 +214,7 @@ why() { ar-queue ls -f jsonl camp/ideas | jq -r --arg id "$1" 'select(.record.id
 	grep -qx 'fail: invalid: gate bad == 0 failed: [0-9]* (pair 0)' "$log"
 	grep -qx 'check 2: exit 1' "$log"
 	grep -qx 'check 3: exit 0' "$log"
-	! grep -q 'ar-bench: ' "$log"
+	not grep -q 'ar-bench: ' "$log"
 	# Nothing signed, stored or counted.
 	[ "$(ar-ledger export -C camp -f tsv | wc -l)" -eq 1 ]
 	[ "$(state "$id")" = done ]

@@ -261,7 +261,7 @@ EOF
 	# The same seed makes the same inputs; two seeds, different ones.
 	AR_SEED=4242 AR_IN=in AR_REF=ref ROWS=64 COLS=64 TOKENS=2 judge/gen
 	cmp in/w.bin w.4242
-	! cmp -s w.11 w.4242
+	not cmp -s w.11 w.4242
 }
 
 @test "attack, holdout stderr: what a crash prints on holdout pairs reaches the ledger bounded" {

@@ -72,7 +72,7 @@ edit() {
 	xmllint --noout "$T/s.svg"
 	xmllint --noout "$T/p.html"
 	[ -z "$(ls -A "$T" | grep '^\.tmp-')" ]
-	! grep -qi '<script' "$T/p.html"
+	not grep -qi '<script' "$T/p.html"
 	grep -q '<svg' "$T/p.html"
 }
 

@@ -256,7 +256,7 @@ keep $T/camp"
 	# with the UTC time.
 	grep 'ar-loop: ' <<< "$stderr" > loop.log
 	[ -s loop.log ]
-	! grep -Ev '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z ar-loop: ' loop.log
+	not grep -Ev '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z ar-loop: ' loop.log
 	# AR_LOG_TIME=0: none.
 	run --separate-stderr env -i HOME="$HOME" PATH=/usr/bin:/bin AR_LOG_TIME=0 "$T/inst/ar-loop" -C nocamp
 	same "$stderr" "ar-loop: nocamp: not a campaign (no campaign.conf)"

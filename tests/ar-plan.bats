@@ -71,7 +71,7 @@ ideas() { ar-queue ls -f jsonl camp/ideas | jq -c .record; }
 	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'Problem: int8-matvec'
 	printf '%s' "$body" | jq -r '.messages[0].content' | grep -q 'propose up to 2 new ideas'
 	# The key is never on a command line (ps would show it).
-	! grep -q 'sk-test' "$TOP/scripts/ar-plan"
+	not grep -q 'sk-test' "$TOP/scripts/ar-plan"
 }
 
 @test "ar-plan: a good OpenAI reply (choices[0].message.content, bare JSON)" {
@@ -155,7 +155,7 @@ EOF
 	PROMPT=$T/prompt AR_PLANNER=$T/planner run --separate-stderr -0 ar-plan -C camp -d digest.md -n 5
 	[ "${#lines[@]}" -eq 1 ]
 	grep -q '^## Planner' prompt
-	! grep -q '^## Worker' prompt
+	not grep -q '^## Worker' prompt
 	grep -q 'Research before you propose' prompt
 	grep -q 'best so far 1.2x at k = 2' prompt
 	grep -q 'Mutable files (what a worker may edit): matvec.c, Makefile' prompt

@@ -182,8 +182,8 @@ teardown() {
 	FAKE_SLEEP=0.3 run -0 --separate-stderr ar-run local -C camp --cpus --drain -i a.tsv
 	[ "$(col status <<< "$output" | sort -u)" = done ]
 	# No -G and no CUDA_VISIBLE_DEVICES on the CPU path.
-	! grep -q 'G=[0-9]' camp/fake.log
-	! grep -q 'gpus=[0-9]' camp/fake.log
+	not grep -q 'G=[0-9]' camp/fake.log
+	not grep -q 'gpus=[0-9]' camp/fake.log
 	grep '^start' camp/fake.log | while read -r ev e k m g G c t; do
 		[[ "${c#cpus=}" =~ ^[0-9]+$ ]]
 	done
@@ -218,7 +218,7 @@ teardown() {
 	[ "$(why c3)" = "failed: ar-bench exited 66: fake-bench: exiting 66" ]
 	[ "$(why h1)" = "timeout: killed at the time limit of 1 s" ]
 	# The hung run and its sleep are gone; nothing is booked.
-	! pgrep -f "fake-bench .*-x h1" > /dev/null
+	not pgrep -f "fake-bench .*-x h1" > /dev/null
 	empty camp/run/gpus camp/run/pid
 	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 1 ]
 }
@@ -241,7 +241,7 @@ teardown() {
 	grep -q '^ar-run: interrupted$' err
 	[ "$(ls camp/queue/new | wc -l)" -eq 3 ]
 	empty camp/queue/cur camp/run/gpus camp/run/pid
-	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+	not pgrep -f "fake-bench .*-C $CAMP" > /dev/null
 }
 
 @test "kill -9 of ar-run mid-run, then a restart: each experiment ends once" {
@@ -276,7 +276,7 @@ teardown() {
 	[ "$(ar-queue ls -s done camp/queue | tail -n +2 | wc -l)" -eq 12 ]
 	empty camp/run/gpus camp/run/pid camp/queue/new camp/queue/cur
 	no_overlap <(grep -v "^start" camp/fake.log; grep "^start" camp/fake.log) || true
-	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+	not pgrep -f "fake-bench .*-C $CAMP" > /dev/null
 }
 
 @test "kill -9 after the result was appended: the restart runs nothing again" {
@@ -294,7 +294,7 @@ teardown() {
 	[ "$(grep -c '^start p1' camp/fake.log)" -eq 1 ]
 	[ "$(ledger_count p1)" -eq 1 ]
 	empty camp/run/gpus camp/run/pid camp/queue/cur
-	! pgrep -f "fake-bench .*-C $CAMP" > /dev/null
+	not pgrep -f "fake-bench .*-C $CAMP" > /dev/null
 }
 
 @test "a restart stops an earlier run's ar-bench still alive before it decides" {
@@ -313,7 +313,7 @@ teardown() {
 	run -0 --separate-stderr ar-run local -C camp --gpus 2 --drain
 	[[ "$stderr" == *"z1: taking over from w.$h.999999.1 (its runner died)"* ]]
 	[[ "$stderr" == *"process $child of an earlier run is still alive; stopping it"* ]]
-	! kill -0 $child 2>/dev/null
+	not kill -0 $child 2>/dev/null
 	[ "$(awk -F '\t' '$1 == "z1" { print $6 }' <<< "$output")" = done ]
 	[ "$(ledger_count z1)" -eq 1 ]
 }
@@ -355,7 +355,7 @@ teardown() {
 	grep -q '^start s1 k=1 .* sched=10,20 stop=0.935 prior= ' camp/fake.log
 	grep -q '^start s2 k=2 .* sched= stop= prior= ' camp/fake.log
 	grep -q '^start s5 k=1 .* sched=8,96 stop=1.1 prior=0.9,1.2 ' camp/fake.log
-	! grep -q '^start s[346] ' camp/fake.log
+	not grep -q '^start s[346] ' camp/fake.log
 	ar-queue ls -s failed camp/queue | grep -qF 'failed: prior_lo, prior_hi: expected numbers with 1e-06 <= prior_lo < prior_hi <= 1e+06, and a stop_at	s6	'
 	[ "$(awk -F '\t' '$1 == "s3" { print $6 }' <<< "$output")" = failed ]
 	ar-queue ls -s failed camp/queue | grep -qF 'failed: min_pairs, max_pairs: expected whole numbers, 1 <= min_pairs <= max_pairs <= 1000000	s3	'
@@ -508,7 +508,7 @@ SH
 	kill -TERM $pid
 	wait $pid || true
 	[ "$(grep -c '^job' sbatch.log)" -eq 3 ]
-	! grep -q -- --array sbatch.log
+	not grep -q -- --array sbatch.log
 	[ "$(cat camp/run/jobs/e001 camp/run/jobs/e002 camp/run/jobs/e003 | tr '\n' ' ')" = "100 101 102 " ]
 	run -64 --separate-stderr ar-run local -C camp --no-array
 	run -64 --separate-stderr ar-run slurm -C camp --array-max 0

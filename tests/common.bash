@@ -60,6 +60,12 @@ ar_teardown() {
 	ar_unlock
 }
 
+# not CMD...: succeeds when CMD fails. A bare `! CMD` never fails a
+# test: set -e does not stop at a negated command.
+not() {
+	! "$@"
+}
+
 # same GOT WANT: fails, showing both, unless GOT is exactly WANT.
 same() {
 	if [ "$1" != "$2" ]; then

@@ -29,7 +29,7 @@ teardown() {
 	run --separate-stderr env AR_DEPS_FILE=list.tsv "$TOP/scripts/deps" build
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	! grep -q 'install' <<< "$stderr"
+	not grep -q 'install' <<< "$stderr"
 }
 
 @test "deps: missing, not root: the package, the command that installs it, exit 69" {
@@ -65,7 +65,7 @@ teardown() {
 	grep -qx 'deps: installing with apt-get, for make check:' <<< "$stderr"
 	grep -qx '  there: needed to test' <<< "$stderr"
 	# apt's chatter is not shown when it succeeds.
-	! grep -q 'apt says something' <<< "$stderr"
+	not grep -q 'apt says something' <<< "$stderr"
 	same "$(cat apt.log)" "update -qq
 install -y -qq --no-install-recommends there"
 }
@@ -168,5 +168,5 @@ install -y -qq --no-install-recommends there"
 	[ "$(grep -c '^| [a-z]' <<< "$table")" -eq $((n + 1)) ]
 	grep -qx 'scripts/deps check' "$TOP/.ci/run"
 	# No second install line to drift.
-	! grep -q 'apt-get install -y gcc' "$TOP/README.md"
+	not grep -q 'apt-get install -y gcc' "$TOP/README.md"
 }
