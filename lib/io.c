@@ -118,13 +118,26 @@ ar_readfile(const char *path, struct ar_buf *b, size_t max)
 int
 ar_readfile_at(int dirfd, const char *path, struct ar_buf *b, size_t max)
 {
-	struct stat st;
-	ssize_t n;
-	int fd, sized = 0;
+	int fd, r, e;
 
 	ar_buf_clear(b);
 	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -1;
+	r = ar_readfd(fd, b, max);
+	e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+
+int
+ar_readfd(int fd, struct ar_buf *b, size_t max)
+{
+	struct stat st;
+	ssize_t n;
+	int sized = 0;
+
+	ar_buf_clear(b);
 	/* Sized once for a regular file, and read straight into the
 	 * buffer: summaries of megabytes are read on every decision. */
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
@@ -144,11 +157,11 @@ ar_readfile_at(int dirfd, const char *path, struct ar_buf *b, size_t max)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			goto fail;
+			return -1;
 		}
 		if (b->len + (size_t)n > max) {
 			errno = EFBIG;
-			goto fail;
+			return -1;
 		}
 		b->len += (size_t)n;
 		b->p[b->len] = '\0';
@@ -159,13 +172,7 @@ ar_readfile_at(int dirfd, const char *path, struct ar_buf *b, size_t max)
 	}
 	if (!b->p)
 		ar_buf_reserve(b, 0), b->p[0] = '\0';
-	close(fd);
 	return 0;
-fail:;
-	int e = errno;
-	close(fd);
-	errno = e;
-	return -1;
 }
 
 int

@@ -32,6 +32,9 @@ int ar_readfile(const char *path, struct ar_buf *b, size_t max);
  * path each. */
 int ar_readfile_at(int dirfd, const char *path, struct ar_buf *b,
 	size_t max);
+/* The same from an open descriptor, read to its end (a pipe, standard
+ * input); fd is left open. */
+int ar_readfd(int fd, struct ar_buf *b, size_t max);
 /* The last 10 lines of a file, at most 2000 bytes, as valid UTF-8
  * without control characters but newlines and tabs; "" if unreadable. */
 char *ar_tail_of(const char *path);

@@ -53,9 +53,13 @@ free_segments(struct ar_ledger *l)
 	free(l->seg);
 	l->seg = NULL;
 	l->nseg = 0;
+	l->hi = NULL;
+	l->hilen = 0;
+	l->hi_set = 0;
 }
 
 static void idx_range(struct ar_seg *s);
+static void ledger_hi(struct ar_ledger *l);
 static void frozen_free(struct ar_frozen *f);
 static int cmp_pstr(const void *a, const void *b);
 
@@ -169,6 +173,8 @@ load_segments(struct ar_ledger *l, char *err, size_t errlen)
 		} else if (map_index(s, err, errlen) < 0)
 			goto fail;
 	}
+	if (!l->lazy)
+		ledger_hi(l);
 	ar_spool_free_list(names, n);
 	free(sd);
 	return 0;
@@ -186,6 +192,7 @@ ar_ledger_map(struct ar_ledger *l, char *err, size_t errlen)
 	for (i = 0; i < l->nseg; i++)
 		if (!l->seg[i].mapped && map_index(&l->seg[i], err, errlen) < 0)
 			return -1;
+	ledger_hi(l);
 	return 0;
 }
 
@@ -271,6 +278,36 @@ idx_range(struct ar_seg *s)
 	s->hilen = end - s->hioff;
 }
 
+/* The largest of the segments' last ids, all of them mapped. */
+static void
+ledger_hi(struct ar_ledger *l)
+{
+	size_t i;
+
+	l->hi = NULL;
+	l->hilen = 0;
+	for (i = 0; i < l->nseg; i++) {
+		const struct ar_seg *s = &l->seg[i];
+
+		if (!s->idx || !s->hilen)
+			continue;
+		if (!l->hi || line_cmp(s->idx + s->hioff, s->hilen, l->hi,
+		    l->hilen) > 0) {
+			l->hi = s->idx + s->hioff;
+			l->hilen = s->hilen;
+		}
+	}
+	l->hi_set = 1;
+}
+
+/* Whether id is after every segment's last id (ledger_hi): then in none. */
+static int
+after_all(const struct ar_ledger *l, const char *id)
+{
+	return l->hi_set && (!l->hi || line_cmp(l->hi, l->hilen, id,
+	    strlen(id)) < 0);
+}
+
 /* Binary search over the sorted lines of an index, after a look at its
  * range. */
 static int
@@ -318,6 +355,8 @@ seg_of(const struct ar_ledger *l, const char *id)
 {
 	size_t i;
 
+	if (after_all(l, id))
+		return -1;
 	for (i = 0; i < l->nseg; i++)
 		if (idx_has(&l->seg[i], id))
 			return (int)i;
@@ -350,6 +389,8 @@ ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
 {
 	size_t i;
 
+	if (after_all(l, id))
+		return 0;
 	for (i = 0; i < l->nseg; i++)
 		if (l->seg[i].num <= upto && idx_has(&l->seg[i], id))
 			return 1;
@@ -1046,6 +1087,8 @@ struct ar_frozen {
 	/* The listed result is also in a segment (compacted between the
 	 * listing and the loading): looked up once, not at each scan. */
 	unsigned char *inseg;
+	/* The reader holds it already (ar_ledger_freeze_known). */
+	unsigned char *known;
 };
 
 static void
@@ -1061,6 +1104,7 @@ frozen_free(struct ar_frozen *f)
 	free(f->json);
 	free(f->len);
 	free(f->inseg);
+	free(f->known);
 	ar_spool_free_list(f->names, f->n);
 	free(f);
 }
@@ -1092,10 +1136,18 @@ ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after)
 int
 ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
 {
+	return ar_ledger_freeze_known(l, NULL, NULL, err, errlen);
+}
+
+int
+ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
+    char *err, size_t errlen)
+{
 	struct ar_frozen *f = ar_xcalloc(1, sizeof *f);
 	char *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
 	size_t i, held = 0;
+	int dfd;
 
 	frozen_free(l->frozen);
 	l->frozen = NULL;
@@ -1111,11 +1163,30 @@ ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
 	f->json = ar_xcalloc(f->n + 1, sizeof *f->json);
 	f->len = ar_xcalloc(f->n + 1, sizeof *f->len);
 	f->inseg = ar_xcalloc(f->n + 1, 1);
+	f->known = ar_xcalloc(f->n + 1, 1);
 	for (i = 0; i < f->n; i++)
 		f->inseg[i] = (unsigned char)ar_ledger_in_segments(l,
 		    f->names[i]);
-	for (i = 0; i < f->n && held < AR_FROZEN_BYTES; i++) {
+	/* Each file by its name in results/: a thousand lookups of one
+	 * name, not of the whole path. */
+	dfd = known ? open(rd, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	for (i = 0; dfd >= 0 && i < f->n; i++) {
+		struct stat st;
+		char name[AR_ID_MAX + 8];
+
 		if (f->inseg[i])
+			continue;
+		snprintf(name, sizeof name, "%s.json", f->names[i]);
+		/* A file gone or not plain is read at each scan, which says
+		 * why or finds it compacted. */
+		if (fstatat(dfd, name, &st, 0) == 0 && S_ISREG(st.st_mode) &&
+		    known(f->names[i], &st, arg))
+			f->known[i] = 1;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	for (i = 0; i < f->n && held < AR_FROZEN_BYTES; i++) {
+		if (f->inseg[i] || f->known[i])
 			continue;
 		p = ar_xasprintf("%s/%s.json", rd, f->names[i]);
 		/* One it cannot read now is read at each scan, which
@@ -1172,7 +1243,9 @@ ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
 		p = ar_xasprintf("%s/%s.json", rd, id);
 		memset(&row, 0, sizeof row);
 		row.src = p;
-		if (f && f->json[i]) {
+		if (f && f->known[i]) {
+			row.known = 1;
+		} else if (f && f->json[i]) {
 			row.json = f->json[i];
 			row.jsonlen = f->len[i];
 			row.held = 1;

@@ -3,6 +3,7 @@
 #define AR_LEDGER_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 struct ar_seg {
@@ -24,6 +25,12 @@ struct ar_ledger {
 	 * lists the ledger anew. */
 	struct ar_frozen *frozen;
 	int lazy;          /* opened by ar_ledger_open_lazy */
+	/* Once every index is mapped: the largest last id of them all
+	 * (NULL: no segment holds an id), so that an id after it, as a
+	 * loose result's usually is, is in no segment at one look. */
+	const char *hi;
+	size_t hilen;
+	int hi_set;
 };
 int ar_ledger_open(struct ar_ledger *l, const char *dir, int create,
 	char *err, size_t errlen);
@@ -81,6 +88,9 @@ struct ar_row {
 	/* A loose row of a frozen view (ar_ledger_freeze): json is the
 	 * same bytes, at the same address, at every scan. */
 	int held;
+	/* A loose row the freeze's reader said it holds already
+	 * (ar_ledger_freeze_known): not read, json NULL; src names it. */
+	int known;
 };
 /* Every row, loose or in a segment, goes to fn; a row that cannot be
  * read comes with bad set, and so does a segment that cannot be read,
@@ -114,6 +124,15 @@ int ar_ledger_scan_skip(struct ar_ledger *l, unsigned long after,
  * result is read once, not once a pass. 0, or -1 with err. */
 #define AR_FROZEN_BYTES ((size_t)256 << 20)
 int ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen);
+/* The same, asking known, for each loose result listed and in no
+ * segment, with its id and its file's stat, whether the reader holds it
+ * already (1): then its file is not read, and the scans give it as a
+ * row with known set. A reader of a thousand loose results that a
+ * previous reading took spends a stat on each, not a read. */
+typedef int (*ar_known_fn)(const char *id, const struct stat *st,
+	void *arg);
+int ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known,
+	void *arg, char *err, size_t errlen);
 /* Merges loose results into a new segment under a lock. Taking the
  * lock, this and ar_ledger_add_batch remove what writers that died left
  * (ar_tmp_clean on ledger/, results/ and seg/). */

@@ -64,7 +64,7 @@ $L/seg:" ]
 
 usage_text="usage: ar-ledger append [-C campaign] [file ...]
        ar-ledger verify [-C campaign] [-F] [-s] [-k fingerprint]
-       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment] [-c columns]
+       ar-ledger export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment] [-c columns] [-K known]
        ar-ledger import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file
        ar-ledger compact [-C campaign] [-B]"
 
@@ -1855,7 +1855,7 @@ $1	$2	$3" ]
 	[ -f "$L/seg/00000001.seal" ]
 	ASAN_OPTIONS=detect_leaks=0 strace -f -e trace=openat -o "$T/trace" ar-ledger verify -C "$C" > /dev/null 2> "$T/err"
 	grep -q '23 verified' "$T/err"
-	! grep -q 'seg/00000001.tsv"' "$T/trace"
+	not grep -q 'seg/00000001.tsv"' "$T/trace"
 	# Touched: hashed, still good, and sealed again with its new stat.
 	old=$(sed -n 8p "$L/seg/00000001.seal")
 	touch "$SEG"
@@ -2353,4 +2353,133 @@ $L/results/$id2.json	$id2	bad signature" ]
 	[ "$output" = "id	signed	verified	segment" ]
 	run -0 ar-ledger export -C "$C" -V -f tsv -c id
 	[ "${#lines[@]}" -eq 21 ]
+}
+
+# known_list ID...: ar-ledger export -K's lines for the loose results
+# ID... as their files are now.
+known_list() {
+	local id
+	for id in "$@"; do
+		printf '%s\t%s\n' "$id" "$(stat -c '%i	%s	%.9Y	%.9Z' "$L/results/$id.json")"
+	done
+}
+
+# export_known ARGS...: ar-ledger export -C $C -V -f tsv -A 1 -c workload
+# ARGS under strace, its stdout in $T/out, its stderr in $T/err, the
+# files it opened in $T/tr; its exit status in $st.
+export_known() {
+	st=0
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -e trace=open,openat -o "$T/tr" ar-ledger export -C "$C" -V -f tsv -A 1 -c workload "$@" > "$T/out" 2> "$T/err" || st=$?
+}
+
+@test "ar-ledger export -K: a loose result listed as its file is now, and in the loose seal, is marked known and not read" {
+	stored_mix
+	# verify seals the three loose results (ledger/loose.seal).
+	run -0 ar-ledger verify -C "$C"
+	mapfile -t lid < <(ids "$T/loose.jsonl" | LC_ALL=C sort)
+	wl=$(get "$T/clean.tsv" "${lid[1]}" workload)
+	[ -n "$wl" ]
+	known_list "${lid[0]}" "${lid[2]}" > "$T/k"
+	export_known -K "$T/k"
+	[ "$st" -eq 0 ]
+	[ "$(cat "$T/out")" = "id	signed	verified	segment	workload
+${lid[0]}	known	yes		
+${lid[1]}	yes	yes		$wl
+${lid[2]}	known	yes		" ]
+	[ ! -s "$T/err" ]
+	not grep -q "${lid[0]}.json" "$T/tr"
+	not grep -q "${lid[2]}.json" "$T/tr"
+	grep -q "${lid[1]}.json" "$T/tr"
+	# From standard input, the same.
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv -A 1 -c workload -K - < "$T/k"
+	[ "$output" = "$(cat "$T/out")" ]
+	# The seal keeps the known ones: the next export without -K still
+	# takes all three as sealed, and gives their rows.
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f tsv -A 1 -c workload
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[1]}" = "${lid[0]}	yes	yes		$wl" ]
+	# A list of ids not loose (in a segment, or none) marks nothing.
+	sid=$(ids "$T/seg.jsonl" | head -n 1)
+	printf '%s\t1\t2\t3.000000000\t4.000000000\n' "$sid" 20991231T000000.000000Z-0000000000000000 > "$T/k2"
+	run -0 ar-ledger export -C "$C" -V -f tsv -K "$T/k2"
+	[ "$output" = "$(ar-ledger export -C "$C" -V -f tsv)" ]
+}
+
+@test "ar-ledger export -K: a file changed since it was listed, or not in the loose seal, is read and checked" {
+	stored_mix
+	run -0 ar-ledger verify -C "$C"
+	mapfile -t lid < <(ids "$T/loose.jsonl" | LC_ALL=C sort)
+	known_list "${lid[@]}" > "$T/k"
+	# Its times only: read again, and still good.
+	touch -d '2001-01-01' "$L/results/${lid[0]}.json"
+	export_known -K "$T/k"
+	[ "$st" -eq 0 ]
+	[ "$(sed -n 2p "$T/out" | cut -f 2)" = yes ]
+	[ "$(sed -n 3p "$T/out" | cut -f 2)" = known ]
+	grep -q "${lid[0]}.json" "$T/tr"
+	# Edited in place to the same size, its mtime put back: the ctime
+	# tells, and the edit is bad.
+	id=${lid[1]}
+	f=$L/results/$id.json
+	touch -r "$f" "$T/when"
+	was=$(stat -c '%i %s' "$f")
+	off=$(grep -bo '"build":"autoreduce-0.1.0"' "$f" | cut -d: -f1)
+	printf '"build":"autoreduce-0.1.1"' | dd of="$f" bs=1 seek="$off" conv=notrunc 2> /dev/null
+	grep -q '"build":"autoreduce-0.1.1"' "$f"
+	[ "$(stat -c '%i %s' "$f")" = "$was" ]
+	touch -r "$T/when" "$f"
+	export_known -K "$T/k"
+	[ "$st" -eq 1 ]
+	[ "$(cat "$T/err")" = "$(problems_note 1)" ]
+	not grep -q "^$id	" "$T/out"
+	[ "$(wc -l < "$T/out")" -eq 3 ]
+	# Without the loose seal, -V reads every result; without -V, a
+	# listed file as it is is known all the same (its reader's call).
+	rm "$L/loose.seal"
+	known_list "${lid[2]}" > "$T/k"
+	export_known -K "$T/k"
+	grep -q "${lid[2]}.json" "$T/tr"
+	grep -q "^${lid[2]}	yes	yes" "$T/out"
+	run -0 ar-ledger export -C "$C" -f tsv -A 1 -c workload -K "$T/k"
+	[ "${lines[3]}" = "${lid[2]}	known		" ]
+}
+
+@test "ar-ledger export -K: a missing, malformed or doubled list exits with one line naming it" {
+	stored_mix
+	id=$(ids "$T/loose.jsonl" | head -n 1)
+	run -66 --separate-stderr ar-ledger export -C "$C" -V -K "$T/none"
+	[ "$output" = "" ]
+	[ "$stderr" = "ar-ledger: -K $T/none: No such file or directory" ]
+	known_list "$id" > "$T/k"
+	bad() {
+		run -65 --separate-stderr ar-ledger export -C "$C" -V -K "$T/k2"
+		[ "$output" = "" ]
+		[ "$stderr" = "ar-ledger: -K $T/k2: $1" ]
+	}
+	what="expected id, inode, size, mtime and ctime (seconds.nanoseconds), tab-separated"
+	{ cat "$T/k"; printf '%s\t1\t2\t3.5\t4.000000000\n' "$id"; } > "$T/k2"
+	bad "line 2: $what"
+	printf '%s\t1\t2\t3.000000000\n' "$id" > "$T/k2"
+	bad "line 1: $what"
+	printf '%s\t-1\t2\t3.000000000\t4.000000000\n' "$id" > "$T/k2"
+	bad "line 1: $what"
+	printf '%s\t1\t2\t3.000000000\t4.000000000\t\n' "$id" > "$T/k2"
+	bad "line 1: $what"
+	printf '%s\t1\t2\t3.000000000\t4.000000000' "$id" > "$T/k2"
+	bad "line 1: no newline at its end"
+	printf '../x\t1\t2\t3.000000000\t4.000000000\n' > "$T/k2"
+	bad "line 1: not a valid id"
+	printf 'no tab\n' > "$T/k2"
+	bad "line 1: not an id and a tab"
+	printf '%s\t99999999999999999999\t2\t3.000000000\t4.000000000\n' "$id" > "$T/k2"
+	bad "line 1: $what"
+	cat "$T/k" "$T/k" > "$T/k2"
+	bad "$id: listed twice"
+	# An empty list is a list of none.
+	: > "$T/k2"
+	run -0 ar-ledger export -C "$C" -V -K "$T/k2"
+	# For TSV only; not verify's.
+	run -64 --separate-stderr ar-ledger export -C "$C" -f jsonl -K "$T/k"
+	run -64 --separate-stderr ar-ledger verify -C "$C" -K "$T/k"
 }

@@ -174,6 +174,7 @@ struct scanner {
 	                      * to this are neither checked nor exported;
 	                      * -1 for all */
 	struct lseal loose;  /* ledger/loose.seal */
+	int loose_loaded;    /* read before the scan (export -K) */
 };
 
 /* Whether a row is one export -A leaves out: in a segment numbered at
@@ -238,7 +239,8 @@ int looseseal_parse(const char *p, size_t len, const char *camp,
 /* Reads the ledger's loose seal; one that is missing or not good is
  * none. */
 void looseseal_load(struct lctx *cx, struct lseal *ls);
-/* The entry of the result named name with bytes of hash, or NULL. */
+/* The entry of the result named name with bytes of hash (any, when hash
+ * is NULL), or NULL. */
 const struct lent *looseseal_find(const struct lseal *ls, const char *name,
 	const char *hash);
 /* A result this run found good. */
@@ -299,10 +301,16 @@ scan_exit(int e)
 	    AR_EX_IO;
 }
 
+/* The id a row is stored under: its segment's id column, or its file
+ * name without ".json". Empty when neither can be read. */
+void row_fileid(const struct ar_row *r, char id[AR_ID_MAX + 1]);
+
 /* export.c */
+/* known: -K, the file listing the loose results the reader holds
+ * ("-": standard input), or NULL. */
 int cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	long after, const char *metric, const char *workload,
-	const char *only);
+	const char *only, const char *known);
 
 /* store.c */
 int cmd_append(struct lctx *cx, int argc, char **argv);

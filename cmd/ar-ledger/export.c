@@ -7,7 +7,9 @@
 
 #include "err.h"
 #include "flat.h"
+#include "io.h"
 #include "json.h"
+#include "known.h"
 #include "tsv.h"
 #include "ar-ledger.h"
 
@@ -122,7 +124,8 @@ gather_cols(const struct ar_row *r, void *arg)
 {
 	struct exporter *e = arg;
 
-	if (before_cut(r, e->after))
+	/* A known row's columns are its reader's. */
+	if (before_cut(r, e->after) || r->known)
 		return 0;
 	if (r->lineno) {
 		if (r->hdr && (r->hdr != e->map_hdr || r->src != e->map_src)) {
@@ -388,6 +391,27 @@ emit(const struct ar_row *r, void *arg)
 
 	if (before_cut(r, e->after))
 		return 0;
+	if (r->known) {
+		char kid[AR_ID_MAX + 1];
+
+		/* Held by the reader (-K): its id, "known" for signed, and
+		 * every other column empty. With -V it is a signed result
+		 * the loose seal lists, and still good. */
+		row_fileid(r, kid);
+		if (is_bad(e, r, kid))
+			return 0;
+		e->rows++;
+		fputs(kid, stdout);
+		fputs("\tknown", stdout);
+		if (e->v)
+			fputs("\tyes", stdout);
+		if (e->after >= 0)
+			putchar('\t');
+		for (k = 0; k < e->ncols; k++)
+			putchar('\t');
+		putchar('\n');
+		return 0;
+	}
 	if (r->bad) {
 		char *w = where_of(r);
 
@@ -546,10 +570,58 @@ emit(const struct ar_row *r, void *arg)
 	return 0;
 }
 
+/* -K: the list, and what the freeze asks of it. */
+struct knownlist {
+	struct ar_known *k;
+	size_t n;
+	const struct lseal *seal;   /* with -V: the loose seal */
+};
+
+/* A loose result is left unread when the list names it with its file's
+ * identity now, and, with -V, the loose seal lists it as signed: its
+ * bytes are those the seal vouched for. */
+static int
+is_known(const char *id, const struct stat *st, void *arg)
+{
+	const struct knownlist *kl = arg;
+	const struct ar_known *k = ar_known_find(kl->k, kl->n, id);
+	const struct lent *e;
+
+	if (!k || !ar_known_same(k, st))
+		return 0;
+	if (!kl->seal)
+		return 1;
+	e = looseseal_find(kl->seal, id, NULL);
+	return e && !e->unsigned_;
+}
+
+static void
+known_load(struct knownlist *kl, const char *path)
+{
+	struct ar_buf b = {0};
+	char err[512];
+	int std = strcmp(path, "-") == 0;
+
+	memset(kl, 0, sizeof *kl);
+	/* At most AR_LEDGER_COMPACT results are loose, of about 120
+	 * bytes a line: 64 MB is far more. */
+	if ((std ? ar_readfd(0, &b, (size_t)64 << 20) : ar_readfile(path, &b,
+	    (size_t)64 << 20)) < 0)
+		ar_die(errno == EFBIG ? AR_EX_DATA : ar_errno_exit(errno),
+		    "-K %s: %s", std ? "<stdin>" : path, errno == EFBIG ?
+		    "over 64 MB" : strerror(errno));
+	if (ar_known_parse(b.p ? b.p : "", b.len, &kl->k, &kl->n, err,
+	    sizeof err) < 0)
+		ar_die(AR_EX_DATA, "-K %s: %s", std ? "<stdin>" : path, err);
+	ar_buf_free(&b);
+}
+
 int
 cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
-    long after, const char *metric, const char *workload, const char *only)
+    long after, const char *metric, const char *workload, const char *only,
+    const char *known)
 {
+	struct knownlist kl;
 	struct exporter e;
 	struct scanner s;
 	char err[1024];
@@ -569,10 +641,20 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	e.workload = workload;
 	s.after = after;
 	cut = after > 0 ? (unsigned long)after : 0;
+	memset(&kl, 0, sizeof kl);
+	if (known) {
+		known_load(&kl, known);
+		if (verify) {
+			looseseal_load(cx, &s.loose);
+			s.loose_loaded = 1;
+			kl.seal = &s.loose;
+		}
+	}
 	/* Its passes (the check, the columns, the rows) read one view:
 	 * a row the check did not see is not written, though an append or
 	 * a compaction runs meanwhile, and a loose result is read once. */
-	if (ar_ledger_freeze(&cx->led, err, sizeof err) != 0)
+	if (ar_ledger_freeze_known(&cx->led, known ? is_known : NULL, &kl, err,
+	    sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
 	if (verify) {
 		cx->mc_keep = 1;
@@ -624,6 +706,7 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 		ar_flat_free(&e.lf[k].f);
 	free(e.lf);
 	free(e.lj);
+	free(kl.k);
 	free_scanner(&s);
 	return ret;
 }

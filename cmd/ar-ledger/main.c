@@ -18,7 +18,7 @@
 static const char usage[] =
 	"append [-C campaign] [file ...]\n"
 	"verify [-C campaign] [-F] [-s] [-k fingerprint]\n"
-	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment] [-c columns]\n"
+	"export [-C campaign] [-f tsv|jsonl|autoresearch] [-m metric] [-w workload] [-u] [-V] [-k fingerprint] [-A segment] [-c columns] [-K known]\n"
 	"import [-C campaign] -F autoresearch|pi [-m metric] [-d lower|higher] file\n"
 	"compact [-C campaign] [-B]";
 
@@ -80,7 +80,7 @@ main(int argc, char **argv)
 		"import", "compact", NULL };
 	struct lctx cx;
 	const char *cmd, *dir = NULL, *from = NULL, *pin = NULL, *metric = NULL;
-	const char *workload = NULL, *only = NULL;
+	const char *workload = NULL, *only = NULL, *known = NULL;
 	int c, r, fmt = F_TSV, with_unsigned = 0, verify = 0, brk = 0, strict = 0;
 	int lower = -1;
 	int is_verify, full = 0;
@@ -102,7 +102,7 @@ main(int argc, char **argv)
 	/* -F is verify's "full", and import's format (--from). */
 	is_verify = strcmp(cmd, "verify") == 0;
 	while ((c = getopt_long(argc, argv, is_verify ? "A:BC:f:Fk:suV" :
-	    "A:BC:c:d:f:F:k:m:suVw:", longopts, NULL)) != -1) {
+	    "A:BC:c:d:f:F:k:K:m:suVw:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'A':
 			after = (long)ar_opt_long("-A", optarg, 0, 99999999);
@@ -143,6 +143,7 @@ main(int argc, char **argv)
 				from = optarg;
 			break;
 		case 'k': pin = optarg; break;
+		case 'K': known = optarg; break;
 		case 'u': with_unsigned = 1; break;
 		case 'V': verify = 1; break;
 		default: ar_usage(usage);
@@ -157,6 +158,9 @@ main(int argc, char **argv)
 		ar_usage(usage);
 	/* -c picks TSV columns: the other formats have their own. */
 	if (only && (strcmp(cmd, "export") || fmt != F_TSV))
+		ar_usage(usage);
+	/* -K marks rows in TSV, whose reader holds their columns. */
+	if (known && (strcmp(cmd, "export") || fmt != F_TSV))
 		ar_usage(usage);
 	/* -m and -d choose a results.tsv's metric: a pi log's config lines
 	 * name its own. */
@@ -193,7 +197,7 @@ main(int argc, char **argv)
 		if (verify || pin)
 			check_pin(&cx, pin);
 		r = cmd_export(&cx, fmt, with_unsigned, verify, after, metric,
-		    workload, only);
+		    workload, only, known);
 	} else if (strcmp(cmd, "import") == 0 && argc == 1 && from) {
 		open_all(&cx, dir, 0);
 		r = cmd_import(&cx, from, argv[0], metric, lower);

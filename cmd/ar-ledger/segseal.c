@@ -498,7 +498,7 @@ looseseal_find(const struct lseal *ls, const char *name, const char *hash)
 	memset(&key, 0, sizeof key);
 	snprintf(key.name, sizeof key.name, "%s", name);
 	e = bsearch(&key, ls->e, ls->n, sizeof *ls->e, cmp_lent);
-	return e && strcmp(e->hash, hash) == 0 ? e : NULL;
+	return e && (!hash || strcmp(e->hash, hash) == 0) ? e : NULL;
 }
 
 void

@@ -1,8 +1,8 @@
 /* lines.c: the line parsers that read what others wrote: METRIC lines
  * of a method's score stage (lib/metric), TSV (lib/tsv), RFC 3339 times
  * (lib/timefmt), UTF-8 and its repair (lib/utf8), JSON (lib/json), a
- * runner request (lib/runner), a spool record's name (lib/spool) and
- * an id's time (lib/id); and the fast paths of lines (lib/io), UTF-8,
+ * runner request (lib/runner), a spool record's name (lib/spool), an
+ * id's time (lib/id) and ar-ledger export -K's list (lib/known); and the fast paths of lines (lib/io), UTF-8,
  * times and decimals against what a byte at a time, timegm and strtod
  * give. */
 #include <errno.h>
@@ -13,12 +13,40 @@
 #include "id.h"
 #include "io.h"
 #include "json.h"
+#include "known.h"
 #include "metric.h"
 #include "runner.h"
 #include "spool.h"
 #include "timefmt.h"
 #include "tsv.h"
 #include "utf8.h"
+
+/* A list that parses is sorted, and written again reads the same. */
+static void
+known(const uint8_t *d, size_t n)
+{
+	struct ar_known *k, *k2;
+	struct ar_buf b = {0};
+	char err[256];
+	size_t nk, nk2, i;
+
+	if (ar_known_parse((const char *)d, n, &k, &nk, err, sizeof err) < 0) {
+		CHECK(k == NULL && nk == 0 && err[0]);
+		return;
+	}
+	for (i = 0; i < nk; i++) {
+		CHECK(ar_id_valid(k[i].id));
+		CHECK(i == 0 || strcmp(k[i - 1].id, k[i].id) < 0);
+		CHECK(ar_known_find(k, nk, k[i].id) == &k[i]);
+		ar_known_put(&b, &k[i]);
+	}
+	CHECK(ar_known_parse(b.p ? b.p : "", b.len, &k2, &nk2, err,
+	    sizeof err) == 0 && nk2 == nk);
+	CHECK(nk == 0 || memcmp(k, k2, nk * sizeof *k) == 0);
+	free(k);
+	free(k2);
+	ar_buf_free(&b);
+}
 
 static void
 tsv(const uint8_t *d, size_t n)
@@ -181,6 +209,7 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		CHECK(err[0]);
 	free(m);
 	tsv(d, n);
+	known(d, n);
 	if (ar_time_parse(s, &ts) == 0 && ts.tv_sec > 0 &&
 	    ts.tv_sec < 253402300800LL) {
 		/* What it read, written and read again, is the same instant. */

@@ -29,7 +29,7 @@ struct unit_test {
 	X(io) X(flat) X(conf) X(campaign) X(stats) X(metric) X(manifest) \
 	X(tree) X(method) X(seal) X(spool) X(spoolman) X(ledger) X(lock) \
 	X(proc) X(host) X(booking) X(assign) X(inventory) X(pack) X(curve) \
-	X(hmap) X(segseal) \
+	X(hmap) X(segseal) X(known) \
 	X(policy) X(seccomp)
 
 #define X(m) extern const struct unit_test unit_##m[];
