@@ -31,10 +31,16 @@
 #                           slowest; then the next, best of 3)
 #   next, 500 loose results <= 100 ms (appended 16 at a time, as
 #                           ar-bench -a leaves them; the first decision,
-#                           which checks and seals them, then the next)
+#                           which checks and seals them; then the next,
+#                           which read them again (the list of those it
+#                           folded, run/sched-loose, removed before
+#                           each, as for results stored within two
+#                           seconds); then, two seconds on, from the
+#                           list)
 #   next, 999 loose results <= 100 ms (499 more: the most a ledger holds
 #                           loose, one short of its compaction; the
-#                           first, which checks the 499, then the next)
+#                           first, which checks the 499 and takes the
+#                           500 from the list; then the same three)
 # and the same from a verified export given with -l, from scratch; and,
 # with GNU time (/usr/bin/time), the peak memory of the decision without
 # folds.
@@ -102,8 +108,11 @@ t0=$(now)
 put_s=$(since "$t0")
 [ "$(wc -l < "$work/put.ids")" -eq "$pend" ] || die "put stored too few"
 
-# next PLACE: one timed ar-sched next; its seconds in $s.
+# next PLACE: one timed ar-sched next; its seconds in $s. With
+# NOLIST=1, the list of loose results folded is removed first.
+NOLIST=0
 next_() {
+	[ "$NOLIST" = 0 ] || rm -f "$C/run/sched-loose"
 	t0=$(now)
 	"$bin/ar-sched" next -C "$C" -g "$work/topo.tsv" -m "$work/subs.tsv" "$@" > "$work/out" 2> "$work/err" ||
 	    { cat "$work/err" >&2; die "ar-sched next failed"; }
@@ -194,8 +203,14 @@ for f in "$work"/loose.part.*; do
 done
 next_
 loose1=$s
-best3
+NOLIST=1; best3; NOLIST=0
 loose2=$s
+# Two seconds on, the decision lists them; then each takes them from the
+# list.
+sleep 3
+next_
+best3
+loose2l=$s
 # 499 more: 999 loose, the most before a store compacts them.
 "$tbin/ar-sign-test" -C "$C" -g 499 -s 434344 > "$work/loose.jsonl"
 rm -f "$work"/loose.part.*
@@ -206,8 +221,12 @@ done
 [ "$(ls "$C/ledger/results" | grep -c 'json$')" -eq 999 ] || die "not 999 loose results"
 next_
 loose3=$s
-best3
+NOLIST=1; best3; NOLIST=0
 loose4=$s
+sleep 3
+next_
+best3
+loose4l=$s
 "$bin/ar-ledger" export -C "$C" -V -f tsv > "$work/export.tsv" 2> /dev/null || die "export failed"
 rm -f "$C/run/sched-summary" "$C/run/sched-queue"
 next_ -l "$work/export.tsv"
@@ -234,8 +253,10 @@ row "next, summary current (best of 3)" "$current" s 0.1 le
 row "next, first after 1,000 new results (most of 3)" "$after1" s 0.1 le
 row "next, after 1,000 new results (best of 3)" "$after2" s 0.1 le
 row "next, first after 500 loose results" "$loose1" s 0.1 le
-row "next, 500 loose results sealed (best of 3)" "$loose2" s 0.1 le
+row "next, 500 loose results sealed, read (best of 3)" "$loose2" s 0.1 le
+row "next, 500 loose results from the list (best of 3)" "$loose2l" s 0.1 le
 row "next, first after 499 more (999 loose)" "$loose3" s 0.1 le
-row "next, 999 loose results sealed (best of 3)" "$loose4" s 0.1 le
+row "next, 999 loose results sealed, read (best of 3)" "$loose4" s 0.1 le
+row "next, 999 loose results from the list (best of 3)" "$loose4l" s 0.1 le
 row "next -l export.tsv, from scratch (no summary)" "$lscratch" s 1 le
 exit $status

@@ -931,6 +931,150 @@ same_from_rows() {
 	[[ "$err" != *"$S"* ]]
 }
 
+# ---- the loose results' list (run/sched-loose) ----
+
+# aged: the loose results' files made older than a decision's two
+# seconds, as results stored a while ago are.
+aged() {
+	touch -d '-1 min' camp/ledger/results/*.json
+}
+
+# decide_traced: decide under strace (which the caller has): its trace,
+# processes and files opened, in trace.txt.
+decide_traced() {
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -s 256 -e trace=execve,open,openat -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> err.txt
+	out=$(cut -f 2- out.tsv)
+	err=$(cat err.txt)
+}
+
+@test "ar-sched next: loose results folded before come from run/sched-loose, unread; the decision is a whole read's" {
+	two_segments
+	aged
+	LS=camp/run/sched-loose
+	decide
+	first=$out
+	[ -s "$LS" ]
+	old=$(ls camp/ledger/results | sed 's/\.json$//')
+	[ "$(printf '%s\n' "$old" | wc -l)" -eq 7 ]
+	for id in $old; do grep -aq "$id" "$LS"; done
+	# The next decision gives the list to the export, which opens none
+	# of them; the list is not written again.
+	cp -p "$LS" list.kept
+	decide_traced
+	same "$out" "$first"
+	grep -q '"-K", "-"' trace.txt
+	not grep -q 'results/[^"]*\.json"' trace.txt
+	cmp list.kept "$LS"
+	[ "$(stat -c %Y "$LS")" = "$(stat -c %Y list.kept)" ]
+	# From the rows alone (no list, summary or folds): the same.
+	rm -r "$LS" camp/run/sched-summary camp/run/sched-fold
+	decide
+	same "$out" "$first"
+	# Results not yet two seconds old (here: dated ahead) are read at
+	# each decision, and not listed.
+	results 4 4
+	new=$(ls camp/ledger/results | sed 's/\.json$//' | grep -vxF "$old")
+	[ "$(printf '%s\n' "$new" | wc -l)" -eq 6 ]
+	touch -d '+1 hour' camp/ledger/results/*.json
+	aged_one=$(printf '%s\n' "$old" | head -n 1)
+	touch -d '-1 min' camp/ledger/results/$aged_one.json
+	decide
+	second=$out
+	[ "$second" != "$first" ]
+	for id in $new; do not grep -aq "$id" "$LS"; done
+	grep -aq "$aged_one" "$LS"
+	decide_traced
+	same "$out" "$second"
+	for id in $new; do grep -q "results/$id\.json\"" trace.txt; done
+	not grep -q "results/$aged_one\.json\"" trace.txt
+	rm -r "$LS" camp/run/sched-summary camp/run/sched-fold
+	decide
+	same "$out" "$second"
+	# Compacted, they are a segment's rows, and the list is gone.
+	ar-ledger compact -C camp 2> /dev/null
+	decide
+	same "$out" "$second"
+	[ ! -e "$LS" ]
+}
+
+@test "ar-sched next: a loose result changed after it was listed is read again and checked" {
+	two_segments
+	aged
+	decide
+	[ -s camp/run/sched-loose ]
+	f=$(grep -l '"verdict":"keep"' camp/ledger/results/*.json | head -n 1)
+	touch -r "$f" when
+	was=$(stat -c '%i %s' "$f")
+	# Edited in place to the same size, its mtime put back: the ctime
+	# tells it from the file listed.
+	off=$(grep -bo '"verdict":"keep"' "$f" | cut -d: -f1)
+	chmod u+w "$f"
+	printf '"verdict":"kept"' | dd of="$f" bs=1 seek="$off" conv=notrunc 2> /dev/null
+	chmod a-w "$f"
+	touch -r when "$f"
+	[ "$(stat -c '%i %s' "$f")" = "$was" ]
+	run --separate-stderr ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	listed_status=$status listed_out=$output listed_err=$stderr
+	[ "$status" -ne 0 ]
+	[[ "$stderr" == *"ar-ledger: 1 problem found; bad rows left out (ar-ledger verify names them)"* ]]
+	# As a decision without the list ends.
+	rm -f camp/run/sched-loose camp/run/sched-summary
+	run --separate-stderr ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[ "$status" -eq "$listed_status" ]
+	same "$output" "$listed_out"
+	same "$stderr" "$listed_err"
+}
+
+@test "ar-sched next: a corrupt, truncated or foreign run/sched-loose is not trusted" {
+	two_segments
+	aged
+	decide
+	whole=$out
+	LS=camp/run/sched-loose
+	why="its loose results are read again"
+	cp "$LS" list.kept
+	head -c 200 list.kept > "$LS"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == *"ar-sched: $LS: its checksum does not match (a torn or altered file); $why"* ]]
+	# Written again whole: the next decision trusts it, silently.
+	cmp list.kept "$LS"
+	decide
+	[[ "$err" != *"$LS"* ]]
+	n=$(( $(stat -c %s "$LS") / 2 ))
+	printf '\377' | dd of="$LS" bs=1 seek="$n" conv=notrunc 2> /dev/null
+	decide
+	same "$out" "$whole"
+	[[ "$err" == *"ar-sched: $LS: its checksum does not match (a torn or altered file); $why"* ]]
+	echo hello > "$LS"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == *"ar-sched: $LS: not a list of this version; $why"* ]]
+	: > "$LS"
+	decide
+	[[ "$err" == *"ar-sched: $LS: not a list of this version; $why"* ]]
+	rm "$LS"
+	mkdir "$LS"
+	decide
+	same "$out" "$whole"
+	[[ "$err" == *"ar-sched: $LS: Is a directory; $why"* ]]
+	rmdir "$LS"
+	decide
+	[ -s "$LS" ]
+	# Another campaign's list.
+	mv camp other
+	two_segments
+	results 2 9
+	aged
+	decide
+	mine=$out
+	cp other/run/sched-loose "$LS"
+	decide
+	same "$out" "$mine"
+	[[ "$err" == *"ar-sched: $LS: made for another campaign; $why"* ]]
+}
+
 @test "ar-sched next: a ledger rewritten or altered under the summary is detected" {
 	mkcamp
 	results 40 1
@@ -1049,7 +1193,7 @@ same_from_rows() {
 	# Only the rows after the folded segments are exported.
 	if command -v strace > /dev/null; then
 		exports_after_2 "$whole"
-		! grep -q "rows are read instead" err.txt
+		not grep -q "rows are read instead" err.txt
 		rm -r camp
 		cp -a orig camp
 	fi
@@ -1075,7 +1219,7 @@ same_from_rows() {
 	f=camp/ledger/seg/00000001.tsv
 	chmod u+w "$f"
 	sed -i '0,/"verdict":"keep"/s//"verdict":"kept"/' "$f"
-	! cmp -s "$f" orig/ledger/seg/00000001.tsv
+	not cmp -s "$f" orig/ledger/seg/00000001.tsv
 	[ "$(stat -c %s "$f")" = "$(stat -c %s orig/ledger/seg/00000001.tsv)" ]
 	cmp <(tail -c 4096 "$f") <(tail -c 4096 orig/ledger/seg/00000001.tsv)
 	run --separate-stderr -69 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"

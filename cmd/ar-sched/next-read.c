@@ -347,10 +347,9 @@ fld(const struct ar_tsv *t, int c)
 }
 
 static int
-num(const struct ar_tsv *t, int c, double *v)
+num(const char *s, double *v)
 {
-	return c >= 0 && t->field[c][0] && ar_parse_double(t->field[c], v) ==
-	    0;
+	return s[0] && ar_parse_double(s, v) == 0;
 }
 
 static void
@@ -443,13 +442,7 @@ seconds_between(const char *a, const char *b)
 	return (double)(e.tv_sec - s.tv_sec) + (e.tv_nsec - s.tv_nsec) / 1e9;
 }
 
-/* The columns fold_ledger reads (beside signed, verified, segment and
- * the baseline's): one list, which the export is asked for (-c). */
-enum {
-	FC_WL, FC_K, FC_VERDICT, FC_COMMIT, FC_DIR, FC_NODE, FC_AA, FC_Y,
-	FC_LO, FC_HI, FC_GUARD, FC_RSD, FC_HALF, FC_FIN, FC_START, FC_EXP,
-	FC_ME, FC_DIRN, FC_CONF, FC_N
-};
+/* The names of the columns FC_ (next.h). */
 static const char *const fold_cols[FC_N] = {
 	"workload", "shape.k", "verdict", "method.commit", "method.dir",
 	"shape.node", "aa", "ratio.median", "ratio.ci_lo", "ratio.ci_hi",
@@ -504,9 +497,7 @@ void
 fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 {
 	struct ar_tsv t;
-	int c_commit, c_dir, c_wl, c_k, c_node, c_aa, c_verdict, c_y, c_lo;
-	int c_hi, c_guard, c_rsd, c_half, c_fin, c_start, c_signed, c_ver;
-	int c_exp, c_me, c_base = -1, c_dirn, c_conf, c_seg = -1, st;
+	int c[FV_N], i, st, cols_ok = 0;
 	int loose = 0;
 	size_t rows = 0;
 	/* With fo->seg_done, a segment's rows go to fo->seg first, and it
@@ -521,65 +512,70 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 		fold_bad(fo);
 		ar_die(AR_EX_DATA, "%s", t.err);
 	}
-	c_wl = ar_tsv_col(&t, fold_cols[FC_WL]);
-	c_k = ar_tsv_col(&t, fold_cols[FC_K]);
-	c_verdict = ar_tsv_col(&t, fold_cols[FC_VERDICT]);
-	c_commit = ar_tsv_col(&t, fold_cols[FC_COMMIT]);
-	c_dir = ar_tsv_col(&t, fold_cols[FC_DIR]);
-	c_node = ar_tsv_col(&t, fold_cols[FC_NODE]);
-	c_aa = ar_tsv_col(&t, fold_cols[FC_AA]);
-	c_y = ar_tsv_col(&t, fold_cols[FC_Y]);
-	c_lo = ar_tsv_col(&t, fold_cols[FC_LO]);
-	c_hi = ar_tsv_col(&t, fold_cols[FC_HI]);
-	c_guard = ar_tsv_col(&t, fold_cols[FC_GUARD]);
-	c_rsd = ar_tsv_col(&t, fold_cols[FC_RSD]);
-	c_half = ar_tsv_col(&t, fold_cols[FC_HALF]);
-	c_fin = ar_tsv_col(&t, fold_cols[FC_FIN]);
-	c_start = ar_tsv_col(&t, fold_cols[FC_START]);
-	c_signed = ar_tsv_col(&t, "signed");
-	c_ver = ar_tsv_col(&t, "verified");
-	c_exp = ar_tsv_col(&t, fold_cols[FC_EXP]);
-	c_me = ar_tsv_col(&t, fold_cols[FC_ME]);
-	c_dirn = ar_tsv_col(&t, fold_cols[FC_DIRN]);
-	c_conf = ar_tsv_col(&t, fold_cols[FC_CONF]);
+	for (i = 0; i < FC_N; i++)
+		c[i] = ar_tsv_col(&t, fold_cols[i]);
+	c[FV_BASE] = c[FV_SEG] = -1;
+	c[FV_SIGNED] = ar_tsv_col(&t, "signed");
+	c[FV_VER] = ar_tsv_col(&t, "verified");
+	c[FV_ID] = ar_tsv_col(&t, "id");
 	if (fo && fo->want_seg)
-		c_seg = fold_need(&t, "segment", fo);
+		c[FV_SEG] = fold_need(&t, "segment", fo);
 	if (x->metric) {
 		char *cn = ar_xasprintf("baseline.%s.median", x->metric);
 
-		c_base = ar_tsv_col(&t, cn);
+		c[FV_BASE] = ar_tsv_col(&t, cn);
 		free(cn);
 	}
 	while ((st = ar_tsv_next(&t)) == 1) {
-		const char *aa = fld(&t, c_aa), *v = fld(&t, c_verdict);
+		const char *v[FV_N], *aa;
 		long long k;
 		double y, secs, me;
 		struct lrow r;
 		struct akey *ak;
 
-		/* An empty ledger exports a bare header: the columns are
-		 * needed only once there is a row. */
-		if (!rows++) {
-			if ((c_wl < 0 || c_k < 0 || c_verdict < 0 || (c_commit <
-			    0 && c_dir < 0)) && fold_soft(fo, &t, 1))
+		for (i = 0; i < FV_N; i++)
+			v[i] = fld(&t, c[i]);
+		/* An export without the column: every row is signed. */
+		if (c[FV_SIGNED] < 0)
+			v[FV_SIGNED] = "yes";
+		rows++;
+		if (fo && fo->known && strcmp(v[FV_SIGNED], "known") == 0) {
+			/* A loose result the summary holds (-K): signed and
+			 * verified when it was read. */
+			if (fo->known(fo->arg, v[FV_ID], v) < 0) {
+				fold_bad(fo);
+				ar_die(AR_EX_DATA, "%s: line %zu: %s: a known row "
+				    "that was not listed", name, t.lineno,
+				    v[FV_ID]);
+			}
+			v[FV_SIGNED] = v[FV_VER] = "yes";
+		} else if (!cols_ok) {
+			/* An empty ledger exports a bare header, and known
+			 * rows need none: the columns are needed only once
+			 * there is a row read. */
+			if ((c[FC_WL] < 0 || c[FC_K] < 0 || c[FC_VERDICT] < 0 ||
+			    (c[FC_COMMIT] < 0 && c[FC_DIR] < 0)) &&
+			    fold_soft(fo, &t, 1))
 				return;
 			fold_need(&t, "workload", fo);
 			fold_need(&t, "shape.k", fo);
 			fold_need(&t, "verdict", fo);
-			if (c_commit < 0 && c_dir < 0) {
+			if (c[FC_COMMIT] < 0 && c[FC_DIR] < 0) {
 				fold_bad(fo);
 				ar_die(AR_EX_DATA, "%s: no column method.commit "
 				    "or method.dir", name);
 			}
+			cols_ok = 1;
 		}
-		if (c_seg >= 0) {
-			unsigned long sn = strtoul(fld(&t, c_seg), NULL, 10);
+		aa = v[FC_AA];
+		if (c[FV_SEG] >= 0) {
+			unsigned long sn = strtoul(v[FV_SEG], NULL, 10);
 
 			if (fo->seg_done && cur && sn != cur) {
 				fo->seg_done(total, fo->seg, cur, fo->arg);
 				cur = 0;
 			}
-			if (!fld(&t, c_seg)[0] && !loose) {
+			if (!v[FV_SEG][0] && !loose) {
 				loose = 1;
 				agg_sort(total);
 				if (fo->before_loose)
@@ -592,22 +588,22 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 			x = cur ? fo->seg : total;
 		}
 		x->rows++;
-		if ((c_signed >= 0 && strcmp(fld(&t, c_signed), "yes")) ||
-		    strcmp(fld(&t, c_ver), "yes")) {
+		if (strcmp(v[FV_SIGNED], "yes") || strcmp(v[FV_VER], "yes")) {
 			x->left_unverified++;
 			continue;
 		}
-		if (ar_parse_long(fld(&t, c_k), &k) < 0 || k < 1 ||
-		    k > 65536) {
+		if (loose && fo->loose_row)
+			fo->loose_row(fo->arg, v[FV_ID], v);
+		if (ar_parse_long(v[FC_K], &k) < 0 || k < 1 || k > 65536) {
 			if (fold_soft(fo, &t, 1))
 				return;
 			fold_bad(fo);
 			ar_die(AR_EX_DATA, "%s: line %zu: shape.k: \"%s\" is not a "
 			    "whole number from 1 to 65536", name, t.lineno,
-			    fld(&t, c_k));
+			    v[FC_K]);
 		}
 		r.ki = ar_pol_kindex((long)k);
-		secs = seconds_between(fld(&t, c_start), fld(&t, c_fin));
+		secs = seconds_between(v[FC_START], v[FC_FIN]);
 		if (secs > 0) {
 			x->used_h += (double)k * secs / 3600;
 			if (r.ki >= 0) {
@@ -615,16 +611,16 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 				dlist_add(&x->secs_all, secs);
 			}
 		}
-		if (num(&t, c_me, &me) && me > 0)
+		if (num(v[FC_ME], &me) && me > 0)
 			x->min_effect = me;
 		{
 			double bv;
 			struct wbase *wb;
 
-			if (r.ki >= 0 && num(&t, c_base, &bv) && bv > 0) {
-				wb = agg_wbase(x, fld(&t, c_wl), 1);
+			if (r.ki >= 0 && num(v[FV_BASE], &bv) && bv > 0) {
+				wb = agg_wbase(x, v[FC_WL], 1);
 				dlist_add(&wb->at[r.ki], bv);
-				wb->lower = strcmp(fld(&t, c_dirn), "lower") == 0;
+				wb->lower = strcmp(v[FC_DIRN], "lower") == 0;
 			}
 		}
 		if (strcmp(aa, "true") == 0 || strcmp(aa, "yes") == 0) {
@@ -632,39 +628,39 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 
 			/* The noise floor: the A/A's own figure, else the
 			 * half width of its ratio's interval. */
-			if (!num(&t, c_rsd, &nv) && !num(&t, c_half, &nv)) {
-				if (num(&t, c_lo, &lo) && num(&t, c_hi, &hi))
+			if (!num(v[FC_RSD], &nv) && !num(v[FC_HALF], &nv)) {
+				if (num(v[FC_LO], &lo) && num(v[FC_HI], &hi))
 					nv = (hi - lo) / 2;
 				else
 					nv = INFINITY;
 			}
-			if (fld(&t, c_node)[0])
-				add_noise(x, fld(&t, c_node), fld(&t, c_fin),
-				    fld(&t, c_exp), nv);
+			if (v[FC_NODE][0])
+				add_noise(x, v[FC_NODE], v[FC_FIN], v[FC_EXP],
+				    nv);
 			continue;
 		}
 		if (r.ki < 0)
 			continue;
-		r.scored = num(&t, c_y, &y) && y > 0;
-		if (!num(&t, c_conf, &r.conf))
+		r.scored = num(v[FC_Y], &y) && y > 0;
+		if (!num(v[FC_CONF], &r.conf))
 			r.conf = 0.95;
 		r.y = r.lo = r.hi = r.scored ? y : 0;
 		if (r.scored) {
-			if (!num(&t, c_lo, &r.lo) || r.lo > y)
+			if (!num(v[FC_LO], &r.lo) || r.lo > y)
 				r.lo = y;
-			if (!num(&t, c_hi, &r.hi) || r.hi < y)
+			if (!num(v[FC_HI], &r.hi) || r.hi < y)
 				r.hi = y;
 		}
-		r.feasible = strcmp(v, "invalid") && strcmp(v, "crash") &&
-		    strcmp(v, "timeout") && strcmp(fld(&t, c_guard), "false");
-		r.fin = fld(&t, c_fin);
-		if (fld(&t, c_commit)[0]) {
-			ak = agg_key(x, fld(&t, c_commit), fld(&t, c_wl), 1);
+		r.feasible = strcmp(v[FC_VERDICT], "invalid") &&
+		    strcmp(v[FC_VERDICT], "crash") && strcmp(v[FC_VERDICT],
+		    "timeout") && strcmp(v[FC_GUARD], "false");
+		r.fin = v[FC_FIN];
+		if (v[FC_COMMIT][0]) {
+			ak = agg_key(x, v[FC_COMMIT], v[FC_WL], 1);
 			fold_row(&ak->at[r.ki], &r);
 		}
-		if (fld(&t, c_dir)[0] && strcmp(fld(&t, c_dir),
-		    fld(&t, c_commit))) {
-			ak = agg_key(x, fld(&t, c_dir), fld(&t, c_wl), 1);
+		if (v[FC_DIR][0] && strcmp(v[FC_DIR], v[FC_COMMIT])) {
+			ak = agg_key(x, v[FC_DIR], v[FC_WL], 1);
 			fold_row(&ak->at[r.ki], &r);
 		}
 	}
@@ -679,7 +675,7 @@ fold_ledger(struct agg *x, FILE *f, const char *name, struct fold *fo)
 	if (cur)
 		fo->seg_done(x, fo->seg, cur, fo->arg);
 	agg_sort(x);
-	if (c_seg >= 0 && !loose && fo->before_loose)
+	if (c[FV_SEG] >= 0 && !loose && fo->before_loose)
 		fo->before_loose(x, fo->arg);
 }
 

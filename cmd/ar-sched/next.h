@@ -126,7 +126,27 @@ struct fold {
 	 * instead of the program (fold_file's threads, whose line numbers
 	 * are not the file's: it folds the file again, on one thread). */
 	int soft, failed;
+	/* When set (an export given -K): a row whose signed column says
+	 * "known" takes its values from known(arg, id, v), which fills
+	 * v[0] to v[FV_KEEP - 1] and returns 0, or -1 for an id it did not
+	 * list; and each loose row folded, known or read, goes to
+	 * loose_row(arg, id, v) to be kept. */
+	int (*known)(void *arg, const char *id, const char **v);
+	void (*loose_row)(void *arg, const char *id, const char *const *v);
 };
+
+/* The columns fold_ledger reads (beside signed, verified, segment and
+ * the baseline's): fold_cols, which the export is asked for (-c); a
+ * row's values are v[FC_...], then v[FV_BASE], the baseline's median of
+ * the problem's metric; FV_KEEP of them are a loose row's, kept by the
+ * summary (struct fold's known). */
+enum {
+	FC_WL, FC_K, FC_VERDICT, FC_COMMIT, FC_DIR, FC_NODE, FC_AA, FC_Y,
+	FC_LO, FC_HI, FC_GUARD, FC_RSD, FC_HALF, FC_FIN, FC_START, FC_EXP,
+	FC_ME, FC_DIRN, FC_CONF, FC_N
+};
+enum { FV_BASE = FC_N, FV_KEEP, FV_SIGNED = FV_KEEP, FV_VER, FV_SEG,
+	FV_ID, FV_N };
 
 void agg_init(struct agg *a, const char *metric);
 void agg_free(struct agg *a);

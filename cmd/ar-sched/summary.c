@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <dirent.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "assign.h"
@@ -44,6 +45,7 @@
 #include "err.h"
 #include "io.h"
 #include "json.h"
+#include "known.h"
 #include "ledger.h"
 #include "proc.h"
 #include "segseal.h"
@@ -120,6 +122,7 @@ struct summ {
 	/* Whether this run's queue part would be the bytes of the queue
 	 * file read: then that file is left as it is. */
 	int qsame;
+	struct lcache *lc;          /* run/sched-loose, once read */
 };
 
 /* A checksum against torn and damaged files, fast over megabytes: four
@@ -1317,7 +1320,330 @@ struct cut {
 	size_t nkeep;
 	FILE *in;
 	pid_t pid;
+	/* The loose results' list (a decision's, not ar-sched fold's). */
+	struct lcache *lc;
 };
+
+/* ---- the loose results folded: run/sched-loose ----
+ * Each loose result a decision folded, by its id and its file's
+ * identity (known.h), with the values the fold read of it (FV_KEEP). The
+ * next decision gives the list to the export (ar-ledger export -K): a
+ * result whose file is unchanged is neither read nor checked again (the
+ * loose seal vouched for it), and its values come from here, in its
+ * place among the rows, so that the sums are the same to the last bit.
+ * A result is kept only when its file's mtime is more than two seconds
+ * older than the export, as the queue's directories are trusted: a
+ * change after it sets a later mtime, and one that sets it back changes
+ * the ctime. Like the summary a cache: its checksum and what it was made
+ * for (put_head) must hold, else every loose result is read. */
+/* Its version: a new one when the values kept (FV_KEEP) change. */
+#define LMAGIC "ar-sched loose 1\n"
+#define LNAME "sched-loose"
+#define LOOSE_AGE 2
+
+struct lres {
+	struct ar_known k;
+	const char *v[FV_KEEP];     /* into the file read, or into vbuf */
+	char *vbuf;                 /* the values read from the export */
+	int have_k;                 /* k's identity is set */
+};
+
+struct lcache {
+	char *path, *results;
+	struct ar_buf file;         /* the file read: old's values */
+	struct lres *old, *now;
+	size_t nold, nnow, capnow;
+	struct timespec t0;         /* just before the export */
+};
+
+static int
+cmp_lres(const void *a, const void *b)
+{
+	return strcmp(((const struct lres *)a)->k.id,
+	    ((const struct lres *)b)->k.id);
+}
+
+static const struct lres *
+lres_find(const struct lcache *lc, const char *id)
+{
+	struct lres key;
+
+	if (!lc->nold || strlen(id) > AR_ID_MAX)
+		return NULL;
+	memset(&key, 0, sizeof key);
+	memcpy(key.k.id, id, strlen(id));
+	return bsearch(&key, lc->old, lc->nold, sizeof *lc->old, cmp_lres);
+}
+
+/* Reads run/sched-loose into lc->old; why says what is wrong with it
+ * ("" when there is none). */
+static void
+lcache_parse(struct lcache *lc, const struct summ *sm, char *why,
+    size_t whylen)
+{
+	struct rd r;
+	char h[SUMLEN + 1];
+	size_t hl = SUMLEN, i, j, n;
+	struct ar_buf *b = &lc->file;
+
+	why[0] = '\0';
+	if (b->len < sizeof LMAGIC - 1 + hl || memcmp(b->p, LMAGIC,
+	    sizeof LMAGIC - 1) != 0) {
+		snprintf(why, whylen, "not a list of this version");
+		return;
+	}
+	sum_hex(h, b->p, b->len - hl);
+	if (memcmp(h, b->p + b->len - hl, hl) != 0) {
+		snprintf(why, whylen, "its checksum does not match (a torn "
+		    "or altered file)");
+		return;
+	}
+	r.p = b->p + sizeof LMAGIC - 1;
+	r.end = b->p + b->len - hl;
+	r.bad = 0;
+	r.fold = 0;
+	get_head(&r, sm, why, whylen);
+	if (why[0])
+		return;
+	n = (size_t)get_u64(&r);
+	/* Each entry is at least its six numbers and its strings' sizes. */
+	if (r.bad || n > (size_t)(r.end - r.p) / (8 * (7 + FV_KEEP))) {
+		snprintf(why, whylen, "malformed");
+		return;
+	}
+	lc->old = ar_xcalloc(n + 1, sizeof *lc->old);
+	for (i = 0; i < n && !r.bad; i++) {
+		struct lres *e = &lc->old[i];
+		const char *id = get_ref(&r);
+
+		if (!id || strlen(id) > AR_ID_MAX || !ar_id_valid(id) ||
+		    (i && strcmp(lc->old[i - 1].k.id, id) >= 0)) {
+			r.bad = 1;
+			break;
+		}
+		memcpy(e->k.id, id, strlen(id) + 1);
+		e->k.ino = get_u64(&r);
+		e->k.size = get_u64(&r);
+		e->k.mt = (int64_t)get_u64(&r);
+		e->k.mtn = (int64_t)get_u64(&r);
+		e->k.ct = (int64_t)get_u64(&r);
+		e->k.ctn = (int64_t)get_u64(&r);
+		e->have_k = 1;
+		/* Times the list's text can say (known.h). */
+		if (e->k.mt < 0 || e->k.ct < 0 || e->k.mtn < 0 || e->k.ctn < 0 ||
+		    e->k.mtn > 999999999 || e->k.ctn > 999999999)
+			r.bad = 1;
+		for (j = 0; j < FV_KEEP; j++)
+			if (!(e->v[j] = get_ref(&r)))
+				r.bad = 1;
+	}
+	if (r.bad || r.p != r.end) {
+		free(lc->old);
+		lc->old = NULL;
+		snprintf(why, whylen, "malformed");
+		return;
+	}
+	lc->nold = n;
+}
+
+static struct lcache *
+lcache_open(const struct summ *sm)
+{
+	struct lcache *lc = ar_xcalloc(1, sizeof *lc);
+	char *run = ar_campaign_path(sm->camp, "run"), why[300];
+	char *ldir = ar_campaign_path(sm->camp, "ledger");
+
+	lc->path = ar_path(run, LNAME);
+	lc->results = ar_path(ldir, "results");
+	free(run);
+	free(ldir);
+	if (ar_readfile(lc->path, &lc->file, (size_t)1 << 30) < 0) {
+		if (errno != ENOENT)
+			ar_warn("%s: %s; its loose results are read again",
+			    lc->path, strerror(errno));
+		ar_buf_free(&lc->file);
+		return lc;
+	}
+	lcache_parse(lc, sm, why, sizeof why);
+	if (why[0]) {
+		ar_warn("%s: %s; its loose results are read again", lc->path,
+		    why);
+		ar_buf_free(&lc->file);
+	}
+	return lc;
+}
+
+/* The list for the export's -K, in a file of memory; -1 when there is
+ * nothing to list (or no such file can be made). */
+static int
+lcache_list(const struct lcache *lc)
+{
+	struct ar_buf b = {0};
+	size_t i;
+	int fd;
+
+	if (!lc->nold)
+		return -1;
+	for (i = 0; i < lc->nold; i++)
+		ar_known_put(&b, &lc->old[i].k);
+	fd = memfd_create("ar-sched-known", MFD_CLOEXEC);
+	if (fd >= 0 && (ar_write_all(fd, b.p, b.len) < 0 ||
+	    lseek(fd, 0, SEEK_SET) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	ar_buf_free(&b);
+	return fd;
+}
+
+/* struct fold's known: a row the export did not read. */
+static int
+lcache_known(void *arg, const char *id, const char **v)
+{
+	const struct lcache *lc = ((struct cut *)arg)->lc;
+	const struct lres *e = lc ? lres_find(lc, id) : NULL;
+	size_t j;
+
+	if (!e)
+		return -1;
+	for (j = 0; j < FV_KEEP; j++)
+		v[j] = e->v[j];
+	return 0;
+}
+
+/* struct fold's loose_row: each loose row folded, kept for the list. A
+ * known one's values are the list's own (the same pointers). */
+static void
+lcache_row(void *arg, const char *id, const char *const *v)
+{
+	struct lcache *lc = ((struct cut *)arg)->lc;
+	const struct lres *e;
+	struct lres *n;
+	size_t j, len = 0;
+	char *p;
+
+	if (!lc || strlen(id) > AR_ID_MAX || !ar_id_valid(id))
+		return;
+	if (lc->nnow == lc->capnow) {
+		lc->capnow = lc->capnow ? 2 * lc->capnow : 64;
+		lc->now = ar_xrealloc(lc->now, lc->capnow * sizeof *lc->now);
+	}
+	n = &lc->now[lc->nnow++];
+	memset(n, 0, sizeof *n);
+	memcpy(n->k.id, id, strlen(id) + 1);
+	if ((e = lres_find(lc, id)) && e->v[0] == v[0]) {
+		*n = *e;
+		return;
+	}
+	/* Read from the export: its values copied, the line goes on. */
+	for (j = 0; j < FV_KEEP; j++)
+		len += strlen(v[j]) + 1;
+	p = n->vbuf = ar_xmalloc(len);
+	for (j = 0; j < FV_KEEP; j++) {
+		size_t l = strlen(v[j]) + 1;
+
+		memcpy(p, v[j], l);
+		n->v[j] = p;
+		p += l;
+	}
+}
+
+static void
+lcache_reset(struct lcache *lc)
+{
+	size_t i;
+
+	for (i = 0; i < lc->nnow; i++)
+		free(lc->now[i].vbuf);
+	lc->nnow = 0;
+}
+
+/* The export exited well: the rows read are given their files'
+ * identities (those old enough), and the list is written when it
+ * differs from the one read. */
+static void
+lcache_write(struct lcache *lc, const struct summ *sm)
+{
+	struct ar_buf b = {0};
+	char h[SUMLEN + 1];
+	size_t i, j, w = 0;
+	int same;
+
+	for (i = 0; i < lc->nnow; i++) {
+		struct lres *e = &lc->now[i];
+		struct stat st;
+		char *p;
+
+		if (!e->have_k) {
+			p = ar_xasprintf("%s/%s.json", lc->results, e->k.id);
+			if (stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_mtim.tv_sec >= 0 && st.st_ctim.tv_sec >= 0 &&
+			    (st.st_mtim.tv_sec < lc->t0.tv_sec - LOOSE_AGE ||
+			    (st.st_mtim.tv_sec == lc->t0.tv_sec - LOOSE_AGE &&
+			    st.st_mtim.tv_nsec < lc->t0.tv_nsec))) {
+				ar_known_of(&e->k, e->k.id, &st);
+				e->have_k = 1;
+			}
+			free(p);
+		}
+		if (!e->have_k) {
+			free(e->vbuf);
+			continue;
+		}
+		lc->now[w++] = *e;
+	}
+	lc->nnow = w;
+	same = lc->nnow == lc->nold;
+	for (i = 0; same && i < lc->nnow; i++)
+		same = memcmp(&lc->now[i].k, &lc->old[i].k,
+		    sizeof lc->now[i].k) == 0 && lc->now[i].v[0] ==
+		    lc->old[i].v[0];
+	if (same)
+		return;
+	if (!lc->nnow) {
+		if (unlink(lc->path) < 0 && errno != ENOENT)
+			ar_warn("%s:", lc->path);
+		return;
+	}
+	ar_buf_add(&b, LMAGIC, sizeof LMAGIC - 1);
+	put_head(&b, sm);
+	put_u64(&b, lc->nnow);
+	for (i = 0; i < lc->nnow; i++) {
+		const struct lres *e = &lc->now[i];
+
+		put_str(&b, e->k.id);
+		put_u64(&b, e->k.ino);
+		put_u64(&b, e->k.size);
+		put_u64(&b, (uint64_t)e->k.mt);
+		put_u64(&b, (uint64_t)e->k.mtn);
+		put_u64(&b, (uint64_t)e->k.ct);
+		put_u64(&b, (uint64_t)e->k.ctn);
+		for (j = 0; j < FV_KEEP; j++)
+			put_str(&b, e->v[j]);
+	}
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
+	/* A cache, not synced: the next decision reads every loose
+	 * result when it is torn or missing. */
+	if (ar_write_cache(lc->path, b.p, b.len, 0644) < 0)
+		ar_warn("%s: cannot write the loose results' list: %s",
+		    lc->path, strerror(errno));
+	ar_buf_free(&b);
+}
+
+static void
+lcache_free(struct lcache *lc)
+{
+	if (!lc)
+		return;
+	lcache_reset(lc);
+	free(lc->now);
+	free(lc->old);
+	ar_buf_free(&lc->file);
+	free(lc->path);
+	free(lc->results);
+	free(lc);
+}
 
 /* A segment's rows are all in: into the total, and kept for its fold. */
 static void
@@ -1461,23 +1787,47 @@ at_cut(struct agg *a, void *arg)
  * exited well: a failed export is neither malformed data nor folds. */
 static void
 fold_export(struct summ *sm, struct nx *x, struct agg *a,
-    const struct ar_ledger *before)
+    const struct ar_ledger *before, int with_loose)
 {
 	char *prog = ar_sibling("ar-ledger"), num[32];
 	/* Only the columns the fold reads: a third of the bytes (all of
 	 * them for a metric whose name would split the list). */
 	char *cols = a->metric && strchr(a->metric, ',') ? NULL :
 	    fold_columns(a->metric);
-	char *argv[] = { prog, "export", "-C", (char *)x->camp, "-V",
-	    "-f", "tsv", "-A", num, cols ? "-c" : NULL, cols, NULL };
-	struct fold fo = { 1, 0, at_cut, NULL, seg_done, NULL, export_bad, 0, 0 };
+	char *argv[16] = { prog, "export", "-C", (char *)x->camp, "-V",
+	    "-f", "tsv", "-A", num };
+	struct fold fo;
 	struct ar_spawn sp;
 	struct agg seg;
 	struct cut cut;
-	int fd[2];
+	int fd[2], kfd = -1, na = 9;
 	size_t i;
 
+	if (cols) {
+		argv[na++] = "-c";
+		argv[na++] = cols;
+	}
+	memset(&fo, 0, sizeof fo);
+	fo.want_seg = 1;
+	fo.before_loose = at_cut;
+	fo.seg_done = seg_done;
+	fo.bad = export_bad;
 	memset(&cut, 0, sizeof cut);
+	/* A decision's loose results: those it folded before and can take
+	 * again from its list are not read (-K). */
+	if (with_loose) {
+		if (!sm->lc)
+			sm->lc = lcache_open(sm);
+		lcache_reset(sm->lc);
+		cut.lc = sm->lc;
+		fo.known = lcache_known;
+		fo.loose_row = lcache_row;
+		if ((kfd = lcache_list(sm->lc)) >= 0) {
+			argv[na++] = "-K";
+			argv[na++] = "-";
+		}
+		clock_gettime(CLOCK_REALTIME, &sm->lc->t0);
+	}
 	cut.camp = x->camp;
 	cut.after = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
 	snprintf(num, sizeof num, "%lu", cut.after);
@@ -1507,7 +1857,7 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 #endif
 	memset(&sp, 0, sizeof sp);
 	sp.argv = argv;
-	sp.in = AR_FD_NULL;
+	sp.in = kfd >= 0 ? kfd : AR_FD_NULL;
 	sp.out = fd[1];
 	sp.err = AR_FD_KEEP;
 	sp.die_with_parent = 1;
@@ -1515,6 +1865,8 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 		ar_die(AR_EX_UNAVAILABLE, "%s: cannot run: %s", prog,
 		    strerror(errno));
 	close(fd[1]);
+	if (kfd >= 0)
+		close(kfd);
 	free(prog);
 	free(cols);
 	if (!(cut.in = fdopen(fd[0], "r")))
@@ -1528,6 +1880,8 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 	if (export_end(&cut) != 0)
 		export_failed(x->camp);
 	folds_write(&cut);
+	if (cut.lc)
+		lcache_write(cut.lc, sm);
 	if (cut.led_open > 0)
 		ar_ledger_close(&cut.led);
 	agg_free(&seg);
@@ -1623,7 +1977,7 @@ summ_fold(struct nx *x, const char *metric)
 		sm->seg[i].num = ar_ledger_seg_number(led.seg[i].path);
 	sm->nseg = upto;
 	agg_init(&a, metric);
-	fold_export(sm, x, &a, &led);
+	fold_export(sm, x, &a, &led, 0);
 	n = sm->nseg - upto;
 	agg_free(&a);
 	ar_ledger_close(&led);
@@ -1670,7 +2024,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		/* What the segments' folds hold, then the rows after them. */
 		if (have_led)
 			folds_in(sm, &a, &led);
-		fold_export(sm, x, &a, have_led ? &led : NULL);
+		fold_export(sm, x, &a, have_led ? &led : NULL, 1);
 		/* A median gone out of a list's window (next.h): everything
 		 * is read again, which holds all of each list. */
 		if (!agg_exact(&a)) {
@@ -1686,7 +2040,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 			sm->dirty = 1;
 			if (have_led)
 				folds_in(sm, &a, &led);
-			fold_export(sm, x, &a, have_led ? &led : NULL);
+			fold_export(sm, x, &a, have_led ? &led : NULL, 1);
 		}
 		apply_agg(x, &a);
 	}
@@ -2151,5 +2505,6 @@ summ_free(struct summ *sm)
 	free(sm->qpath);
 	free(sm->fdir);
 	free(sm->err);
+	lcache_free(sm->lc);
 	free(sm);
 }

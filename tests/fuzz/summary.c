@@ -8,7 +8,9 @@
  * parses every field. Whatever the bytes, the
  * reader must take the file or say why not, never read outside it, and
  * leave nothing half-loaded: a file it refuses leaves no entries but a
- * whole queue part's, when only a segment was not the ledger's. */
+ * whole queue part's, when only a segment was not the ledger's. The
+ * whole input is also read as a segment's fold and as the loose
+ * results' list (run/sched-fold/N, run/sched-loose). */
 #include <sanitizer/lsan_interface.h>
 
 #include "fuzz.h"
@@ -114,6 +116,37 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 			CHECK(!moved);
 		free(fp);
 		agg_free(&a);
+	}
+	/* The whole input as the loose results' list (run/sched-loose),
+	 * its magic, head and checksum put around it: taken whole, sorted,
+	 * each value inside the file read, or refused with nothing held. */
+	{
+		struct lcache lc;
+		char whyl[300];
+
+		memset(&lc, 0, sizeof lc);
+		ar_buf_add(&lc.file, LMAGIC, sizeof LMAGIC - 1);
+		put_head(&lc.file, sm);
+		ar_buf_add(&lc.file, (const char *)d, n);
+		sum_hex(h, lc.file.p, lc.file.len);
+		ar_buf_add(&lc.file, h, SUMLEN);
+		lcache_parse(&lc, sm, whyl, sizeof whyl);
+		if (whyl[0])
+			CHECK(lc.old == NULL && lc.nold == 0);
+		for (i = 0; !whyl[0] && i < lc.nold; i++) {
+			size_t j;
+
+			CHECK(ar_id_valid(lc.old[i].k.id));
+			CHECK(i == 0 || strcmp(lc.old[i - 1].k.id,
+			    lc.old[i].k.id) < 0);
+			CHECK(lres_find(&lc, lc.old[i].k.id) == &lc.old[i]);
+			for (j = 0; j < FV_KEEP; j++)
+				CHECK(lc.old[i].v[j] >= lc.file.p &&
+				    lc.old[i].v[j] + strlen(lc.old[i].v[j]) <
+				    lc.file.p + lc.file.len);
+		}
+		free(lc.old);
+		ar_buf_free(&lc.file);
 	}
 	for (i = 0; i < sm->nq; i++)
 		q_free(&sm->q[i]);
