@@ -2476,6 +2476,11 @@ ${lid[2]}	known	yes		" ]
 	bad "line 1: $what"
 	cat "$T/k" "$T/k" > "$T/k2"
 	bad "$id: listed twice"
+	head -c $((64 * 1024 * 1024 + 1)) /dev/zero > "$T/k2"
+	bad "over 64 MB"
+	run -65 --separate-stderr ar-ledger export -C "$C" -V -K - < "$T/k2"
+	[ "$stderr" = "ar-ledger: -K <stdin>: over 64 MB" ]
+	rm "$T/k2"
 	# An empty list is a list of none.
 	: > "$T/k2"
 	run -0 ar-ledger export -C "$C" -V -K "$T/k2"

@@ -998,6 +998,31 @@ decide_traced() {
 	[ ! -e "$LS" ]
 }
 
+@test "ar-sched next: AR_SCHED_LOOSE_MAX lists the first loose results in id order; the rest are read each time" {
+	two_segments
+	aged
+	decide
+	whole=$out
+	rm camp/run/sched-loose
+	mapfile -t ids < <(ls camp/ledger/results | sed 's/\.json$//' | LC_ALL=C sort)
+	[ "${#ids[@]}" -eq 7 ]
+	export AR_SCHED_LOOSE_MAX=3
+	decide
+	same "$out" "$whole"
+	for i in 0 1 2; do grep -aq "${ids[$i]}" camp/run/sched-loose; done
+	for i in 3 4 5 6; do not grep -aq "${ids[$i]}" camp/run/sched-loose; done
+	decide_traced
+	same "$out" "$whole"
+	for i in 0 1 2; do not grep -q "results/${ids[$i]}\.json\"" trace.txt; done
+	for i in 3 4 5 6; do grep -q "results/${ids[$i]}\.json\"" trace.txt; done
+	# None: no list at all; a value out of range is the default.
+	AR_SCHED_LOOSE_MAX=0 decide
+	same "$out" "$whole"
+	[ ! -e camp/run/sched-loose ]
+	AR_SCHED_LOOSE_MAX=x decide
+	for i in 0 1 2 3 4 5 6; do grep -aq "${ids[$i]}" camp/run/sched-loose; done
+}
+
 @test "ar-sched next: a loose result changed after it was listed is read again and checked" {
 	two_segments
 	aged

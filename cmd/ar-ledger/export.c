@@ -1,6 +1,7 @@
 /* export.c: ar-ledger export: the rows as TSV (the union of their
  * columns), as JSON Lines, or as a karpathy/autoresearch results.tsv;
  * with -V, only the rows verify finds good. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,10 +607,13 @@ known_load(struct knownlist *kl, const char *path)
 	/* At most AR_LEDGER_COMPACT results are loose, of about 120
 	 * bytes a line: 64 MB is far more. */
 	if ((std ? ar_readfd(0, &b, (size_t)64 << 20) : ar_readfile(path, &b,
-	    (size_t)64 << 20)) < 0)
-		ar_die(errno == EFBIG ? AR_EX_DATA : ar_errno_exit(errno),
-		    "-K %s: %s", std ? "<stdin>" : path, errno == EFBIG ?
-		    "over 64 MB" : strerror(errno));
+	    (size_t)64 << 20)) < 0) {
+		int e = errno;
+
+		ar_die(e == EFBIG ? AR_EX_DATA : ar_errno_exit(e), "-K %s: %s",
+		    std ? "<stdin>" : path, e == EFBIG ? "over 64 MB" :
+		    strerror(e));
+	}
 	if (ar_known_parse(b.p ? b.p : "", b.len, &kl->k, &kl->n, err,
 	    sizeof err) < 0)
 		ar_die(AR_EX_DATA, "-K %s: %s", std ? "<stdin>" : path, err);

@@ -20,6 +20,8 @@
  *     the queue's directories new/ and cur/ as they were listed
  *   after its own magic line, with its own checksum at its end. It is
  *   written first, and only when its records changed.
+ * A third file, run/sched-loose, keeps what was folded of each loose
+ * result (see lcache below).
  * Over 1,000 lines: the file's writer and its reader must agree field by
  * field, and each is kept beside the other. */
 #include <errno.h>
@@ -1340,6 +1342,22 @@ struct cut {
 #define LMAGIC "ar-sched loose 1\n"
 #define LNAME "sched-loose"
 #define LOOSE_AGE 2
+/* The most results listed, the first in id order (AR_SCHED_LOOSE_MAX
+ * sets fewer): a ledger that never compacts (AR_LEDGER_COMPACT=0) may
+ * hold millions loose, and the list, about 420 bytes a result, is read
+ * and may be written at every decision; the rest are read each time. */
+#define LOOSE_MAX 100000
+
+static size_t
+loose_max(void)
+{
+	const char *e = getenv("AR_SCHED_LOOSE_MAX");
+	long long v;
+
+	if (e && ar_parse_long(e, &v) == 0 && v >= 0 && v <= LOOSE_MAX)
+		return (size_t)v;
+	return LOOSE_MAX;
+}
 
 struct lres {
 	struct ar_known k;
@@ -1407,7 +1425,8 @@ lcache_parse(struct lcache *lc, const struct summ *sm, char *why,
 		return;
 	n = (size_t)get_u64(&r);
 	/* Each entry is at least its six numbers and its strings' sizes. */
-	if (r.bad || n > (size_t)(r.end - r.p) / (8 * (7 + FV_KEEP))) {
+	if (r.bad || n > LOOSE_MAX || n > (size_t)(r.end - r.p) /
+	    (8 * (7 + FV_KEEP))) {
 		snprintf(why, whylen, "malformed");
 		return;
 	}
@@ -1593,6 +1612,10 @@ lcache_write(struct lcache *lc, const struct summ *sm)
 		lc->now[w++] = *e;
 	}
 	lc->nnow = w;
+	for (i = loose_max(); i < lc->nnow; i++)
+		free(lc->now[i].vbuf);
+	if (lc->nnow > loose_max())
+		lc->nnow = loose_max();
 	same = lc->nnow == lc->nold;
 	for (i = 0; same && i < lc->nnow; i++)
 		same = memcmp(&lc->now[i].k, &lc->old[i].k,
