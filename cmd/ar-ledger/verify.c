@@ -170,6 +170,16 @@ skip_sealed(const struct ar_seg *seg, void *arg)
 	return 1;
 }
 
+/* A loose result taken as its loose seal's entry says it was found. */
+static void
+as_sealed(struct job *j, const struct lent *e)
+{
+	snprintf(j->id, sizeof j->id, "%s", e->name);
+	j->status = e->unsigned_ ? ST_UNSIGNED : ST_OK;
+	snprintf(j->mhash, sizeof j->mhash, "%s", e->mhash);
+	snprintf(j->commit, sizeof j->commit, "%s", e->commit);
+}
+
 static int
 collect(const struct ar_row *r, void *arg)
 {
@@ -239,10 +249,7 @@ collect(const struct ar_row *r, void *arg)
 			    "not in the loose seal");
 		} else {
 			snprintf(j->chash, sizeof j->chash, "%s", e->hash);
-			snprintf(j->id, sizeof j->id, "%s", e->name);
-			j->status = e->unsigned_ ? ST_UNSIGNED : ST_OK;
-			snprintf(j->mhash, sizeof j->mhash, "%s", e->mhash);
-			snprintf(j->commit, sizeof j->commit, "%s", e->commit);
+			as_sealed(j, e);
 		}
 		if (s->n == BATCH)
 			s->flush(s);
@@ -262,10 +269,7 @@ collect(const struct ar_row *r, void *arg)
 		if (s->trust_seals && (e = looseseal_find(&s->loose,
 		    j->fileid, j->chash))) {
 			j->trusted = 1;
-			snprintf(j->id, sizeof j->id, "%s", e->name);
-			j->status = e->unsigned_ ? ST_UNSIGNED : ST_OK;
-			snprintf(j->mhash, sizeof j->mhash, "%s", e->mhash);
-			snprintf(j->commit, sizeof j->commit, "%s", e->commit);
+			as_sealed(j, e);
 			if (s->n == BATCH)
 				s->flush(s);
 			return 0;
