@@ -22,8 +22,10 @@
  *   written first, and only when its records changed.
  * A third file, run/sched-loose, keeps what was folded of each loose
  * result (see lcache below).
- * Over 1,000 lines: the file's writer and its reader must agree field by
- * field, and each is kept beside the other. */
+ * Over 1,000 lines: each file's writer and its reader must agree field
+ * by field, and each is kept beside the other; the three files share
+ * the field helpers and the head (put_head), and the fuzz target
+ * (tests/fuzz/summary.c) reaches every reader by including this file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
