@@ -383,6 +383,19 @@ ar_ledger_seg_number(const char *path)
 	return v;
 }
 
+/* Whether a segment numbered after upto holds id. */
+static int
+in_segments_after(const struct ar_ledger *l, const char *id,
+    unsigned long upto)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		if (l->seg[i].num > upto && idx_has(&l->seg[i], id))
+			return 1;
+	return 0;
+}
+
 int
 ar_ledger_in_segments_upto(const struct ar_ledger *l, const char *id,
     unsigned long upto)
@@ -1125,10 +1138,14 @@ ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after)
 {
 	size_t i;
 
-	if (!l->frozen || l->frozen->n > 0 || !after)
+	if (!l->frozen || !after)
 		return 1;
 	for (i = 0; i < l->nseg; i++)
 		if (l->seg[i].num > after)
+			return 1;
+	/* A loose result held and looked up after the cut needs none. */
+	for (i = 0; i < l->frozen->n; i++)
+		if (!l->frozen->inseg[i] && !l->frozen->known[i])
 			return 1;
 	return 0;
 }
@@ -1136,37 +1153,29 @@ ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after)
 int
 ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen)
 {
-	return ar_ledger_freeze_known(l, NULL, NULL, err, errlen);
+	return ar_ledger_freeze_known(l, NULL, NULL, 0, err, errlen);
 }
 
 int
 ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
-    char *err, size_t errlen)
+    unsigned long upto, char *err, size_t errlen)
 {
 	struct ar_frozen *f = ar_xcalloc(1, sizeof *f);
 	char *rd = ar_path(l->dir, "results"), *p;
 	struct ar_buf b = {0};
 	size_t i, held = 0;
-	int dfd;
+	int dfd, all = 0;
 
 	frozen_free(l->frozen);
 	l->frozen = NULL;
-	/* Listed before the segments are loaded, as a scan lists them. A
-	 * loose result is looked up in the segments' indexes. */
+	/* Listed before the segments are loaded, as a scan lists them. */
 	if (list_loose(l, &f->names, &f->n, err, errlen) < 0 ||
-	    load_segments(l, err, errlen) < 0 ||
-	    (f->n && ar_ledger_map(l, err, errlen) < 0)) {
-		frozen_free(f);
-		free(rd);
-		return -1;
-	}
+	    load_segments(l, err, errlen) < 0)
+		goto fail;
 	f->json = ar_xcalloc(f->n + 1, sizeof *f->json);
 	f->len = ar_xcalloc(f->n + 1, sizeof *f->len);
 	f->inseg = ar_xcalloc(f->n + 1, 1);
 	f->known = ar_xcalloc(f->n + 1, 1);
-	for (i = 0; i < f->n; i++)
-		f->inseg[i] = (unsigned char)ar_ledger_in_segments(l,
-		    f->names[i]);
 	/* Each file by its name in results/: a thousand lookups of one
 	 * name, not of the whole path. */
 	dfd = known ? open(rd, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -1174,8 +1183,6 @@ ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
 		struct stat st;
 		char name[AR_ID_MAX + 8];
 
-		if (f->inseg[i])
-			continue;
 		snprintf(name, sizeof name, "%s.json", f->names[i]);
 		/* A file gone or not plain is read at each scan, which says
 		 * why or finds it compacted. */
@@ -1185,6 +1192,25 @@ ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
 	}
 	if (dfd >= 0)
 		close(dfd);
+	/* A loose result is looked up in the segments' indexes: in all of
+	 * them, unless the reader holds it and looked up to upto. Only
+	 * the later indexes are then read: a thousand segments' are not,
+	 * at each decision. */
+	for (i = 0; i < f->n && !all; i++)
+		all = !f->known[i] || !upto;
+	if (all && ar_ledger_map(l, err, errlen) < 0)
+		goto fail;
+	for (i = 0; f->n && !all && i < l->nseg; i++)
+		if (l->seg[i].num > upto && !l->seg[i].mapped &&
+		    map_index(&l->seg[i], err, errlen) < 0)
+			goto fail;
+	for (i = 0; i < f->n; i++) {
+		f->inseg[i] = (unsigned char)(f->known[i] && upto ?
+		    in_segments_after(l, f->names[i], upto) :
+		    ar_ledger_in_segments(l, f->names[i]));
+		if (f->inseg[i])
+			f->known[i] = 0;
+	}
 	for (i = 0; i < f->n && held < AR_FROZEN_BYTES; i++) {
 		if (f->inseg[i] || f->known[i])
 			continue;
@@ -1204,6 +1230,10 @@ ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
 	free(rd);
 	l->frozen = f;
 	return 0;
+fail:
+	frozen_free(f);
+	free(rd);
+	return -1;
 }
 
 int

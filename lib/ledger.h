@@ -131,8 +131,13 @@ int ar_ledger_freeze(struct ar_ledger *l, char *err, size_t errlen);
  * previous reading took spends a stat on each, not a read. */
 typedef int (*ar_known_fn)(const char *id, const struct stat *st,
 	void *arg);
+/* upto, when not 0: the reader vouches that each result it holds was in
+ * no segment numbered up to upto when it took it (segments are numbered
+ * in the order written): such a result is looked up only in the later
+ * segments, and, when it holds every loose result, only their indexes
+ * are read. */
 int ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known,
-	void *arg, char *err, size_t errlen);
+	void *arg, unsigned long upto, char *err, size_t errlen);
 /* Merges loose results into a new segment under a lock. Taking the
  * lock, this and ar_ledger_add_batch remove what writers that died left
  * (ar_tmp_clean on ledger/, results/ and seg/). */

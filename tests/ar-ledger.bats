@@ -2406,6 +2406,43 @@ ${lid[2]}	known	yes		" ]
 	[ "$output" = "$(ar-ledger export -C "$C" -V -f tsv)" ]
 }
 
+@test "ar-ledger export -K -A: with every loose result listed, no index up to the cut is read; a later segment's copy wins" {
+	stored_mix
+	run -0 ar-ledger verify -C "$C"
+	mapfile -t lid < <(ids "$T/loose.jsonl" | LC_ALL=C sort)
+	known_list "${lid[@]}" > "$T/k"
+	export_known -K "$T/k"
+	[ "$st" -eq 0 ]
+	# (No row read has a workload: -c keeps the columns rows have.)
+	[ "$(cat "$T/out")" = "id	signed	verified	segment
+${lid[0]}	known	yes	
+${lid[1]}	known	yes	
+${lid[2]}	known	yes	" ]
+	# The list vouches for segment 1: its index is not read.
+	not grep -q 'seg/00000001.idx' "$T/tr"
+	# One result not listed is looked up in every index.
+	known_list "${lid[0]}" "${lid[2]}" > "$T/k1"
+	export_known -K "$T/k1"
+	[ "$st" -eq 0 ]
+	grep -q 'seg/00000001.idx' "$T/tr"
+	# Compacted into segment 2 by a compaction that died before it
+	# removed a file: the listed result is found in segment 2, whose
+	# index is read, and its row is the segment's, not a known one.
+	# (Segment 2's ids are looked up in segment 1: an id stored twice.)
+	cp -p "$L/results/${lid[1]}.json" "$T/kept.json"
+	run -0 ar-ledger compact -C "$C"
+	[ -f "$L/seg/00000002.tsv" ]
+	cp -p "$T/kept.json" "$L/results/${lid[1]}.json"
+	known_list "${lid[1]}" > "$T/k2"
+	export_known -K "$T/k2"
+	[ "$st" -eq 0 ]
+	[ "$(cut -f 1-4 "$T/out")" = "id	signed	verified	segment
+${lid[0]}	yes	yes	00000002
+${lid[1]}	yes	yes	00000002
+${lid[2]}	yes	yes	00000002" ]
+	grep -q 'seg/00000002.idx' "$T/tr"
+}
+
 @test "ar-ledger export -K: a file changed since it was listed, or not in the loose seal, is read and checked" {
 	stored_mix
 	run -0 ar-ledger verify -C "$C"

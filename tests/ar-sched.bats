@@ -903,6 +903,7 @@ same_from_rows() {
 	# The queue part's own file: truncated, changed, gone, another
 	# run's (its checksum is not the one the summary names).
 	Q=camp/run/sched-queue
+	why="the queue's records are read again"
 	decide
 	[[ "$err" != *"$S"* ]]
 	cp "$Q" q.kept
@@ -996,6 +997,40 @@ decide_traced() {
 	decide
 	same "$out" "$second"
 	[ ! -e "$LS" ]
+}
+
+@test "ar-sched next: a listed loose result that a compaction put in a segment, its file left, is counted once" {
+	command -v strace >/dev/null || skip "strace is needed (.ci/run installs it)"
+	two_segments
+	aged
+	decide
+	whole=$out
+	[ -s camp/run/sched-loose ]
+	# A compaction that dies before it removes the files (here each
+	# unlink fails): the results are in a new segment, and their files
+	# are still there, unchanged.
+	ls camp/ledger/results > before.txt
+	cp -p camp/ledger/loose.seal seal.kept
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	    strace -f -o /dev/null -e trace=unlink,unlinkat -e inject=unlink,unlinkat:error=EIO ar-ledger compact -C camp 2> /dev/null || true
+	[ -f camp/ledger/seg/00000003.tsv ]
+	ls camp/ledger/results | cmp - before.txt
+	# Its fold, as an append's ar-sched fold leaves it: the decision
+	# takes segment 3 from it, past the segments the list looked in,
+	# and reads the loose results again, which segment 3 holds. (The
+	# fold's export drops them from the loose seal; the seal of before,
+	# put back, still lists them: the list alone must not be trusted.)
+	ar-sched fold -C camp 2> /dev/null
+	cp -p seal.kept camp/ledger/loose.seal
+	decide_traced
+	same "$out" "$whole"
+	not grep -q '"-K"' trace.txt
+	# None was folded as a loose result (each only as segment 3's row):
+	# no list is left.
+	[ ! -e camp/run/sched-loose ]
+	decide
+	same "$out" "$whole"
+	same_from_rows
 }
 
 @test "ar-sched next: AR_SCHED_LOOSE_MAX lists the first loose results in id order; the rest are read each time" {
@@ -1098,6 +1133,37 @@ decide_traced() {
 	decide
 	same "$out" "$mine"
 	[[ "$err" == *"ar-sched: $LS: made for another campaign; $why"* ]]
+}
+
+@test "ar-sched next: a settled segment is only stat'ed, and a change to it is still seen" {
+	command -v strace >/dev/null || skip "strace is needed (.ci/run installs it)"
+	mkcamp
+	results 40 1
+	results 20 2
+	decide
+	whole=$out
+	# Each segment is opened and its last bytes hashed while its ctime
+	# is new. Three seconds on it is settled: the next decision says
+	# so in the summary, and the ones after it only stat the segment.
+	# (Not a race: after the sleep the ctimes are old whatever the load.)
+	sleep 3
+	decide
+	same "$out" "$whole"
+	ASAN_OPTIONS=detect_leaks=0 strace -e trace=openat,stat,newfstatat,statx -o trace ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > o 2> e
+	[ "$(cut -f 2- o)" = "$whole" ]
+	not grep -q 'seg/0000000[12]\.tsv", O_RDONLY' trace
+	grep -q 'seg/00000001\.tsv"' trace
+	grep -q 'seg/00000002\.tsv"' trace
+	# Altered in place, its mtime put back: its ctime is new, and the
+	# stat tells.
+	f=camp/ledger/seg/00000002.tsv
+	touch -r "$f" ref
+	chmod u+w "$f"
+	sed -i 's/"verdict":"keep"/"verdict":"kept"/' "$f"
+	touch -r ref "$f"
+	run --separate-stderr -69 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"ar-sched: camp/run/sched-summary: ledger segment 00000002 changed since it was summarized; it is rebuilt from the ledger (the queue records it knows are kept)"* ]]
+	same "$output" ""
 }
 
 @test "ar-sched next: a ledger rewritten or altered under the summary is detected" {

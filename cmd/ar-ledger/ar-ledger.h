@@ -147,6 +147,9 @@ struct scanner {
 	int strict;
 	char **ids;
 	size_t nids, capids;
+	/* Per id, until they are sorted: from a segment's row (a loose
+	 * result was looked up in the segments when the ledger was read). */
+	unsigned char *idseg;
 	size_t bad;          /* problems found */
 	char **badids;       /* ids stored twice */
 	size_t nbadids, capbadids;

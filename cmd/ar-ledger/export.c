@@ -657,8 +657,10 @@ cmd_export(struct lctx *cx, int fmt, int with_unsigned, int verify,
 	/* Its passes (the check, the columns, the rows) read one view:
 	 * a row the check did not see is not written, though an append or
 	 * a compaction runs meanwhile, and a loose result is read once. */
-	if (ar_ledger_freeze_known(&cx->led, known ? is_known : NULL, &kl, err,
-	    sizeof err) != 0)
+	/* With -A, each listed result is vouched for up to the cut: its
+	 * reader folded it when it was in none of those segments. */
+	if (ar_ledger_freeze_known(&cx->led, known ? is_known : NULL, &kl,
+	    after > 0 ? (unsigned long)after : 0, err, sizeof err) != 0)
 		ar_die(scan_exit(errno), "%s", err);
 	if (verify) {
 		cx->mc_keep = 1;

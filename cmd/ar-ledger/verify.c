@@ -363,7 +363,9 @@ finish_batch(struct scanner *s, struct job *jobs, size_t n)
 				s->capids = s->capids ? s->capids * 2 : 1024;
 				s->ids = ar_xrealloc(s->ids, s->capids *
 				    sizeof *s->ids);
+				s->idseg = ar_xrealloc(s->idseg, s->capids);
 			}
+			s->idseg[s->nids] = j->segi >= 0;
 			s->ids[s->nids++] = ar_xstrdup(j->id);
 		}
 		s->total++;
@@ -670,7 +672,8 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	free(want);
 	looseseal_write(cx, &s->loose);
 	for (i = 0; s->after > 0 && i < s->nids; i++)
-		twice_across_cut(s, s->ids[i]);
+		if (s->idseg[i])
+			twice_across_cut(s, s->ids[i]);
 	for (i = 0; s->after > 0 && i < s->nskipped; i++) {
 		struct idlist l;
 
@@ -704,6 +707,7 @@ free_scanner(struct scanner *s)
 	for (i = 0; i < s->nids; i++)
 		free(s->ids[i]);
 	free(s->ids);
+	free(s->idseg);
 	for (i = 0; i < s->nbadids; i++)
 		free(s->badids[i]);
 	free(s->badids);

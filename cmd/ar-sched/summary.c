@@ -57,7 +57,7 @@
 #include "sched.h"
 #include "next.h"
 
-#define MAGIC "ar-sched summary 5\n"
+#define MAGIC "ar-sched summary 6\n"
 /* The queue part, a file of its own: most of the bytes, and unchanged
  * by new results, so a decision after them does not write it again. */
 #define QNAME "sched-queue"
@@ -78,6 +78,9 @@ struct fseg {
 	int64_t mt, mtn, ct, ctn;
 	char tail[AR_HASH_HEX];
 	char hash[AR_HASH_HEX];
+	/* Its ctime was more than two seconds old when it was seen: any
+	 * change since has set a later ctime, so a stat tells. */
+	int settled;
 };
 
 /* What a queue record says, by its name (without a lease). */
@@ -113,6 +116,12 @@ struct summ {
 	char *fdir;                 /* run/sched-fold: the segments' folds */
 	char qsum[SUMLEN + 1];      /* its checksum, as the summary names it */
 	int have_ledger, dirty, loaded;
+	/* The queue file is read on a thread of its own (qthr, while the
+	 * export runs): qstate 1 while it reads, 2 once read here, 0 once
+	 * taken by q_join; qloaded when its records are this run's. */
+	pthread_t qthr;
+	int qstate, qloaded;
+	char qwhy[300];
 	/* The ledger part was not used but the queue part was: the records
 	 * it knows by name are kept (a copied or rewritten ledger). */
 	int qkept;
@@ -492,6 +501,7 @@ static int
 seg_ident(const char *path, unsigned long num, struct fseg *f)
 {
 	struct stat st;
+	struct timespec now;
 	char buf[TAIL];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -499,11 +509,13 @@ seg_ident(const char *path, unsigned long num, struct fseg *f)
 
 	if (fd < 0)
 		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
 	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return -1;
 	}
 	memset(f, 0, sizeof *f);
+	f->settled = now.tv_sec - st.st_ctim.tv_sec > 2;
 	f->num = num;
 	f->size = (uint64_t)st.st_size;
 	f->ino = (uint64_t)st.st_ino;
@@ -521,11 +533,44 @@ seg_ident(const char *path, unsigned long num, struct fseg *f)
 }
 
 static int
+stat_same(const struct fseg *a, const struct stat *st)
+{
+	return a->size == (uint64_t)st->st_size &&
+	    a->ino == (uint64_t)st->st_ino &&
+	    a->mt == (int64_t)st->st_mtim.tv_sec &&
+	    a->mtn == (int64_t)st->st_mtim.tv_nsec &&
+	    a->ct == (int64_t)st->st_ctim.tv_sec &&
+	    a->ctn == (int64_t)st->st_ctim.tv_nsec;
+}
+
+static int
 seg_same(const struct fseg *a, const struct fseg *b)
 {
 	return a->num == b->num && a->size == b->size && a->ino == b->ino &&
 	    a->mt == b->mt && a->mtn == b->mtn && a->ct == b->ct &&
 	    a->ctn == b->ctn && strcmp(a->tail, b->tail) == 0;
+}
+
+/* Whether the segment at path is still f: a stat when f was settled, a
+ * thousand opens and hashes fewer per decision at a thousand segments;
+ * else its identity again, and *now_settled set when it is the same and
+ * settled now. */
+static int
+seg_still(const char *path, struct fseg *f, int *now_settled)
+{
+	struct fseg now;
+	struct stat st;
+
+	if (f->settled)
+		return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    stat_same(f, &st);
+	if (seg_ident(path, f->num, &now) < 0 || !seg_same(f, &now))
+		return 0;
+	if (now.settled) {
+		f->settled = 1;
+		*now_settled = 1;
+	}
+	return 1;
 }
 
 /* ---- the queue's records ---- */
@@ -840,6 +885,51 @@ load_queue(struct summ *sm, char *why, size_t whylen)
 	sm->qfile = b;
 }
 
+static void *
+queue_thread(void *arg)
+{
+	struct summ *sm = arg;
+
+	load_queue(sm, sm->qwhy, sizeof sm->qwhy);
+	return NULL;
+}
+
+static void
+q_drop(struct summ *sm)
+{
+	size_t i;
+
+	ar_buf_free(&sm->qfile);
+	for (i = 0; i < sm->nq; i++)
+		q_free(&sm->q[i]);
+	sm->nq = 0;
+	free(sm->qslot);
+	sm->qslot = NULL;
+	sm->nqslot = 0;
+}
+
+/* Takes the queue file's records once read; a file found bad is said,
+ * and its records are read again from the queue (the ledger part
+ * stands: it has a checksum of its own). */
+static void
+q_join(struct summ *sm, int say)
+{
+	if (sm->qstate == 1)
+		pthread_join(sm->qthr, NULL);
+	if (!sm->qstate)
+		return;
+	sm->qstate = 0;
+	if (!sm->qwhy[0]) {
+		sm->qloaded = 1;
+		return;
+	}
+	if (say)
+		ar_warn("%s: %s; the queue's records are read again",
+		    sm->path, sm->qwhy);
+	q_drop(sm);
+	sm->dirty = 1;
+}
+
 /* ---- the file ---- */
 
 /* What a summary or a fold was made for: campaign, key, SEAL, metric. */
@@ -890,8 +980,11 @@ put_fseg(struct ar_buf *b, const struct fseg *f, int fold)
 	put_u64(b, (uint64_t)f->ct);
 	put_u64(b, (uint64_t)f->ctn);
 	put_str(b, f->tail);
+	/* A fold's segment is seen again when it is taken. */
 	if (fold)
 		put_str(b, f->hash);
+	else
+		put_u64(b, (uint64_t)f->settled);
 }
 
 static void
@@ -905,11 +998,16 @@ get_fseg(struct rd *r, struct fseg *f, int fold)
 	f->ct = (int64_t)get_u64(r);
 	f->ctn = (int64_t)get_u64(r);
 	get_fix(r, f->tail, sizeof f->tail);
+	f->settled = 0;
 	if (fold)
 		get_fix(r, f->hash, sizeof f->hash);
-	else
+	else {
 		f->hash[0] = '\0';
+		f->settled = get_u64(r) != 0;
+	}
 }
+
+static void put_ledger(struct summ *, const struct agg *);
 
 /* Reads the file into sm and a; NULL when it is usable, else why not
  * (a and sm are then left empty). led is the ledger as it is now. */
@@ -922,7 +1020,7 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	char h[SUMLEN + 1];
 	const char *ls;
 	size_t i, hl = SUMLEN;
-	int ok, head_ok;
+	int ok, head_ok, settled = 0;
 
 	if (ar_readfile(sm->path, &b, (size_t)1 << 32) < 0) {
 		ar_buf_free(&b);
@@ -953,14 +1051,13 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	else
 		sm->seg = ar_xcalloc(sm->nseg + 1, sizeof *sm->seg);
 	for (i = 0; !r.bad && i < sm->nseg; i++) {
-		struct fseg *f = &sm->seg[i], now;
+		struct fseg *f = &sm->seg[i];
 
 		get_fseg(&r, f, 0);
 		if (why[0] || r.bad)
 			continue;
 		ok = i < led->nseg && ar_ledger_seg_number(led->seg[i].path) ==
-		    f->num && seg_ident(led->seg[i].path, f->num, &now) == 0 &&
-		    seg_same(f, &now);
+		    f->num && seg_still(led->seg[i].path, f, &settled);
 		if (!ok)
 			snprintf(why, sizeof why, "ledger segment %08lu %s since "
 			    "it was summarized", f->num, i < led->nseg &&
@@ -977,32 +1074,40 @@ load(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	/* The queue's records do not depend on the ledger: a summary of a
 	 * campaign whose segments were copied (new inodes and times) or
 	 * rewritten still knows them by name, which records keep. */
-	if (head_ok && !r.bad) {
+	if (head_ok && !r.bad && !why[0]) {
+		/* Most of the bytes (12 MB at 100,000 records): read while
+		 * the export runs. */
+		sm->qwhy[0] = '\0';
+		if (pthread_create(&sm->qthr, NULL, queue_thread, sm) == 0)
+			sm->qstate = 1;
+		else {
+			load_queue(sm, sm->qwhy, sizeof sm->qwhy);
+			sm->qstate = 2;
+		}
+	} else if (head_ok && !r.bad) {
 		char qwhy[300] = "";
 
 		load_queue(sm, qwhy, sizeof qwhy);
-		if (!why[0])
-			memcpy(why, qwhy, sizeof qwhy);
-		else
-			sm->qkept = !qwhy[0];
+		sm->qkept = !qwhy[0];
 	}
 	if (!why[0] && !r.bad) {
 		sm->file = b;
 		sm->have_ledger = 1;
 		sm->loaded = 1;
+		/* Segments settled since: written once, so that later
+		 * decisions only stat them. */
+		if (settled) {
+			put_ledger(sm, a);
+			sm->dirty = 1;
+		}
 		return NULL;
 	}
 	if (!why[0])
 		snprintf(why, sizeof why, "malformed");
-	if (!sm->qkept) {
-		ar_buf_free(&sm->qfile);
-		for (i = 0; i < sm->nq; i++)
-			q_free(&sm->q[i]);
-		sm->nq = 0;
-		free(sm->qslot);
-		sm->qslot = NULL;
-		sm->nqslot = 0;
-	}
+	if (sm->qstate)
+		q_join(sm, 0);
+	if (!sm->qkept)
+		q_drop(sm);
 	/* Nothing else of it is kept. */
 	agg_free(a);
 	agg_init(a, sm->metric);
@@ -1341,7 +1446,7 @@ struct cut {
  * the ctime. Like the summary a cache: its checksum and what it was made
  * for (put_head) must hold, else every loose result is read. */
 /* Its version: a new one when the values kept (FV_KEEP) change. */
-#define LMAGIC "ar-sched loose 1\n"
+#define LMAGIC "ar-sched loose 2\n"
 #define LNAME "sched-loose"
 #define LOOSE_AGE 2
 /* The most results listed, the first in id order (AR_SCHED_LOOSE_MAX
@@ -1374,6 +1479,10 @@ struct lcache {
 	struct lres *old, *now;
 	size_t nold, nnow, capnow;
 	struct timespec t0;         /* just before the export */
+	/* Every result listed was in no segment numbered up to this when
+	 * the list was written (its export looked in them all): the file's,
+	 * and this run's. */
+	unsigned long old_upto, upto;
 };
 
 static int
@@ -1425,6 +1534,7 @@ lcache_parse(struct lcache *lc, const struct summ *sm, char *why,
 	get_head(&r, sm, why, whylen);
 	if (why[0])
 		return;
+	lc->old_upto = (unsigned long)get_u64(&r);
 	n = (size_t)get_u64(&r);
 	/* Each entry is at least its six numbers and its strings' sizes. */
 	if (r.bad || n > LOOSE_MAX || n > (size_t)(r.end - r.p) /
@@ -1618,7 +1728,10 @@ lcache_write(struct lcache *lc, const struct summ *sm)
 		free(lc->now[i].vbuf);
 	if (lc->nnow > loose_max())
 		lc->nnow = loose_max();
-	same = lc->nnow == lc->nold;
+	/* The segments this run's export looked in: all up to the last
+	 * one the summary now holds. */
+	lc->upto = sm->nseg ? sm->seg[sm->nseg - 1].num : 0;
+	same = lc->nnow == lc->nold && lc->upto == lc->old_upto;
 	for (i = 0; same && i < lc->nnow; i++)
 		same = memcmp(&lc->now[i].k, &lc->old[i].k,
 		    sizeof lc->now[i].k) == 0 && lc->now[i].v[0] ==
@@ -1632,6 +1745,7 @@ lcache_write(struct lcache *lc, const struct summ *sm)
 	}
 	ar_buf_add(&b, LMAGIC, sizeof LMAGIC - 1);
 	put_head(&b, sm);
+	put_u64(&b, lc->upto);
 	put_u64(&b, lc->nnow);
 	for (i = 0; i < lc->nnow; i++) {
 		const struct lres *e = &lc->now[i];
@@ -1847,7 +1961,12 @@ fold_export(struct summ *sm, struct nx *x, struct agg *a,
 		cut.lc = sm->lc;
 		fo.known = lcache_known;
 		fo.loose_row = lcache_row;
-		if ((kfd = lcache_list(sm->lc)) >= 0) {
+		/* The export looks a listed result up only in the segments
+		 * after the cut (-A): the list must have looked in those up
+		 * to it. A cut that went past it (folds taken since) has the
+		 * results read this once. */
+		if (sm->lc->old_upto >= (sm->nseg ? sm->seg[sm->nseg - 1].num :
+		    0) && (kfd = lcache_list(sm->lc)) >= 0) {
 			argv[na++] = "-K";
 			argv[na++] = "-";
 		}
@@ -2318,8 +2437,10 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 	struct miss *miss = NULL;
 	ptrdiff_t *act = NULL;
 	size_t s, i, pos = 0, nact, capact = 0, nmiss, capmiss = 0;
-	int same = sm->loaded, man_loaded = 0;
+	int same, man_loaded = 0;
 
+	q_join(sm, 1);
+	same = sm->qloaded;
 	memset(&man, 0, sizeof man);
 	for (s = 0; s < 2; s++) {
 		char *d = ar_path(qdir, subs[s]);
@@ -2379,7 +2500,7 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 			}
 			/* Many to read (from scratch, or a large put): the
 			 * batches' manifests hold them, a file each. */
-			if (!man_loaded && (!sm->loaded || sm->misses + nmiss >=
+			if (!man_loaded && (!sm->qloaded || sm->misses + nmiss >=
 			    256)) {
 				man_loaded = 1;
 				if (ar_spool_man_load(qdir, &man) < 0)
@@ -2458,6 +2579,7 @@ summ_close(struct summ *sm)
 	struct ar_buf b = {0};
 	char h[SUMLEN + 1];
 
+	q_join(sm, 1);
 	if (sm->dirty || !sm->loaded) {
 		char *run = ar_campaign_path(sm->camp, "run");
 
@@ -2468,7 +2590,7 @@ summ_close(struct summ *sm)
 		 * leaves the summary naming the old one's checksum, and both
 		 * are rebuilt. A run that did not list the queue (next
 		 * --best) keeps the one it loaded. */
-		if (!(sm->loaded && (sm->qsame || !sm->qlisted))) {
+		if (!(sm->qloaded && (sm->qsame || !sm->qlisted))) {
 			ar_buf_add(&b, QMAGIC, sizeof QMAGIC - 1);
 			put_queue(&b, sm);
 			sum_hex(sm->qsum, b.p, b.len);
@@ -2515,6 +2637,7 @@ summ_free(struct summ *sm)
 {
 	size_t i;
 
+	q_join(sm, 0);
 	for (i = 0; i < sm->nq; i++)
 		q_free(&sm->q[i]);
 	free(sm->q);

@@ -67,6 +67,8 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	agg_init(&a, "tok_s");
 	sm->metric = "tok_s";
 	why = load(sm, &a, &led);
+	/* The queue file is read on a thread: taken here. */
+	q_join(sm, 0);
 	if (why) {
 		/* Only the queue part may stay: when it was whole and only
 		 * a segment was not the ledger's. */

@@ -338,7 +338,7 @@ frozen_known(void)
 	bp = ar_path(dir, "results/b.json");
 	stat(bp, &st);
 	a.bsize = st.st_size;
-	OK(ar_ledger_freeze_known(&l, held_b, &a, err, sizeof err) == 0 &&
+	OK(ar_ledger_freeze_known(&l, held_b, &a, 0, err, sizeof err) == 0 &&
 	    strcmp(a.ids.p, "a;b;c;") == 0, "freeze_known: each loose "
 	    "result asked, in order");
 	ar_ledger_scan(&l, seen_known, &b, err, sizeof err);
@@ -353,7 +353,7 @@ frozen_known(void)
 	    "view holds");
 	/* Gone at the freeze: not asked. */
 	ar_buf_clear(&a.ids);
-	OK(ar_ledger_freeze_known(&l, held_b, &a, err, sizeof err) == 0 &&
+	OK(ar_ledger_freeze_known(&l, held_b, &a, 0, err, sizeof err) == 0 &&
 	    strcmp(a.ids.p, "a;c;") == 0, "freeze_known: a file gone is not "
 	    "asked");
 	ar_ledger_close(&l);
@@ -363,7 +363,7 @@ frozen_known(void)
 	json_decref(r);
 	ar_ledger_compact(&l, 0, &merged, err, sizeof err);
 	ar_buf_clear(&a.ids);
-	OK(ar_ledger_freeze_known(&l, held_b, &a, err, sizeof err) == 0 &&
+	OK(ar_ledger_freeze_known(&l, held_b, &a, 0, err, sizeof err) == 0 &&
 	    merged == 3 && (!a.ids.p || !a.ids.p[0]), "freeze_known: none "
 	    "loose, none asked");
 	ar_ledger_close(&l);
@@ -373,10 +373,85 @@ frozen_known(void)
 	unit_rmtree(dir);
 }
 
+static int
+held_all(const char *id, const struct stat *st, void *arg)
+{
+	(void)id;
+	(void)st;
+	(void)arg;
+	return 1;
+}
+
+/* A reader that vouches up to segment 1: its index is not read, and a
+ * held result is looked up only in the later segments. */
+static void
+frozen_known_upto(void)
+{
+	char *dir = unit_tmpdir(), err[512];
+	struct ar_ledger l;
+	struct ar_seg_made made;
+	struct ar_buf b = {0}, keep = {0};
+	json_t *recs[2], *r;
+	char *rp;
+	size_t merged = 0;
+	int st[2];
+
+	ar_ledger_open(&l, dir, 1, err, sizeof err);
+	recs[0] = rec("r1", 1);
+	recs[1] = rec("r2", 1);
+	ar_ledger_add_batch(&l, recs, 2, st, &made, err, sizeof err);
+	json_decref(recs[0]);
+	json_decref(recs[1]);
+	ar_ledger_store(&l, (r = rec("r5", 5)));
+	json_decref(r);
+	ar_ledger_close(&l);
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
+	    ar_ledger_freeze_known(&l, held_all, NULL, 1, err, sizeof err) ==
+	    0 && l.nseg == 1 && !l.seg[0].mapped && !ar_ledger_needs_map(&l,
+	    1), "freeze_known upto: held, the earlier index not read");
+	ar_ledger_scan_after(&l, 1, seen_known, &b, err, sizeof err);
+	OK(b.p && strcmp(b.p, "r5:known;") == 0, "freeze_known upto: given "
+	    "as known");
+	ar_ledger_close(&l);
+	/* Not held: looked up in every index. */
+	ar_buf_clear(&b);
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
+	    ar_ledger_freeze_known(&l, held_b, &(struct asked){ {0}, -1 }, 1,
+	    err, sizeof err) == 0 && l.seg[0].mapped &&
+	    ar_ledger_needs_map(&l, 1), "freeze_known upto: one not held maps "
+	    "them all");
+	ar_ledger_close(&l);
+	/* A later segment holds the same id (a compaction that died before
+	 * it removed the file): found there, not given as loose. */
+	rp = ar_path(dir, "results/r5.json");
+	ar_readfile(rp, &keep, 1 << 20);
+	ar_ledger_open(&l, dir, 0, err, sizeof err);
+	ar_ledger_store(&l, (r = rec("r6", 6)));
+	json_decref(r);
+	ar_ledger_compact(&l, 0, &merged, err, sizeof err);
+	ar_ledger_close(&l);
+	OK(merged == 2 && ar_write_atomic(rp, keep.p, keep.len, 0644) == 0,
+	    "freeze_known upto: r5 compacted, its file left");
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
+	    ar_ledger_freeze_known(&l, held_all, NULL, 1, err, sizeof err) ==
+	    0 && l.nseg == 2 && !l.seg[0].mapped && l.seg[1].mapped,
+	    "freeze_known upto: only the later index read");
+	ar_buf_clear(&b);
+	ar_ledger_scan_after(&l, 1, seen_known, &b, err, sizeof err);
+	OK(b.p && strcmp(b.p, "00000002:read;00000002:read;") == 0,
+	    "freeze_known upto: in a later segment, not loose");
+	ar_ledger_close(&l);
+	ar_buf_free(&b);
+	ar_buf_free(&keep);
+	free(rp);
+	unit_rmtree(dir);
+}
+
 const struct unit_test unit_ledger[] = {
 	TEST(lazy),
 	TEST(frozen),
 	TEST(frozen_known),
+	TEST(frozen_known_upto),
 	TEST(store),
 	TEST(batches),
 	TEST(left),
