@@ -17,7 +17,10 @@
 #   next, from scratch      <= 1 s   (no summary, the ledger as
 #                           ar-ledger append left it: each segment
 #                           sealed, and folded by the ar-sched fold it
-#                           runs; then the folds removed, as in a
+#                           runs, which keeps the first segments' folds
+#                           merged, run/sched-fold/prefix, up to date
+#                           every 32 segments; then the folds removed,
+#                           as in a
 #                           ledger copied or restored without run/;
 #                           then the seals removed too: every row
 #                           verified; then with the folds the decisions

@@ -1234,6 +1234,9 @@ decide_traced() {
 # (run/sched-fold/NNNNNNNN): a summary built again reads the folds, not
 # the rows, and comes out the same, byte for byte.
 @test "ar-sched next: the segments' folds rebuild the summary as their rows would" {
+	# No segment settles during the test: the summaries compare byte
+	# for byte whatever the machine's load.
+	export AR_SCHED_SETTLE=1000000
 	two_segments
 	decide
 	whole=$out
@@ -1267,6 +1270,117 @@ decide_traced() {
 	[ -s camp/run/sched-fold/00000003 ]
 	rm camp/run/sched-summary
 	decide
+	same "$out" "$whole"
+}
+
+# The folds' prefix (run/sched-fold/prefix): the first segments' folds
+# merged, so that a summary built again reads one file and the folds
+# after it (AR_SCHED_PREFIX folds or more after it write it again).
+@test "ar-sched next: a summary built again reads the folds' prefix; a bad or stale one is said and not used" {
+	command -v strace >/dev/null || skip "strace is needed (.ci/run installs it)"
+	export AR_SCHED_PREFIX=2
+	two_segments
+	ar-ledger compact -C camp 2> /dev/null
+	decide
+	whole=$out
+	# The append of segment 2 wrote the prefix (two folds); the
+	# compaction's fold, one after it, did not.
+	[ -s camp/run/sched-fold/prefix ]
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide_traced
+	same "$out" "$whole"
+	[ -z "$err" ] || [[ "$err" != *"sched-fold"* ]]
+	grep -q 'sched-fold/prefix"' trace.txt
+	not grep -q 'sched-fold/0000000[12]"' trace.txt
+	grep -q 'sched-fold/00000003"' trace.txt
+	# As from the rows alone (which leaves folds, no prefix); built
+	# again from the three folds, the decision writes the prefix.
+	same_from_rows
+	P=camp/run/sched-fold/prefix
+	[ ! -e "$P" ]
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$whole"
+	[ -s "$P" ]
+	# Torn or damaged: said, the folds read, and written again.
+	n=$(( $(stat -c %s "$P") / 2 ))
+	printf '\377' | dd of="$P" bs=1 seek="$n" conv=notrunc 2> /dev/null
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$whole"
+	[[ "$err" == *"ar-sched: $P: its checksum does not match (a torn or altered file); the folds are read instead"* ]]
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"$P"* ]]
+	# A segment touched: its ctime is new, but its bytes hash as they
+	# did: taken, and written again.
+	touch camp/ledger/seg/00000002.tsv
+	cp "$P" p.before
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$whole"
+	[[ "$err" != *"$P"* ]]
+	not cmp -s p.before "$P"
+	# Another campaign's.
+	mv camp other
+	two_segments
+	ar-ledger compact -C camp 2> /dev/null
+	decide
+	mine=$out
+	cp other/run/sched-fold/prefix "$P"
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$mine"
+	[[ "$err" == *"ar-sched: $P: made for another campaign; the folds are read instead"* ]]
+	# Copied with cp -a (new inodes and ctimes): taken once each of its
+	# segments hashes as it did, and written again with their
+	# identities now; no fold is read.
+	mv camp orig
+	cp -a orig camp
+	rm camp/run/sched-summary camp/run/sched-queue
+	cp "$P" p.before
+	decide_traced
+	same "$out" "$mine"
+	[[ "$err" != *"$P"* ]]
+	not grep -q 'sched-fold/0000000[123]"' trace.txt
+	not cmp -s p.before "$P"
+	rm camp/run/sched-summary camp/run/sched-queue
+	decide
+	same "$out" "$mine"
+	[[ "$err" != *"$P"* ]]
+	# Altered in place, its times put back: not the bytes folded. The
+	# prefix is not taken, nor the segment's fold, and its rows fail
+	# their checks.
+	f=camp/ledger/seg/00000002.tsv
+	touch -r "$f" ref
+	chmod u+w "$f"
+	sed -i 's/"verdict":"keep"/"verdict":"kept"/' "$f"
+	touch -r ref "$f"
+	rm camp/run/sched-summary camp/run/sched-queue
+	run --separate-stderr -69 ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+	[[ "$stderr" == *"ar-sched: $P: ledger segment 00000002 changed since it was folded; the folds are read instead"* ]]
+	[[ "$stderr" == *"ar-sched: ar-ledger export -C camp -V failed; give its export with -l" ]]
+}
+
+@test "ar-sched fold: the folds' prefix is written once AR_SCHED_PREFIX folds follow it" {
+	export AR_SCHED_PREFIX=3
+	mkcamp
+	results 40 1
+	results 30 2
+	[ ! -e camp/run/sched-fold/prefix ]
+	results 30 3
+	# Three folds: the append's ar-sched fold merged them.
+	[ -s camp/run/sched-fold/prefix ]
+	cp camp/run/sched-fold/prefix p3
+	results 30 4
+	results 30 5
+	cmp p3 camp/run/sched-fold/prefix
+	results 30 6
+	not cmp -s p3 camp/run/sched-fold/prefix
+	decide
+	whole=$out
+	same_from_rows
 	same "$out" "$whole"
 }
 
@@ -1671,6 +1785,8 @@ decide_traced() {
 # directories that have not changed since the summary's listing (their
 # inode, mtime and ctime) are not listed again.
 @test "ar-sched next: queue directories unchanged since the summary are not listed again" {
+	# Summaries compared byte for byte: no segment settles meanwhile.
+	export AR_SCHED_SETTLE=1000000
 	command -v strace > /dev/null || skip "strace is needed (.ci/run installs it)"
 	# LeakSanitizer cannot run under ptrace (check-asan).
 	export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"

@@ -494,6 +494,20 @@ get_agg(struct rd *r, struct agg *a)
 
 /* ---- the ledger's segments ---- */
 
+/* How old a segment's ctime must be, in seconds, for a stat to stand
+ * for it: 2, or AR_SCHED_SETTLE (tests that compare summaries byte for
+ * byte set it past their run). */
+static long long
+settle_s(void)
+{
+	const char *e = getenv("AR_SCHED_SETTLE");
+	long long v;
+
+	if (e && ar_parse_long(e, &v) == 0 && v >= 0 && v <= 1000000000)
+		return v;
+	return 2;
+}
+
 /* What stands for a segment: its file's identity and times, and a hash
  * of its last bytes (its last rows, each signed): a segment is written
  * once and never changed, so any difference means it was rewritten. */
@@ -515,7 +529,7 @@ seg_ident(const char *path, unsigned long num, struct fseg *f)
 		return -1;
 	}
 	memset(f, 0, sizeof *f);
-	f->settled = now.tv_sec - st.st_ctim.tv_sec > 2;
+	f->settled = now.tv_sec - st.st_ctim.tv_sec > settle_s();
 	f->num = num;
 	f->size = (uint64_t)st.st_size;
 	f->ino = (uint64_t)st.st_ino;
@@ -1293,6 +1307,252 @@ bad:
 	return -1;
 }
 
+/* ---- the folds' prefix: run/sched-fold/prefix ----
+ * The folds of the ledger's first segments merged, every value of their
+ * lists with them, and each segment's identity as in the summary. A
+ * summary built again (none, or a median out of its window) reads it and
+ * the folds after it: at a thousand segments their folds are 268 MB, the
+ * prefix some megabytes. Written by such a rebuild, and by ar-sched fold,
+ * once PREFIX_EVERY folds or more follow it. A cache like the folds: its
+ * checksum, what it was made for (put_head) and each segment's identity
+ * must hold, else the folds are read. */
+#define PMAGIC "ar-sched prefix 1\n"
+#define PNAME "prefix"
+#define PREFIX_EVERY 32
+
+static size_t
+prefix_every(void)
+{
+	const char *e = getenv("AR_SCHED_PREFIX");
+	long long v;
+
+	if (e && ar_parse_long(e, &v) == 0 && v >= 1 && v <= 1000000)
+		return (size_t)v;
+	return PREFIX_EVERY;
+}
+
+/* Every list whole: a prefix merged with later folds stays exact. */
+static int
+agg_whole(const struct agg *a)
+{
+	size_t i;
+	int ki;
+
+	for (ki = 0; ki < AR_POL_NK; ki++)
+		if (a->secs[ki].below || a->secs[ki].above)
+			return 0;
+	if (a->secs_all.below || a->secs_all.above)
+		return 0;
+	for (i = 0; i < a->nwb; i++)
+		for (ki = 0; ki < AR_POL_NK; ki++)
+			if (a->wb[i].at[ki].below || a->wb[i].at[ki].above)
+				return 0;
+	return 1;
+}
+
+static void prefix_write(const struct summ *, const struct agg *);
+
+/* The prefix's segments of another identity now, checked on every
+ * core: each is taken, with its identity now, when its bytes hash as
+ * when it was folded. */
+struct pmoved {
+	const struct summ *sm;
+	const struct ar_ledger *led;
+	struct fseg *seg;
+	const unsigned char *moved;
+	size_t n;
+	atomic_size_t next, first_bad;
+};
+
+static void *
+pmoved_check(void *arg)
+{
+	struct pmoved *m = arg;
+	size_t i;
+
+	while ((i = atomic_fetch_add(&m->next, 1)) < m->n) {
+		struct fseg now;
+		const char *path = m->led->seg[i].path;
+
+		if (!m->moved[i] || i > atomic_load(&m->first_bad))
+			continue;
+		if (seg_ident(path, m->seg[i].num, &now) == 0 &&
+		    same_bytes(m->sm, path, &m->seg[i], &now)) {
+			m->seg[i] = now;
+			continue;
+		}
+		for (size_t b = atomic_load(&m->first_bad); i < b &&
+		    !atomic_compare_exchange_weak(&m->first_bad, &b, i);)
+			;
+	}
+	return NULL;
+}
+
+/* The first segment that is not the same bytes, or n. */
+static size_t
+prefix_moved(const struct summ *sm, const struct ar_ledger *led,
+    struct fseg *seg, const unsigned char *moved, size_t n)
+{
+	struct pmoved m = { sm, led, seg, moved, n, 0, 0 };
+	pthread_t *th;
+	size_t i, nth = (size_t)sched_threads();
+
+	atomic_init(&m.next, 0);
+	atomic_init(&m.first_bad, n);
+	th = ar_xcalloc(nth + 1, sizeof *th);
+	for (i = 1; i < nth; i++)
+		if (pthread_create(&th[i], NULL, pmoved_check, &m) != 0)
+			break;
+	nth = i;
+	pmoved_check(&m);
+	for (i = 1; i < nth; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	return atomic_load(&m.first_bad);
+}
+
+/* Takes the prefix into sm and a (both empty) when it is good for led;
+ * else leaves them empty, and says why when there was a file. */
+static void
+prefix_read(struct summ *sm, struct agg *a, const struct ar_ledger *led)
+{
+	struct ar_buf b = {0};
+	struct fseg *seg = NULL;
+	struct rd r;
+	char h[SUMLEN + 1], why[300] = "", *path = ar_path(sm->fdir, PNAME);
+	unsigned char *moved = NULL;
+	size_t i, n = 0, nmoved = 0;
+	int settled = 0;
+
+	if (ar_readfile(path, &b, (size_t)1 << 34) < 0) {
+		if (errno != ENOENT)
+			snprintf(why, sizeof why, "%s", strerror(errno));
+		goto out;
+	}
+	if (b.len < sizeof PMAGIC - 1 + SUMLEN || memcmp(b.p, PMAGIC,
+	    sizeof PMAGIC - 1) != 0) {
+		snprintf(why, sizeof why, "not a prefix of this version");
+		goto out;
+	}
+	sum_hex(h, b.p, b.len - SUMLEN);
+	if (memcmp(h, b.p + b.len - SUMLEN, SUMLEN) != 0) {
+		snprintf(why, sizeof why, "its checksum does not match (a "
+		    "torn or altered file)");
+		goto out;
+	}
+	r.p = b.p + sizeof PMAGIC - 1;
+	r.end = b.p + b.len - SUMLEN;
+	r.bad = 0;
+	r.fold = 1;
+	get_head(&r, sm, why, sizeof why);
+	if (why[0])
+		goto out;
+	n = (size_t)get_u64(&r);
+	if (r.bad || n > (size_t)(r.end - r.p) / 16) {
+		snprintf(why, sizeof why, "malformed");
+		goto out;
+	}
+	seg = ar_xcalloc(n + 1, sizeof *seg);
+	moved = ar_xcalloc(n + 1, 1);
+	for (i = 0; i < n && !r.bad; i++) {
+		get_fseg(&r, &seg[i], 0);
+		get_fix(&r, seg[i].hash, sizeof seg[i].hash);
+		if (r.bad)
+			break;
+		if (i >= led->nseg || ar_ledger_seg_number(led->seg[i].path) !=
+		    seg[i].num) {
+			snprintf(why, sizeof why, "ledger segment %08lu is gone "
+			    "or renumbered since it was folded", seg[i].num);
+			goto out;
+		}
+		/* Another identity: a copy, taken once its bytes hash as
+		 * they did (below, on every core). */
+		if (!seg_still(led->seg[i].path, &seg[i], &settled))
+			moved[i] = 1, nmoved++;
+	}
+	get_agg(&r, a);
+	if (r.bad || r.p != r.end) {
+		snprintf(why, sizeof why, "malformed");
+		goto out;
+	}
+	if (nmoved && (i = prefix_moved(sm, led, seg, moved, n)) < n) {
+		snprintf(why, sizeof why, "ledger segment %08lu changed since "
+		    "it was folded", seg[i].num);
+		goto out;
+	}
+	sm->seg = seg;
+	sm->nseg = n;
+	sm->dirty = 1;
+	seg = NULL;
+	/* Written again with the segments' identities now. */
+	if (nmoved)
+		prefix_write(sm, a);
+out:
+	if (seg || why[0]) {
+		agg_free(a);
+		agg_init(a, sm->metric);
+	}
+	if (why[0])
+		ar_warn("%s: %s; the folds are read instead", path, why);
+	free(seg);
+	free(moved);
+	free(path);
+	ar_buf_free(&b);
+}
+
+/* How many segments the prefix holds, from its head alone (0 when there
+ * is none): whether enough folds follow it to write it again. */
+static size_t
+prefix_count(const struct summ *sm)
+{
+	char buf[65536], why[300] = "", *path = ar_path(sm->fdir, PNAME);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd < 0 ? -1 : pread(fd, buf, sizeof buf, 0);
+	struct rd r;
+	size_t n;
+
+	if (fd >= 0)
+		close(fd);
+	free(path);
+	if (got < (ssize_t)(sizeof PMAGIC - 1) || memcmp(buf, PMAGIC,
+	    sizeof PMAGIC - 1) != 0)
+		return 0;
+	r.p = buf + sizeof PMAGIC - 1;
+	r.end = buf + got;
+	r.bad = 0;
+	r.fold = 1;
+	get_head(&r, sm, why, sizeof why);
+	n = (size_t)get_u64(&r);
+	return why[0] || r.bad ? 0 : n;
+}
+
+static void
+prefix_write(const struct summ *sm, const struct agg *a)
+{
+	struct ar_buf b = {0};
+	char h[SUMLEN + 1], *path;
+	size_t i;
+
+	if (a->rows > FOLD_ROWS || !agg_whole(a))
+		return;
+	ar_buf_add(&b, PMAGIC, sizeof PMAGIC - 1);
+	put_head(&b, sm);
+	put_u64(&b, sm->nseg);
+	for (i = 0; i < sm->nseg; i++) {
+		put_fseg(&b, &sm->seg[i], 0);
+		put_str(&b, sm->seg[i].hash);
+	}
+	put_agg(&b, a, 1);
+	sum_hex(h, b.p, b.len);
+	ar_buf_add(&b, h, SUMLEN);
+	path = ar_path(sm->fdir, PNAME);
+	if (ar_write_cache(path, b.p, b.len, 0644) < 0)
+		ar_warn("%s: cannot write the folds' prefix: %s", path,
+		    strerror(errno));
+	free(path);
+	ar_buf_free(&b);
+}
+
 /* A segment's fold as one of folds_in's threads read it. */
 struct fslot {
 	struct fseg now;
@@ -1349,8 +1609,13 @@ folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 {
 	struct freader r;
 	pthread_t *th;
-	size_t i, nth;
+	size_t i, nth, p0;
+	int scratch = sm->nseg == 0;
 
+	/* Built again: from the prefix, when it is good. */
+	if (scratch)
+		prefix_read(sm, a, led);
+	p0 = sm->nseg;
 	if (sm->nseg >= led->nseg) {
 		agg_sort(a);
 		return;
@@ -1398,6 +1663,8 @@ folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 		agg_free(&r.slot[i].f);
 	free(r.slot);
 	agg_sort(a);
+	if (scratch && sm->nseg - p0 >= prefix_every())
+		prefix_write(sm, a);
 }
 
 /* Called by fold_ledger once the rows of segments are in: what is folded
@@ -2125,6 +2392,22 @@ summ_fold(struct nx *x, const char *metric)
 	n = sm->nseg - upto;
 	agg_free(&a);
 	ar_ledger_close(&led);
+	/* The prefix brought up to date, so that the first decision on the
+	 * ledger reads it and a few folds (folds_in writes it once enough
+	 * folds follow it). */
+	ldir = ar_campaign_path(x->camp, "ledger");
+	if (n && ar_ledger_open_lazy(&led, ldir, err, sizeof err) == 0) {
+		if (led.nseg >= prefix_count(sm) + prefix_every()) {
+			free(sm->seg);
+			sm->seg = NULL;
+			sm->nseg = 0;
+			agg_init(&a, metric);
+			folds_in(sm, &a, &led);
+			agg_free(&a);
+		}
+		ar_ledger_close(&led);
+	}
+	free(ldir);
 	summ_free(sm);
 	return n;
 }
@@ -2269,7 +2552,16 @@ struct pend {
 	struct pkey *k;
 	size_t nk, nslot;
 	size_t *slot;
+	/* The keys last found, by their strings' addresses: the queue
+	 * file's records share one copy of each method and workload, so a
+	 * hundred thousand records hash a few thousand names. */
+	struct pseen {
+		const char *m, *w;
+		int ki;
+		size_t k;            /* into k, plus 1 */
+	} *seen;
 };
+#define PSEEN 4096
 
 static size_t
 pkey_hash(const char *m, const char *w, int ki)
@@ -2286,7 +2578,17 @@ pkey_hash(const char *m, const char *w, int ki)
 static void
 pend_add(struct pend *p, const char *m, const char *w, int ki)
 {
-	size_t j, i;
+	size_t j, i, c = (size_t)mix64((uint64_t)(uintptr_t)m ^
+	    (uint64_t)(uintptr_t)w * 31 ^ (uint64_t)ki) & (PSEEN - 1);
+	struct pseen *ps;
+
+	if (!p->seen)
+		p->seen = ar_xcalloc(PSEEN, sizeof *p->seen);
+	ps = &p->seen[c];
+	if (ps->k && ps->m == m && ps->w == w && ps->ki == ki) {
+		p->k[ps->k - 1].n++;
+		return;
+	}
 
 	if (2 * p->nk + 2 > p->nslot) {
 		free(p->slot);
@@ -2308,12 +2610,14 @@ pend_add(struct pend *p, const char *m, const char *w, int ki)
 		    (k->workload == w || (k->workload && w &&
 		    strcmp(k->workload, w) == 0))) {
 			k->n++;
+			*ps = (struct pseen){ m, w, ki, p->slot[j] };
 			return;
 		}
 	}
 	p->k = ar_xrealloc(p->k, (p->nk + 1) * sizeof *p->k);
 	p->k[p->nk] = (struct pkey){ m, w, ki, 1 };
 	p->slot[j] = ++p->nk;
+	*ps = (struct pseen){ m, w, ki, p->nk };
 }
 
 /* Counts a queue entry as listed: pending, an A/A, GPUs placed. */
@@ -2561,6 +2865,7 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 		    pd.k[i].ki, pd.k[i].n);
 	free(pd.k);
 	free(pd.slot);
+	free(pd.seen);
 	/* Rewritten when it would save reading many files next time, or
 	 * forget many records gone; a few either way cost less than
 	 * writing it all again. Also once the directories have been still

@@ -119,6 +119,32 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		free(fp);
 		agg_free(&a);
 	}
+	/* The whole input as the folds' prefix (run/sched-fold/prefix), its
+	 * magic, head and checksum put around it: no ledger here, so only
+	 * a prefix of no segment is taken, and one refused leaves nothing. */
+	{
+		char *pp = ar_path(sm->fdir, PNAME);
+
+		b.len = 0;
+		ar_buf_add(&b, PMAGIC, sizeof PMAGIC - 1);
+		put_head(&b, sm);
+		ar_buf_add(&b, (const char *)d, n);
+		sum_hex(h, b.p, b.len);
+		ar_buf_add(&b, h, SUMLEN);
+		if (ar_write_atomic(pp, b.p, b.len, 0600) < 0)
+			abort();
+		ar_buf_free(&b);
+		free(pp);
+		free(sm->seg);
+		sm->seg = NULL;
+		sm->nseg = 0;
+		agg_init(&a, "tok_s");
+		prefix_read(sm, &a, &led);
+		CHECK(sm->nseg == 0);
+		if (!sm->seg)
+			CHECK(a.nkey == 0 && a.nnz == 0 && a.secs_all.n == 0);
+		agg_free(&a);
+	}
 	/* The whole input as the loose results' list (run/sched-loose),
 	 * its magic, head and checksum put around it: taken whole, sorted,
 	 * each value inside the file read, or refused with nothing held. */
