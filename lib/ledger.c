@@ -49,6 +49,8 @@ free_segments(struct ar_ledger *l)
 		if (l->seg[i].idx && l->seg[i].idxlen)
 			munmap(l->seg[i].idx, l->seg[i].idxlen);
 		free(l->seg[i].path);
+		free(l->seg[i].rlo);
+		free(l->seg[i].rhi);
 	}
 	free(l->seg);
 	l->seg = NULL;
@@ -59,6 +61,8 @@ free_segments(struct ar_ledger *l)
 }
 
 static void idx_range(struct ar_seg *s);
+static int line_cmp(const char *line, size_t len, const char *id,
+    size_t idlen);
 static void ledger_hi(struct ar_ledger *l);
 static void frozen_free(struct ar_frozen *f);
 static int cmp_pstr(const void *a, const void *b);
@@ -196,6 +200,104 @@ ar_ledger_map(struct ar_ledger *l, char *err, size_t errlen)
 	return 0;
 }
 
+int
+ar_ledger_map_after(struct ar_ledger *l, unsigned long after, char *err,
+    size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++)
+		if (l->seg[i].num > after && !l->seg[i].mapped &&
+		    map_index(&l->seg[i], err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+/* Reads the index's first and last lines (see struct ar_seg); 0, or -1
+ * when they cannot be read so (the index is then mapped instead). */
+#define RANGE_READ 512
+static int
+seg_range(struct ar_seg *s)
+{
+	char head[RANGE_READ], tail[RANGE_READ], *ip;
+	const char *nl;
+	struct stat st;
+	ssize_t nh, nt;
+	size_t end, b;
+	int fd;
+
+	if (s->ranged)
+		return s->ranged > 0 ? 0 : -1;
+	s->ranged = -1;
+	ip = ar_xasprintf("%.*s.idx", (int)(strlen(s->path) - 4), s->path);
+	fd = open(ip, O_RDONLY | O_CLOEXEC);
+	free(ip);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		s->ranged = 1;
+		return 0;
+	}
+	nh = pread(fd, head, sizeof head, 0);
+	nt = st.st_size > RANGE_READ ? pread(fd, tail, sizeof tail,
+	    st.st_size - RANGE_READ) : nh;
+	close(fd);
+	if (nh <= 0 || nt <= 0)
+		return -1;
+	if (st.st_size <= RANGE_READ)
+		memcpy(tail, head, (size_t)nh);
+	/* Each line whole within the bytes read, as idx_range reads them
+	 * in a map; a line longer than that is left to the map. */
+	nl = memchr(head, '\n', (size_t)nh);
+	if (!nl && (off_t)nh < st.st_size)
+		return -1;
+	end = (size_t)nt;
+	if (tail[end - 1] == '\n')
+		end--;
+	for (b = end; b > 0 && tail[b - 1] != '\n'; b--)
+		;
+	if (b == 0 && st.st_size > RANGE_READ)
+		return -1;
+	s->rlolen = nl ? (size_t)(nl - head) : (size_t)nh;
+	s->rlo = ar_xmalloc(s->rlolen + 1);
+	memcpy(s->rlo, head, s->rlolen);
+	s->rlo[s->rlolen] = '\0';
+	s->rhilen = end - b;
+	s->rhi = ar_xmalloc(s->rhilen + 1);
+	memcpy(s->rhi, tail + b, s->rhilen);
+	s->rhi[s->rhilen] = '\0';
+	s->ranged = 1;
+	return 0;
+}
+
+int
+ar_ledger_prepare(struct ar_ledger *l, unsigned long upto, const char *lo,
+    const char *hi, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < l->nseg; i++) {
+		struct ar_seg *s = &l->seg[i];
+
+		if (s->mapped || (upto && s->num > upto))
+			continue;
+		if (seg_range(s) == 0 && (!s->rlo || line_cmp(s->rlo,
+		    s->rlolen, hi, strlen(hi)) > 0 || line_cmp(s->rhi,
+		    s->rhilen, lo, strlen(lo)) < 0))
+			continue;
+		if (map_index(s, err, errlen) < 0)
+			return -1;
+	}
+	if (!upto)
+		ledger_hi(l);
+	return 0;
+}
+
 static int
 open_dir(struct ar_ledger *l, const char *dir, int create, int lazy,
     char *err, size_t errlen)
@@ -286,15 +388,20 @@ ledger_hi(struct ar_ledger *l)
 
 	l->hi = NULL;
 	l->hilen = 0;
+	l->hi_set = 0;
 	for (i = 0; i < l->nseg; i++) {
 		const struct ar_seg *s = &l->seg[i];
+		const char *h = s->mapped ? s->idx + s->hioff : s->rhi;
+		size_t hl = s->mapped ? s->hilen : s->rhilen;
 
-		if (!s->idx || !s->hilen)
+		/* Neither mapped nor ranged: no largest id is known. */
+		if (!s->mapped && s->ranged <= 0)
+			return;
+		if (!h || !hl)
 			continue;
-		if (!l->hi || line_cmp(s->idx + s->hioff, s->hilen, l->hi,
-		    l->hilen) > 0) {
-			l->hi = s->idx + s->hioff;
-			l->hilen = s->hilen;
+		if (!l->hi || line_cmp(h, hl, l->hi, l->hilen) > 0) {
+			l->hi = h;
+			l->hilen = hl;
 		}
 	}
 	l->hi_set = 1;
@@ -316,8 +423,14 @@ idx_has(const struct ar_seg *s, const char *id)
 	const char *idx;
 	size_t lo = 0, hi, idlen = strlen(id);
 
-	/* Every path to here maps first (ar_ledger_map); this is the
-	 * guard for one that did not: an index it cannot map has no id. */
+	/* Outside the range read without a map: not there. */
+	if (!s->mapped && s->ranged > 0 && (!s->rlo || line_cmp(s->rlo,
+	    s->rlolen, id, idlen) > 0 || line_cmp(s->rhi, s->rhilen, id,
+	    idlen) < 0))
+		return 0;
+	/* Every path to here maps first (ar_ledger_map, ar_ledger_prepare);
+	 * this is the guard for one that did not: an index it cannot map
+	 * has no id. */
 	if (!s->mapped) {
 		char err[1];
 
@@ -1198,8 +1311,21 @@ ar_ledger_freeze_known(struct ar_ledger *l, ar_known_fn known, void *arg,
 	 * at each decision. */
 	for (i = 0; i < f->n && !all; i++)
 		all = !f->known[i] || !upto;
-	if (all && ar_ledger_map(l, err, errlen) < 0)
-		goto fail;
+	/* Looked up in all: only the indexes whose range (two short reads
+	 * each) meets the loose ids' are mapped; most ids come after every
+	 * segment's. */
+	if (all) {
+		const char *lo = f->names[0], *hi = f->names[0];
+
+		for (i = 1; i < f->n; i++) {
+			if (strcmp(f->names[i], lo) < 0)
+				lo = f->names[i];
+			if (strcmp(f->names[i], hi) > 0)
+				hi = f->names[i];
+		}
+		if (ar_ledger_prepare(l, 0, lo, hi, err, errlen) < 0)
+			goto fail;
+	}
 	for (i = 0; f->n && !all && i < l->nseg; i++)
 		if (l->seg[i].num > upto && !l->seg[i].mapped &&
 		    map_index(&l->seg[i], err, errlen) < 0)

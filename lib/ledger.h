@@ -15,6 +15,14 @@ struct ar_seg {
 	size_t lolen, hioff, hilen;
 	unsigned long num; /* ar_ledger_seg_number(path) */
 	int mapped;        /* idx is read (ar_ledger_map) */
+	/* Its first and last ids read by two short reads, not a map (1;
+	 * -1 when they could not be; 0 not yet): a lookup outside them
+	 * needs no map, and a thousand segments' ranges cost milliseconds
+	 * where their maps cost tens. rlo and rhi are NULL for an empty
+	 * index. */
+	int ranged;
+	char *rlo, *rhi;
+	size_t rlolen, rhilen;
 };
 struct ar_frozen;
 struct ar_ledger {
@@ -45,6 +53,15 @@ int ar_ledger_open_lazy(struct ar_ledger *l, const char *dir, char *err,
 	size_t errlen);
 /* Maps every index not mapped yet; 0, or -1 with err set. */
 int ar_ledger_map(struct ar_ledger *l, char *err, size_t errlen);
+/* Makes exact every lookup of an id between lo and hi (line order) in
+ * the segments numbered up to upto (all when 0): each segment's range is
+ * read, and the index of one whose range meets [lo, hi], or whose range
+ * cannot be read, is mapped. 0, or -1 with err. */
+int ar_ledger_prepare(struct ar_ledger *l, unsigned long upto,
+	const char *lo, const char *hi, char *err, size_t errlen);
+/* Maps the indexes of the segments numbered after after. */
+int ar_ledger_map_after(struct ar_ledger *l, unsigned long after, char *err,
+	size_t errlen);
 /* Whether a reader of the rows after segment `after` (0: all) needs the
  * indexes: a segment after it, or a loose result (any, unless frozen). */
 int ar_ledger_needs_map(const struct ar_ledger *l, unsigned long after);

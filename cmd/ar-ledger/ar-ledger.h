@@ -150,6 +150,7 @@ struct scanner {
 	/* Per id, until they are sorted: from a segment's row (a loose
 	 * result was looked up in the segments when the ledger was read). */
 	unsigned char *idseg;
+	char *cut_lo, *cut_hi; /* prepare_cut's bounds from indexes */
 	size_t bad;          /* problems found */
 	char **badids;       /* ids stored twice */
 	size_t nbadids, capbadids;

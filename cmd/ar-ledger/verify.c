@@ -624,6 +624,48 @@ twice_across_cut(struct scanner *s, const char *id)
 	}
 }
 
+/* Before twice_across_cut: the segments up to the cut whose range meets
+ * the ids after it have their indexes mapped, the others are passed by
+ * their range (a thousand segments before a new one). */
+static void
+prepare_cut(struct scanner *s)
+{
+	struct ar_ledger *led = &s->cx->led;
+	char err[1024], *lo = NULL, *hi = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nids; i++) {
+		if (!s->idseg[i])
+			continue;
+		if (!lo || strcmp(s->ids[i], lo) < 0)
+			lo = s->ids[i];
+		if (!hi || strcmp(s->ids[i], hi) > 0)
+			hi = s->ids[i];
+	}
+	for (i = 0; i < s->nskipped; i++) {
+		const struct ar_seg *g = &led->seg[s->skipped[i]];
+		char *a, *b;
+
+		if (!g->idx || !g->lolen)
+			continue;
+		a = ar_xasprintf("%.*s", (int)g->lolen, g->idx);
+		b = ar_xasprintf("%.*s", (int)g->hilen, g->idx + g->hioff);
+		if (!lo || strcmp(a, lo) < 0) {
+			free(s->cut_lo);
+			lo = s->cut_lo = ar_xstrdup(a);
+		}
+		if (!hi || strcmp(b, hi) > 0) {
+			free(s->cut_hi);
+			hi = s->cut_hi = ar_xstrdup(b);
+		}
+		free(a);
+		free(b);
+	}
+	if (lo && ar_ledger_prepare(led, (unsigned long)s->after, lo, hi, err,
+	    sizeof err) < 0)
+		ar_die(scan_exit(errno), "%s", err);
+}
+
 /* Runs the checks over the whole ledger; prints bad rows as TSV on
  * stdout when print is set, and leaves in s, sorted, where the bad rows
  * are and which ids are stored twice. */
@@ -642,8 +684,11 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	cut = s->after > 0 ? (unsigned long)s->after : 0;
 	/* Nothing after the cut (a decision with its summary current):
 	 * no index is read. */
-	if (ar_ledger_needs_map(&cx->led, cut) && ar_ledger_map(&cx->led, err,
-	    sizeof err) < 0)
+	/* With a cut, the indexes after it (their rows are checked against
+	 * them); those before are looked up by range (twice_across_cut). */
+	if (ar_ledger_needs_map(&cx->led, cut) && (cut ?
+	    ar_ledger_map_after(&cx->led, cut, err, sizeof err) :
+	    ar_ledger_map(&cx->led, err, sizeof err)) < 0)
 		ar_die(scan_exit(errno), "%s", err);
 	s->nsealed = s->nsums = cx->led.nseg;
 	s->sealed = ar_xcalloc(s->nsealed ? s->nsealed : 1, 1);
@@ -671,6 +716,8 @@ verify_all(struct lctx *cx, struct scanner *s, int print)
 	segseal_write_all(cx, want, s->sums);
 	free(want);
 	looseseal_write(cx, &s->loose);
+	if (s->after > 0)
+		prepare_cut(s);
 	for (i = 0; s->after > 0 && i < s->nids; i++)
 		if (s->idseg[i])
 			twice_across_cut(s, s->ids[i]);
@@ -708,6 +755,8 @@ free_scanner(struct scanner *s)
 		free(s->ids[i]);
 	free(s->ids);
 	free(s->idseg);
+	free(s->cut_lo);
+	free(s->cut_hi);
 	for (i = 0; i < s->nbadids; i++)
 		free(s->badids[i]);
 	free(s->badids);

@@ -280,9 +280,9 @@ lazy(void)
 	json_decref(recs[0]);
 	ar_ledger_close(&l);
 	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
-	    ar_ledger_freeze(&l, err, sizeof err) == 0 && l.seg[0].mapped &&
-	    ar_ledger_needs_map(&l, 1), "lazy: a loose result's freeze maps "
-	    "the indexes");
+	    ar_ledger_freeze(&l, err, sizeof err) == 0 && !l.seg[0].mapped &&
+	    l.seg[0].ranged == 1 && ar_ledger_needs_map(&l, 1),
+	    "lazy: a loose result after every segment's range maps none");
 	ar_ledger_close(&l);
 	unit_rmtree(dir);
 }
@@ -395,6 +395,7 @@ frozen_known_upto(void)
 	char *rp;
 	size_t merged = 0;
 	int st[2];
+	struct asked none = { {0}, -1 };
 
 	ar_ledger_open(&l, dir, 1, err, sizeof err);
 	recs[0] = rec("r1", 1);
@@ -416,10 +417,10 @@ frozen_known_upto(void)
 	/* Not held: looked up in every index. */
 	ar_buf_clear(&b);
 	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 &&
-	    ar_ledger_freeze_known(&l, held_b, &(struct asked){ {0}, -1 }, 1,
-	    err, sizeof err) == 0 && l.seg[0].mapped &&
-	    ar_ledger_needs_map(&l, 1), "freeze_known upto: one not held maps "
-	    "them all");
+	    ar_ledger_freeze_known(&l, held_b, &none, 1, err, sizeof err) ==
+	    0 && !l.seg[0].mapped && l.seg[0].ranged ==
+	    1 && ar_ledger_needs_map(&l, 1), "freeze_known upto: one not held "
+	    "is looked up in every segment's range");
 	ar_ledger_close(&l);
 	/* A later segment holds the same id (a compaction that died before
 	 * it removed the file): found there, not given as loose. */
@@ -443,7 +444,50 @@ frozen_known_upto(void)
 	ar_ledger_close(&l);
 	ar_buf_free(&b);
 	ar_buf_free(&keep);
+	ar_buf_free(&none.ids);
 	free(rp);
+	unit_rmtree(dir);
+}
+
+/* Ranges read by two short reads: a lookup outside every segment's maps
+ * nothing; one inside a range maps that segment's index alone. */
+static void
+ranges(void)
+{
+	char *dir = unit_tmpdir(), err[512];
+	struct ar_ledger l;
+	struct ar_seg_made made;
+	json_t *recs[2];
+	int st[2];
+
+	ar_ledger_open(&l, dir, 1, err, sizeof err);
+	recs[0] = rec("r1", 1);
+	recs[1] = rec("r2", 1);
+	ar_ledger_add_batch(&l, recs, 2, st, &made, err, sizeof err);
+	json_decref(recs[0]);
+	json_decref(recs[1]);
+	recs[0] = rec("r5", 1);
+	recs[1] = rec("r6", 1);
+	ar_ledger_add_batch(&l, recs, 2, st, &made, err, sizeof err);
+	json_decref(recs[0]);
+	json_decref(recs[1]);
+	ar_ledger_close(&l);
+	OK(ar_ledger_open_lazy(&l, dir, err, sizeof err) == 0 && l.nseg == 2 &&
+	    ar_ledger_prepare(&l, 0, "r9", "r9", err, sizeof err) == 0 &&
+	    !l.seg[0].mapped && !l.seg[1].mapped && l.seg[0].ranged == 1 &&
+	    strcmp(l.seg[0].rlo, "r1") == 0 && strcmp(l.seg[0].rhi, "r2") ==
+	    0 && strcmp(l.seg[1].rlo, "r5") == 0 && strcmp(l.seg[1].rhi,
+	    "r6") == 0, "ranges: read, nothing mapped");
+	OK(!ar_ledger_in_segments(&l, "r9") && !ar_ledger_in_segments(&l,
+	    "r0") && !ar_ledger_in_segments(&l, "r3") && !l.seg[0].mapped &&
+	    !l.seg[1].mapped, "ranges: ids outside them, no map");
+	OK(ar_ledger_prepare(&l, 0, "r2", "r2", err, sizeof err) == 0 &&
+	    l.seg[0].mapped && !l.seg[1].mapped && ar_ledger_in_segments(&l,
+	    "r2") && !ar_ledger_in_segments(&l, "r21"), "ranges: the "
+	    "segment whose range meets them is mapped");
+	OK(ar_ledger_prepare(&l, 1, "r5", "r5", err, sizeof err) == 0 &&
+	    !l.seg[1].mapped, "ranges: up to segment 1 only");
+	ar_ledger_close(&l);
 	unit_rmtree(dir);
 }
 
@@ -452,6 +496,7 @@ const struct unit_test unit_ledger[] = {
 	TEST(frozen),
 	TEST(frozen_known),
 	TEST(frozen_known_upto),
+	TEST(ranges),
 	TEST(store),
 	TEST(batches),
 	TEST(left),
