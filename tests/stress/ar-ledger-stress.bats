@@ -51,7 +51,10 @@ teardown() {
 	run -0 ls "$L/seg"
 	[ "$output" = "$(for i in $(seq 1 120); do printf '%08d.idx\n%08d.seal\n%08d.tsv\n' "$i" "$i" "$i"; done)" ]
 	run -1 grep 'ar-sched fold' "$T/err"
-	[ "$(ls "$C/run/sched-fold" | wc -l)" -eq 120 ]
+	[ "$(ls "$C/run/sched-fold" | grep -c '^[0-9]\{8\}$')" -eq 120 ]
+	# And the folds' prefix, which the appends' folds write once 32
+	# folds follow it (the last rounds' folds had 36 or more).
+	[ -s "$C/run/sched-fold/prefix" ]
 	run -0 awk 'FNR == 1 && NR > 1 { print s; s = "" } { s = s $0 "," } END { print s }' "$L"/seg/*.idx
 	printf '%s\n' "$output" | LC_ALL=C sort > "$T/segs"
 	jq -r .id "$T/pool.jsonl" | awk '{ print int((NR - 1) / 17) "\t" $0 }' |
