@@ -7,13 +7,15 @@
  * checksum); anything wrong with it (a bad checksum, another campaign,
  * key, seal or metric, a folded segment changed or gone) and it is
  * rebuilt from the ledger and the queue (only from the ledger when just
- * a segment changed: the queue records are still known by name).
+ * a segment changed: the queue records are still known by name; only
+ * the queue's records when just the queue file is bad).
  *
  * The file: a magic line, then fields in this host's byte order (a
  * cache is read where it was written; another host's fails its checks
  * and is rebuilt), then a checksum of all before it (sum_hex):
  *   campaign id, key hash, seal hash, metric
- *   the folded segments: number, size, inode, mtime, ctime, tail hash
+ *   the folded segments: number, size, inode, mtime, ctime, tail hash,
+ *     settled (then a stat stands for the segment)
  *   the fold (struct agg)
  *   the checksum of the queue file, run/sched-queue, which holds
  *     the queue records known: name, then what ar-sched reads of one
@@ -21,9 +23,10 @@
  *   after its own magic line, with its own checksum at its end. It is
  *   written first, and only when its records changed.
  * A third file, run/sched-loose, keeps what was folded of each loose
- * result (see lcache below).
+ * result (see lcache below); run/sched-fold/ holds each segment's fold
+ * and the first segments' folds merged (prefix, below).
  * Over 1,000 lines: each file's writer and its reader must agree field
- * by field, and each is kept beside the other; the three files share
+ * by field, and each is kept beside the other; the files share
  * the field helpers and the head (put_head), and the fuzz target
  * (tests/fuzz/summary.c) reaches every reader by including this file. */
 #include <errno.h>
