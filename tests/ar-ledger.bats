@@ -1516,11 +1516,13 @@ refused_writes() {
 	[ "$(cat "$T/w.5.err")" = "ar-ledger: 3 rows: 3 verified, 0 unsigned (imported); 0 problems" ]
 	[ "$(cat "$T/w.6.rc")" = 0 ]
 	[ "$(cat "$T/w.6.out")" = "$(by_id "$T/old.jsonl")" ]
-	# Only the rows stored before, loose; no segment, lock or temporary.
+	# Only the rows stored before, loose, and the seal their append
+	# wrote; no segment, lock or temporary.
 	run -0 ls -A "$L/results"
 	[ "$output" = "$(ids "$T/old.jsonl" | LC_ALL=C sort | sed 's/$/.json/')" ]
 	run -0 ls -A "$L" "$L/seg"
 	[ "$output" = "$L:
+loose.seal
 results
 seg
 
@@ -2319,6 +2321,57 @@ f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k
 	run -1 --separate-stderr ar-ledger verify -C "$C"
 	[ "$output" = "where	id	problem
 $L/results/$id2.json	$id2	bad signature" ]
+}
+
+@test "ar-ledger append: the loose results it checked and stored are in the loose seal, as export -V would write it" {
+	export AR_LEDGER_COMPACT=6
+	gen 3 "$T/a.jsonl" 1
+	gen 2 "$T/b.jsonl" 2
+	S=$L/loose.seal
+	run -0 ar-ledger append -C "$C" "$T/a.jsonl"
+	run -0 cut -f 1 "$S"
+	[ "$(printf '%s\n' "${lines[@]:3:3}")" = "$(ids "$T/a.jsonl" | LC_ALL=C sort)" ]
+	# A second append keeps the first's entries; the seal is the one an
+	# export -V writes of the five, byte for byte (Ed25519 signs the
+	# same bytes the same way).
+	run -0 ar-ledger append -C "$C" "$T/b.jsonl"
+	cp "$S" "$T/by-append"
+	rm "$S"
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	cmp "$T/by-append" "$S"
+	# So the next export takes all five from it, and leaves it as it is.
+	ino=$(stat -c %i "$S")
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$(stat -c %i "$S")" = "$ino" ]
+	# A result stored again with the same bytes is listed; a compaction
+	# moves the loose ones into a segment, and the next append lists
+	# only those still loose.
+	gen 2 "$T/c.jsonl" 3
+	head -n 1 "$T/a.jsonl" >> "$T/c.jsonl"
+	run -0 --separate-stderr ar-ledger append -C "$C" "$T/c.jsonl"
+	[ "$stderr" = "ar-ledger: append: 2 stored, 1 already there" ]
+	[ "$(ls "$L/results" | wc -l)" -eq 1 ]
+	run -0 cut -f 1 "$S"
+	[ "${#lines[@]}" -eq 5 ]
+	[ "${lines[3]}.json" = "$(ls "$L/results")" ]
+	# A method.commit of 64 hex digits (a SHA-256 repository) is listed
+	# whole, and the seal read back: the export leaves it as it is.
+	printf '{"id":"sha256","method":{"commit":"%064x","hash":"%s"}}\n' 7 "$HASH" |
+	    ar-sign-test -C "$C" > "$T/d.jsonl"
+	run -0 ar-ledger append -C "$C" "$T/d.jsonl"
+	[ "$(awk -F '\t' '$1 == "sha256" { print $5 }' "$S")" = "$(printf '%064x' 7)" ]
+	ino=$(stat -c %i "$S")
+	run -0 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$(stat -c %i "$S")" = "$ino" ]
+	# Without the key nothing is sealed; the results are stored.
+	rm "$S"
+	gen 1 "$T/e.jsonl" 4
+	mv "$C/keys/bench.key" "$T/bench.key"
+	run -0 ar-ledger append -C "$C" "$T/e.jsonl"
+	[ ! -e "$S" ]
+	mv "$T/bench.key" "$C/keys/bench.key"
+	run -0 --separate-stderr ar-ledger verify -C "$C"
+	[ "$stderr" = "ar-ledger: 9 rows: 9 verified, 0 unsigned (imported); 0 problems" ]
 }
 
 @test "ar-ledger export -A: past the last segment, with no loose result, it reads no segment's index" {

@@ -357,8 +357,8 @@ lock_by() {
 
 # ledger_clean: nothing left beside results/ and seg/: no lock, no
 # temporary file; only lock.break, the guard that breakers of stale locks
-# take, and loose.seal, which the export -V of the ar-sched fold that a
-# batch append runs may write, may stay.
+# take, and loose.seal, which an append of loose results or the export -V
+# of the ar-sched fold that a batch append runs may write, may stay.
 ledger_clean() {
 	run -0 ls -A "$L"
 	[ "$(printf '%s\n' "$output" | grep -vx -e lock.break -e loose.seal)" = "results

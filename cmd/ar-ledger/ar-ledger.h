@@ -36,7 +36,7 @@
  * their content, computed once per commit, or "" when the commit is not
  * there (a method given as a directory, or from elsewhere). */
 struct mcache {
-	char commit[64];
+	char commit[65];
 	char hash[AR_HASH_HEX];
 };
 
@@ -85,7 +85,7 @@ struct job {
 	int stored;          /* read from the ledger, hence canonical */
 	char fileid[AR_ID_MAX + 1]; /* the id its file name or column gives */
 	char id[AR_ID_MAX + 1];
-	char commit[64];     /* method.commit, when a git commit id */
+	char commit[65];     /* method.commit, when a git commit id */
 	char mhash[AR_HASH_HEX]; /* method.hash */
 	char why[320];
 	int trusted;         /* of a sealed segment, or a loose result
@@ -102,7 +102,7 @@ struct lent {
 	                            * file's bytes but a last newline) */
 	int unsigned_;             /* an import's unsigned row */
 	char mhash[AR_HASH_HEX];   /* method.hash, or "" */
-	char commit[64];           /* method.commit, or "" */
+	char commit[65];           /* method.commit, or "" */
 };
 
 /* The loose seal as read (sorted by name), and the results this run
@@ -252,6 +252,9 @@ void looseseal_keep(struct lseal *ls, const struct lent *e);
 /* Writes the seal of the results kept, when it differs from the one read
  * and the campaign's key can be read. */
 void looseseal_write(struct lctx *cx, struct lseal *ls);
+/* Adds n results append checked and stored loose to the seal, with
+ * those it lists that are still loose. */
+void looseseal_add(struct lctx *cx, const struct lent *add, size_t n);
 void looseseal_free(struct lseal *ls);
 
 /* check.c */

@@ -112,10 +112,11 @@ ledger_fold(struct lctx *cx, const char *what)
 }
 
 /* Stores recs; ms, when given, is method_states of them, and the
- * segments made are sealed, then folded. */
+ * segments made are sealed, then folded. seal, when given, is what the
+ * check found of each: those stored loose are added to the loose seal. */
 static int
 store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
-    const char *what)
+    struct lent *seal, const char *what)
 {
 	size_t i, stored = 0, dup = 0, clash = 0, off, sealed = 0;
 	size_t nseg0 = cx->led.nseg;
@@ -130,6 +131,16 @@ store_all(struct lctx *cx, json_t **recs, size_t n, const unsigned char *ms,
 				    "cannot store %s:", cx->led.dir,
 				    json_string_value(json_object_get(recs[i],
 				    "id")));
+		}
+		if (seal) {
+			size_t w = 0;
+
+			/* Stored now, or by an earlier append with the same
+			 * bytes; one refused is not this check's. */
+			for (i = 0; i < n; i++)
+				if (st[i] == 0 || st[i] == 1)
+					seal[w++] = seal[i];
+			looseseal_add(cx, seal, w);
 		}
 	} else {
 		for (off = 0; off < n; off += 16384) {
@@ -172,6 +183,7 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 	struct job *jobs = NULL;
 	size_t n = 0, cap = 0, i, bad = 0;
 	json_t **recs;
+	struct lent *seal;
 	unsigned char *ms;
 	int r, malformed = 0;
 
@@ -207,18 +219,34 @@ cmd_append(struct lctx *cx, int argc, char **argv)
 		ar_die(malformed ? AR_EX_DATA : AR_EX_NO, "%zu of %zu results "
 		    "refused; nothing stored", bad, n);
 	}
-	/* Rows go to a segment, which is sealed, only past LOOSE_MAX. */
+	/* Rows go to a segment, which is sealed, only past LOOSE_MAX;
+	 * loose ones go to the loose seal, as an export -V would list them,
+	 * by the hash of the bytes the store writes (its canonical JSON). */
 	ms = n > LOOSE_MAX ? method_states(cx, jobs, n) : NULL;
+	seal = n <= LOOSE_MAX ? ar_xcalloc(n ? n : 1, sizeof *seal) : NULL;
 	recs = ar_xmalloc((n ? n : 1) * sizeof *recs);
 	for (i = 0; i < n; i++) {
 		char err[256];
 
 		recs[i] = ar_json_parse(jobs[i].json, jobs[i].len, err,
 		    sizeof err);
+		if (seal && recs[i]) {
+			char *canon = ar_json_canon(recs[i]);
+
+			snprintf(seal[i].name, sizeof seal[i].name, "%s",
+			    jobs[i].id);
+			ar_hash_hex(seal[i].hash, canon, strlen(canon));
+			snprintf(seal[i].mhash, sizeof seal[i].mhash, "%s",
+			    jobs[i].mhash);
+			snprintf(seal[i].commit, sizeof seal[i].commit, "%s",
+			    jobs[i].commit);
+			free(canon);
+		}
 	}
 	free_jobs(jobs, n);
 	free(jobs);
-	r = store_all(cx, recs, n, ms, "append");
+	r = store_all(cx, recs, n, ms, seal, "append");
+	free(seal);
 	free(ms);
 	for (i = 0; i < n; i++)
 		json_decref(recs[i]);
@@ -405,7 +433,7 @@ cmd_import(struct lctx *cx, const char *from, const char *file,
 		if (!recs[i])
 			ar_die(AR_EX_SOFTWARE, "cannot build a record");
 	}
-	r = store_all(cx, recs, imp.nrow, NULL, "import");
+	r = store_all(cx, recs, imp.nrow, NULL, NULL, "import");
 	for (i = 0; i < imp.nrow; i++)
 		json_decref(recs[i]);
 	free(recs);
