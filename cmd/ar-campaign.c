@@ -195,7 +195,8 @@ cmd_mutable(const char *dir, int raw, int argc, char **argv)
 static int
 cmd_hash(const char *dir, const char *rev)
 {
-	char *repo = ar_path(dir, "methods"), full[41], hash[AR_HASH_HEX];
+	char *repo = ar_path(dir, "methods"), full[AR_COMMIT_MAX + 1],
+	    hash[AR_HASH_HEX];
 
 	if (ar_method_commit(repo, rev, full) < 0)
 		ar_die(AR_EX_NOINPUT, "%s: not a commit in %s", rev, repo);

@@ -97,11 +97,13 @@ ar_method_change(const char *buf, size_t len, size_t *pos,
 }
 
 int
-ar_method_commit(const char *repo, const char *rev, char out[41])
+ar_method_commit(const char *repo, const char *rev,
+    char out[AR_COMMIT_MAX + 1])
 {
 	char *spec, *argv[] = { "git", "-C", (char *)repo, "rev-parse",
 	    "--verify", "--quiet", NULL, NULL };
 	struct ar_buf b = {0};
+	size_t n;
 	int st;
 
 	/* Never an option to git. */
@@ -111,12 +113,15 @@ ar_method_commit(const char *repo, const char *rev, char out[41])
 	argv[6] = spec;
 	st = ar_capture(argv, AR_FD_NULL, &b, 4096);
 	free(spec);
-	if (st != 0 || b.len < 40) {
+	/* SHA-1 or SHA-256, whichever the repository uses: cut short, a
+	 * SHA-256 id would be only an abbreviation of the commit. */
+	n = st == 0 ? strspn(b.p ? b.p : "", "0123456789abcdef") : 0;
+	if ((n != 40 && n != AR_COMMIT_MAX) || b.p[n] != '\n') {
 		ar_buf_free(&b);
 		return -1;
 	}
-	memcpy(out, b.p, 40);
-	out[40] = '\0';
+	memcpy(out, b.p, n);
+	out[n] = '\0';
 	ar_buf_free(&b);
 	return 0;
 }

@@ -45,9 +45,12 @@ struct ar_change {
 int ar_method_change(const char *buf, size_t len, size_t *pos,
 	struct ar_change *c);
 
-/* The full id of the commit that rev names in repo, into out[41]; -1
- * when there is none (a rev that starts with '-' never names one). */
-int ar_method_commit(const char *repo, const char *rev, char out[41]);
+/* The full id of the commit that rev names in repo, into out: 40 hex
+ * digits, or 64 in a SHA-256 repository; -1 when there is none (a rev
+ * that starts with '-' never names one). */
+#define AR_COMMIT_MAX 64
+int ar_method_commit(const char *repo, const char *rev,
+	char out[AR_COMMIT_MAX + 1]);
 /* The content hash of a commit: BLAKE2b-256 of `git ls-tree -r
  * --full-tree`, every path with its mode and blob id; ar-result(5). 0,
  * or -1 with out "" when git cannot list it. */

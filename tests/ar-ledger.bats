@@ -1747,6 +1747,30 @@ $L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in 
 	[ "$output" = "$(cat "$L/results/good.json")" ]
 }
 
+@test "ar-ledger verify: in a SHA-256 methods/ repository, a 64-digit commit's method.hash is recomputed and cached" {
+	command -v b2sum >/dev/null || skip "b2sum (coreutils) is needed"
+	rm -rf "$C/methods"
+	git init -q --object-format=sha256 "$C/methods"
+	commit_method
+	[ "${#COMMIT}" -eq 64 ]
+	# ar-campaign hash gives the whole id, not its first 40 digits.
+	run -0 ar-campaign hash -C "$C" HEAD
+	[ "$output" = "$COMMIT	$MHASH" ]
+	printf '{"id":"good","method":{"commit":"%s","hash":"%s"}}\n' \
+	    "$COMMIT" "$MHASH" | ar-sign-test -C "$C" > "$T/good.jsonl"
+	printf '{"id":"bad","method":{"commit":"%s","hash":"%064d"}}\n' \
+	    "$COMMIT" 7 | ar-sign-test -C "$C" > "$T/bad.jsonl"
+	ar-ledger append -C "$C" "$T/good.jsonl" "$T/bad.jsonl" 2> /dev/null
+	run -1 --separate-stderr ar-ledger verify -C "$C"
+	[ "$output" = "where	id	problem
+$L/results/bad.json	bad	method.hash is not the hash of commit ${COMMIT:0:12} in methods/" ]
+	[ "$stderr" = "ar-ledger: 2 rows: 1 verified, 0 unsigned (imported); 1 problem" ]
+	run -1 --separate-stderr ar-ledger export -C "$C" -V -f jsonl
+	[ "$output" = "$(cat "$L/results/good.json")" ]
+	run -0 sed 1d "$C/run/method-hashes"
+	[ "$output" = "$COMMIT	$MHASH" ]
+}
+
 @test "ar-ledger verify: a method that is not a commit of methods/ is said, once methods/ has commits" {
 	gen 2 "$T/r.jsonl"
 	ar-ledger append -C "$C" "$T/r.jsonl" 2> /dev/null

@@ -535,7 +535,7 @@ materialize(struct bench *b, const char *spec)
 	} else {
 		/* A commit of methods/: its blobs as stored, one by one, so
 		 * no .gitattributes filter can change what is measured. */
-		char full[41], *raw;
+		char full[AR_COMMIT_MAX + 1], *raw;
 		int rc;
 
 		if (ar_method_commit(methods, spec, full) < 0)

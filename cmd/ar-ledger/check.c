@@ -60,6 +60,12 @@ is_hex(const char *s, size_t n)
 	return s && strlen(s) == n && strspn(s, "0123456789abcdef") == n;
 }
 
+int
+is_commit(const char *s)
+{
+	return is_hex(s, 40) || is_hex(s, 64);
+}
+
 /* A segment row's stored columns against its flat fields: they must say
  * what the signed JSON says. */
 static void
@@ -169,7 +175,7 @@ check_fast(const struct ar_campaign *camp, struct job *j)
 	}
 	snprintf(j->mhash, sizeof j->mhash, "%s", s);
 	s = cflat_str(&c, "method.commit");
-	if (s && (is_hex(s, 40) || is_hex(s, 64)))
+	if (s && is_commit(s))
 		snprintf(j->commit, sizeof j->commit, "%s", s);
 	j->status = ST_OK;
 	compare_cols(j, id, &c.f);
@@ -263,7 +269,7 @@ check_job(const struct ar_campaign *camp, const unsigned char *sk,
 		snprintf(j->mhash, sizeof j->mhash, "%s",
 		    ar_json_str(o, "method.hash"));
 		s = ar_json_str(o, "method.commit");
-		if (s && (is_hex(s, 40) || is_hex(s, 64)))
+		if (s && is_commit(s))
 			snprintf(j->commit, sizeof j->commit, "%s", s);
 		j->status = ST_OK;
 	}

@@ -176,7 +176,7 @@ mcache_load(struct lctx *cx)
 				break;
 			continue;
 		}
-		if (!is_hex(line, 40))
+		if (!is_commit(line))
 			continue;
 		if (is_hex(tab, AR_HASH_HEX - 1))
 			mc_add(cx, line, tab);
@@ -190,7 +190,7 @@ mcache_load(struct lctx *cx)
 		if (!(tab = strchr(line, '\t')))
 			continue;
 		*tab++ = '\0';
-		if (is_hex(line, 40) && is_hex(tab, AR_HASH_HEX - 1))
+		if (is_commit(line) && is_hex(tab, AR_HASH_HEX - 1))
 			mc_add(cx, line, tab);
 	}
 	fclose(f);
@@ -210,7 +210,7 @@ mcache_save(struct lctx *cx)
 	if (cx->mc_stamp[0])
 		ar_buf_printf(&b, "stamp\t%s\n", cx->mc_stamp);
 	for (i = 0; i < cx->nmc; i++) {
-		if (!is_hex(cx->mc[i].commit, 40))
+		if (!is_commit(cx->mc[i].commit))
 			continue;
 		if (cx->mc[i].hash[0])
 			ar_buf_printf(&b, "%s\t%s\n", cx->mc[i].commit,
@@ -250,7 +250,7 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 		snprintf(key.commit, sizeof key.commit, "%s", jobs[i].commit);
 		/* A commit twice in a batch is asked twice: git answers
 		 * both, and mc_sort drops the second. */
-		if (is_hex(key.commit, 40) && !mc_find(cx, &key)) {
+		if (is_commit(key.commit) && !mc_find(cx, &key)) {
 			fprintf(in, "%s\n", key.commit);
 			asked++;
 		}
@@ -271,8 +271,8 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 
 		/* Each commit was asked once, and was not in the cache:
 		 * appended, then sorted once. */
-		if (sp1 && sp1 - line == 40 && strncmp(sp1, " missing", 8) ==
-		    0) {
+		if (sp1 && (sp1 - line == 40 || sp1 - line == 64) &&
+		    strncmp(sp1, " missing", 8) == 0) {
 			*sp1 = '\0';
 			mc_add(cx, line, "");
 		}
@@ -315,7 +315,8 @@ method_hash(struct lctx *cx, const char *commit)
 int
 methods_in_repo(const struct lctx *cx)
 {
-	char *repo = ar_path(cx->camp.dir, "methods"), head[41];
+	char *repo = ar_path(cx->camp.dir, "methods");
+	char head[AR_COMMIT_MAX + 1];
 	int r = ar_method_commit(repo, "HEAD", head) == 0;
 
 	free(repo);

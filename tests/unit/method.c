@@ -244,7 +244,8 @@ static void
 from_git(void)
 {
 	char *dir = unit_tmpdir(), *repo = unit_path(dir, "repo"), err[512];
-	char id[41], h[AR_HASH_HEX], *x = unit_path(dir, "x"), *t, *p;
+	char id[AR_COMMIT_MAX + 1], h[AR_HASH_HEX], *x = unit_path(dir, "x");
+	char *t, *p;
 	char *head[] = { "git", "-C", repo, "rev-parse", "HEAD", NULL };
 	char *ls[] = { "git", "-C", repo, "ls-tree", "-r", "--full-tree",
 	    "HEAD", NULL };
@@ -313,6 +314,45 @@ out:
 	unit_rmtree(dir);
 }
 
+/* A SHA-256 repository's commit ids are 64 hex digits: the id is the
+ * whole of it, not its first 40 (an abbreviation), and it is hashed and
+ * extracted as a SHA-1 one is. */
+static void
+from_git_sha256(void)
+{
+	char *dir = unit_tmpdir(), *repo = unit_path(dir, "repo");
+	char *x = unit_path(dir, "x"), id[AR_COMMIT_MAX + 1], h[AR_HASH_HEX];
+	char err[512], *t;
+	char *init[] = { "git", "init", "-q", "--object-format=sha256", repo,
+	    NULL };
+	char *head[] = { "git", "-C", repo, "rev-parse", "HEAD", NULL };
+	struct ar_buf b = {0};
+
+	unit_put(repo, "a.c", "int a;\n", 0644);
+	if (ar_run(init, AR_FD_NULL, AR_FD_NULL) != 0 || git(repo, "add",
+	    "-A", NULL, NULL) != 0 || git(repo, "commit", "-q", "-m", "m")
+	    != 0 || ar_capture(head, AR_FD_NULL, &b, 4096) != 0) {
+		OK(0, "setup: git init --object-format=sha256, add, commit");
+		goto out;
+	}
+	OK(ar_method_commit(repo, "HEAD", id) == 0 && strlen(id) == 64 &&
+	    b.len == 65 && strncmp(b.p, id, 64) == 0, "commit: a SHA-256 "
+	    "repository's full id, 64 digits");
+	OK(ar_method_hash(repo, id, h) == 0 && strlen(h) == 64, "hash: of a "
+	    "SHA-256 commit");
+	mkdir(x, 0755);
+	OK(ar_method_extract(repo, id, x, err, sizeof err) == 0, "extract: a "
+	    "SHA-256 commit");
+	t = unit_read(x, "a.c");
+	OK(t && strcmp(t, "int a;\n") == 0, "extract: its file");
+	free(t);
+out:
+	ar_buf_free(&b);
+	free(repo);
+	free(x);
+	unit_rmtree(dir);
+}
+
 static void
 changes(void)
 {
@@ -359,5 +399,6 @@ const struct unit_test unit_method[] = {
 	TEST(overlay),
 	TEST(conflicts),
 	TEST(from_git),
+	TEST(from_git_sha256),
 	UNIT_END,
 };
