@@ -97,6 +97,14 @@ ar_method_change(const char *buf, size_t len, size_t *pos,
 }
 
 int
+ar_method_is_commit(const char *s)
+{
+	size_t n = s ? strspn(s, "0123456789abcdef") : 0;
+
+	return (n == 40 || n == AR_COMMIT_MAX) && s[n] == '\0';
+}
+
+int
 ar_method_commit(const char *repo, const char *rev,
     char out[AR_COMMIT_MAX + 1])
 {
@@ -115,15 +123,15 @@ ar_method_commit(const char *repo, const char *rev,
 	free(spec);
 	/* SHA-1 or SHA-256, whichever the repository uses: cut short, a
 	 * SHA-256 id would be only an abbreviation of the commit. */
-	n = st == 0 ? strspn(b.p ? b.p : "", "0123456789abcdef") : 0;
-	if ((n != 40 && n != AR_COMMIT_MAX) || b.p[n] != '\n') {
+	n = st == 0 && b.p ? strcspn(b.p, "\n") : 0;
+	if (n > AR_COMMIT_MAX || b.p[n] != '\n') {
 		ar_buf_free(&b);
 		return -1;
 	}
 	memcpy(out, b.p, n);
 	out[n] = '\0';
 	ar_buf_free(&b);
-	return 0;
+	return ar_method_is_commit(out) ? 0 : -1;
 }
 
 int

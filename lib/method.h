@@ -51,6 +51,9 @@ int ar_method_change(const char *buf, size_t len, size_t *pos,
 #define AR_COMMIT_MAX 64
 int ar_method_commit(const char *repo, const char *rev,
 	char out[AR_COMMIT_MAX + 1]);
+/* 1 when s is a whole commit id as git prints it: 40 lowercase hex
+ * digits (SHA-1) or 64 (SHA-256), and nothing more. */
+int ar_method_is_commit(const char *s);
 /* The content hash of a commit: BLAKE2b-256 of `git ls-tree -r
  * --full-tree`, every path with its mode and blob id; ar-result(5). 0,
  * or -1 with out "" when git cannot list it. */

@@ -296,8 +296,6 @@ const char *method_hash(struct lctx *cx, const char *commit);
 int methods_in_repo(const struct lctx *cx);
 /* check.c: s is n lowercase hex digits, and no more. */
 int is_hex(const char *s, size_t n);
-/* s is a git commit id: 40 hex digits (SHA-1) or 64 (SHA-256). */
-int is_commit(const char *s);
 
 /* The exit code of a ledger scan that failed with errno e: its
  * directories or an index missing or unreadable (66), else a failed

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "method.h"
 #include "flat.h"
 #include "json.h"
 #include "tsv.h"
@@ -58,12 +59,6 @@ int
 is_hex(const char *s, size_t n)
 {
 	return s && strlen(s) == n && strspn(s, "0123456789abcdef") == n;
-}
-
-int
-is_commit(const char *s)
-{
-	return is_hex(s, 40) || is_hex(s, 64);
 }
 
 /* A segment row's stored columns against its flat fields: they must say
@@ -175,7 +170,7 @@ check_fast(const struct ar_campaign *camp, struct job *j)
 	}
 	snprintf(j->mhash, sizeof j->mhash, "%s", s);
 	s = cflat_str(&c, "method.commit");
-	if (s && is_commit(s))
+	if (s && ar_method_is_commit(s))
 		snprintf(j->commit, sizeof j->commit, "%s", s);
 	j->status = ST_OK;
 	compare_cols(j, id, &c.f);
@@ -269,7 +264,7 @@ check_job(const struct ar_campaign *camp, const unsigned char *sk,
 		snprintf(j->mhash, sizeof j->mhash, "%s",
 		    ar_json_str(o, "method.hash"));
 		s = ar_json_str(o, "method.commit");
-		if (s && is_commit(s))
+		if (s && ar_method_is_commit(s))
 			snprintf(j->commit, sizeof j->commit, "%s", s);
 		j->status = ST_OK;
 	}

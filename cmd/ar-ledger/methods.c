@@ -176,7 +176,7 @@ mcache_load(struct lctx *cx)
 				break;
 			continue;
 		}
-		if (!is_commit(line))
+		if (!ar_method_is_commit(line))
 			continue;
 		if (is_hex(tab, AR_HASH_HEX - 1))
 			mc_add(cx, line, tab);
@@ -190,7 +190,7 @@ mcache_load(struct lctx *cx)
 		if (!(tab = strchr(line, '\t')))
 			continue;
 		*tab++ = '\0';
-		if (is_commit(line) && is_hex(tab, AR_HASH_HEX - 1))
+		if (ar_method_is_commit(line) && is_hex(tab, AR_HASH_HEX - 1))
 			mc_add(cx, line, tab);
 	}
 	fclose(f);
@@ -210,7 +210,7 @@ mcache_save(struct lctx *cx)
 	if (cx->mc_stamp[0])
 		ar_buf_printf(&b, "stamp\t%s\n", cx->mc_stamp);
 	for (i = 0; i < cx->nmc; i++) {
-		if (!is_commit(cx->mc[i].commit))
+		if (!ar_method_is_commit(cx->mc[i].commit))
 			continue;
 		if (cx->mc[i].hash[0])
 			ar_buf_printf(&b, "%s\t%s\n", cx->mc[i].commit,
@@ -250,7 +250,7 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 		snprintf(key.commit, sizeof key.commit, "%s", jobs[i].commit);
 		/* A commit twice in a batch is asked twice: git answers
 		 * both, and mc_sort drops the second. */
-		if (is_commit(key.commit) && !mc_find(cx, &key)) {
+		if (ar_method_is_commit(key.commit) && !mc_find(cx, &key)) {
 			fprintf(in, "%s\n", key.commit);
 			asked++;
 		}

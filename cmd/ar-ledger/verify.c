@@ -226,7 +226,7 @@ collect(const struct ar_row *r, void *arg)
 		c = s->c_mhash >= 0 ? r->field[s->c_mhash] : "";
 		snprintf(j->mhash, sizeof j->mhash, "%s", c);
 		c = s->c_commit >= 0 ? r->field[s->c_commit] : "";
-		if (is_commit(c))
+		if (ar_method_is_commit(c))
 			snprintf(j->commit, sizeof j->commit, "%s", c);
 		if (s->n == BATCH)
 			s->flush(s);

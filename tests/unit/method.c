@@ -314,6 +314,32 @@ out:
 	unit_rmtree(dir);
 }
 
+static void
+commit_ids(void)
+{
+	char s[80];
+
+	memset(s, 'a', sizeof s);
+	s[40] = '\0';
+	OK(ar_method_is_commit(s), "commit id: 40 hex digits (SHA-1)");
+	s[40] = '0';
+	s[64] = '\0';
+	OK(ar_method_is_commit(s), "commit id: 64 hex digits (SHA-256)");
+	s[63] = '\0';
+	OK(!ar_method_is_commit(s), "commit id: not 63 digits");
+	s[63] = 'a';
+	s[64] = 'a';
+	s[65] = '\0';
+	OK(!ar_method_is_commit(s), "commit id: not 65 digits");
+	s[64] = '\0';
+	s[3] = 'A';
+	OK(!ar_method_is_commit(s), "commit id: lowercase only");
+	s[3] = '\n';
+	OK(!ar_method_is_commit(s) && !ar_method_is_commit("") &&
+	    !ar_method_is_commit(NULL), "commit id: not a newline, nothing, "
+	    "or NULL");
+}
+
 /* A SHA-256 repository's commit ids are 64 hex digits: the id is the
  * whole of it, not its first 40 (an abbreviation), and it is hashed and
  * extracted as a SHA-1 one is. */
@@ -400,5 +426,6 @@ const struct unit_test unit_method[] = {
 	TEST(conflicts),
 	TEST(from_git),
 	TEST(from_git_sha256),
+	TEST(commit_ids),
 	UNIT_END,
 };
