@@ -123,8 +123,8 @@ ar_method_commit(const char *repo, const char *rev,
 	free(spec);
 	/* SHA-1 or SHA-256, whichever the repository uses: cut short, a
 	 * SHA-256 id would be only an abbreviation of the commit. */
-	n = st == 0 && b.p ? strcspn(b.p, "\n") : 0;
-	if (n > AR_COMMIT_MAX || b.p[n] != '\n') {
+	if (st != 0 || !b.p || (n = strcspn(b.p, "\n")) > AR_COMMIT_MAX ||
+	    b.p[n] != '\n') {
 		ar_buf_free(&b);
 		return -1;
 	}

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "err.h"
-#include "method.h"
 #include "flat.h"
 #include "json.h"
+#include "method.h"
 #include "tsv.h"
 #include "ar-ledger.h"
 

@@ -271,10 +271,10 @@ mcache_missing(struct lctx *cx, struct job *jobs, size_t n)
 
 		/* Each commit was asked once, and was not in the cache:
 		 * appended, then sorted once. */
-		if (sp1 && (sp1 - line == 40 || sp1 - line == 64) &&
-		    strncmp(sp1, " missing", 8) == 0) {
+		if (sp1 && strncmp(sp1, " missing", 8) == 0) {
 			*sp1 = '\0';
-			mc_add(cx, line, "");
+			if (ar_method_is_commit(line))
+				mc_add(cx, line, "");
 		}
 	}
 	if (cx->nmc > before) {
