@@ -2,9 +2,11 @@
 # ar-ledger-stress: the ledger's writers at once and killed, a stress test
 # of `make check-stress`: six batch appends past one stale lock, 20
 # rounds; readers during appends and compactions; kill -9 at random
-# instants of append and compact; 8 appenders and 2 compactors at once.
-# Nothing acknowledged is lost, nothing is stored twice, and verify
-# passes. The rest of ar-ledger's tests are in tests/ar-ledger.bats.
+# instants of append and compact; 8 appenders and 2 compactors at once;
+# 16 appends of loose results racing on the loose seal. Nothing
+# acknowledged is lost, nothing is stored twice, verify passes, and no
+# seal says what is not true. The rest of ar-ledger's tests are in
+# tests/ar-ledger.bats.
 
 bats_require_minimum_version 1.5.0
 load ../common
