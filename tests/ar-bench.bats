@@ -380,9 +380,13 @@ $USAGE" ]
 @test "ar-bench --stop-at: a verdict decided first does not end the session, the scheduler's question does" {
 	mkcamp
 	# Within 50%, the baseline against itself is decided in a few
-	# pairs.
-	bench --aa -e 0.5 -p 8 -P 24 -W 0
-	[ "$status" -eq 0 ]
+	# pairs. On a loaded machine a burst of noise can leave it
+	# undecided at 24 (CI saw it once): up to three tries.
+	for try in 1 2 3; do
+		bench --aa -e 0.5 -p 8 -P 24 -W 0
+		[ "$status" -eq 0 ]
+		! jq -e '.stats.pairs < 24 and .verdict != "inconclusive"' r.json >/dev/null || break
+	done
 	jq -e '.stats.pairs < 24 and .verdict != "inconclusive"' r.json
 	# Whether its ratio lies above or below 1 is not: with --stop-at 1
 	# the session runs to the most pairs, and the verdict is taken
