@@ -26,15 +26,16 @@ ar_import_kind(const char *name)
 	return -1;
 }
 
-/* Lower is better for errors, losses, times and sizes: the endings of
- * the metric names peers log (val_bpb, primary_rmse, latency_ms). */
+/* Lower is better for errors, losses, distances, times and sizes: the
+ * endings of the metric names peers log (val_bpb, primary_rmse,
+ * latency_ms, val_fid). */
 int
 ar_import_lower_by_name(const char *m)
 {
 	static const char *const end[] = { "bpb", "bpc", "loss", "ppl",
-	    "perplexity", "mse", "mae", "mape", "err", "error", "wer", "cer",
-	    "latency", "time", "seconds", "_ms", "_us", "_ns", "\xc2\xb5s",
-	    "bytes", "_mb", "_gb", NULL };
+	    "perplexity", "nll", "mse", "mae", "mape", "err", "error", "wer",
+	    "cer", "fid", "latency", "time", "seconds", "_ms", "_us", "_ns",
+	    "\xc2\xb5s", "bytes", "_mb", "_gb", NULL };
 	size_t n = strlen(m), k, i;
 
 	for (i = 0; end[i]; i++) {
@@ -154,21 +155,132 @@ owns_status(const struct ar_import_row *w)
 /* The columns a results.tsv row is made of. */
 enum { C_COMMIT, C_METRIC, C_MEM, C_STATUS, C_DESC, C_N };
 
-static int
-tsv_header(struct ar_import *imp, struct ar_tsv *t, const char *name,
-    const struct ar_import_opt *o, int *c, struct ar_import_err *e)
-{
-	static const char *const std[C_N] = { "commit", NULL, "memory_gb",
-	    "status", "description" };
-	size_t i;
-	int k;
+/* The names each column goes by in the logs of autoresearch's forks, in
+ * the order they are looked for, in any case: the first found is it. */
+static const char *const commit_names[] = { "commit", "git_commit",
+	"commit_hash", "commit_sha", NULL };
+static const char *const status_names[] = { "status", "decision",
+	"verdict", "outcome", NULL };
 
-	for (k = 0; k < C_N; k++)
-		c[k] = std[k] ? ar_tsv_col(t, std[k]) : -1;
+static int
+col_named(char *const *hdr, size_t n, const char *const *names)
+{
+	size_t i;
+
+	for (; *names; names++)
+		for (i = 0; i < n; i++)
+			if (strcasecmp(hdr[i], *names) == 0)
+				return (int)i;
+	return -1;
+}
+
+void
+ar_import_roles(char *const *hdr, size_t n, int *c)
+{
+	static const char *const mem[] = { "memory_gb", NULL };
+	static const char *const desc[] = { "description", NULL };
+
+	c[AR_IMPORT_COL_COMMIT] = col_named(hdr, n, commit_names);
+	c[AR_IMPORT_COL_MEM] = col_named(hdr, n, mem);
+	c[AR_IMPORT_COL_STATUS] = col_named(hdr, n, status_names);
+	c[AR_IMPORT_COL_DESC] = col_named(hdr, n, desc);
+}
+
+/* Whether a column's name says it names or dates a run, not measures it
+ * (exp_id, iter, round, timestamp): its numbers are never the metric. */
+static int
+names_a_run(const char *h)
+{
+	static const char *const is[] = { "id", "run", "exp", "experiment",
+		"trial", "iter", "iteration", "step", "round", "gen",
+		"generation", "cycle", "phase", "stage", "version", "attempt",
+		"epoch", "epochs", "index", "idx", "seed", "tag", "name",
+		"timestamp", "date", "datetime", "parent", NULL };
+	static const char *const end[] = { "_id", "_at", "_date", "_commit",
+		"_hash", "_sha", "_ref", "_name", NULL };
+	size_t n = strlen(h), k;
+	int i;
+
+	for (i = 0; is[i]; i++)
+		if (strcasecmp(h, is[i]) == 0)
+			return 1;
+	for (i = 0; end[i]; i++) {
+		k = strlen(end[i]);
+		if (n > k && strcasecmp(h + n - k, end[i]) == 0)
+			return 1;
+	}
+	return strncasecmp(h, "git_", 4) == 0;
+}
+
+/* The words logs write for a value they do not have: NA, N/A, NaN,
+ * null, None, -, ?, in any case. The field is missing, as an empty one. */
+static int
+placeholder(const char *s)
+{
+	static const char *const w[] = { "na", "n/a", "nan", "null", "none",
+		"-", "?", NULL };
+	int i;
+
+	for (i = 0; w[i]; i++)
+		if (strcasecmp(s, w[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A word where a number goes (DIVERGED, OOM), not a mistyped number
+ * (1.0o5, 0x10): it starts with a letter. */
+static int
+is_word(const char *s)
+{
+	return (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z');
+}
+
+/* One row of a results.tsv, held until the columns are chosen. */
+struct tsvrow {
+	size_t lineno;
+	char **f;
+};
+
+/* Whether column i may be the metric: a number in some row, and in no
+ * kept row anything but a number, a placeholder or nothing. */
+static int
+metric_like(const struct tsvrow *rows, size_t nrow, int status, size_t i)
+{
+	size_t r, nnum = 0;
+	double v;
+
+	for (r = 0; r < nrow; r++) {
+		const char *x = rows[r].f[i];
+
+		if (!*x || placeholder(x))
+			continue;
+		if (ar_parse_double(x, &v) == 0)
+			nnum++;
+		else if (strcasecmp(rows[r].f[status], "keep") == 0)
+			return 0;
+	}
+	return nnum > 0;
+}
+
+static int
+tsv_header(struct ar_import *imp, const struct ar_tsv *t, const char *name,
+    const struct ar_import_opt *o, const struct tsvrow *rows, size_t nrow,
+    int *c, struct ar_import_err *e)
+{
+	int role[AR_IMPORT_NCOL], k, pass;
+	size_t i;
+
+	ar_import_roles(t->hdr, t->ncol, role);
+	c[C_COMMIT] = role[AR_IMPORT_COL_COMMIT];
+	c[C_METRIC] = -1;
+	c[C_MEM] = role[AR_IMPORT_COL_MEM];
+	c[C_STATUS] = role[AR_IMPORT_COL_STATUS];
+	c[C_DESC] = role[AR_IMPORT_COL_DESC];
 	if (c[C_STATUS] < 0)
 		return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no 'status' "
 		    "column (a results.tsv has commit, val_bpb, memory_gb, "
-		    "status, description)", name);
+		    "status, description; decision, verdict or outcome may "
+		    "stand for status)", name);
 	if (o && o->metric) {
 		if ((c[C_METRIC] = ar_tsv_col(t, o->metric)) < 0)
 			return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no '%s' "
@@ -179,13 +291,19 @@ tsv_header(struct ar_import *imp, struct ar_tsv *t, const char *name,
 				    "'%s' is not a metric (-m)", name,
 				    o->metric);
 	} else if ((c[C_METRIC] = ar_tsv_col(t, "val_bpb")) < 0) {
-		/* The first column of no other use. */
-		for (i = 0; i < t->ncol && c[C_METRIC] < 0; i++) {
-			for (k = 0; k < C_N && c[k] != (int)i; k++)
-				;
-			if (k == C_N)
-				c[C_METRIC] = (int)i;
-		}
+		/* The first column of no other use that holds the numbers
+		 * of a metric and is not named for a run's id or time;
+		 * failing that, the first of no other use, which its rows
+		 * then show is no metric. */
+		for (pass = 0; pass < 2 && c[C_METRIC] < 0; pass++)
+			for (i = 0; i < t->ncol && c[C_METRIC] < 0; i++) {
+				for (k = 0; k < C_N && c[k] != (int)i; k++)
+					;
+				if (k == C_N && (pass == 1 ||
+				    (!names_a_run(t->hdr[i]) && metric_like(rows,
+				    nrow, c[C_STATUS], i))))
+					c[C_METRIC] = (int)i;
+			}
 	}
 	if (c[C_METRIC] < 0)
 		return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no metric "
@@ -201,27 +319,42 @@ tsv_header(struct ar_import *imp, struct ar_tsv *t, const char *name,
 	return 0;
 }
 
+static void
+add_extra(struct ar_import_row *w, const char *name, const char *text)
+{
+	w->extra[w->nextra].name = name;
+	w->extra[w->nextra++].text = ar_xstrdup(text);
+}
+
 static int
-tsv_row(struct ar_import *imp, struct ar_tsv *t, const char *name,
+tsv_row(struct ar_import *imp, const struct tsvrow *row, const char *name,
     const int *c, struct ar_import_row *w, struct ar_import_err *e)
 {
-	const char *f[C_N];
+	const char *f[C_N], *text[2] = { NULL, NULL };
 	struct ar_buf id = {0};
-	size_t i;
+	size_t i, lineno = row->lineno;
 	int k;
 
 	for (k = 0; k < C_N; k++)
-		f[k] = c[k] >= 0 ? t->field[c[k]] : "";
+		f[k] = c[k] >= 0 ? row->f[c[k]] : "";
 	if (set_status(w, f[C_STATUS], AR_IMPORT_CHECKS_FAILED) < 0)
-		return fail(e, AR_IMPORT_E_ROW, t->lineno, "%s: line %zu: "
-		    "empty status", name, t->lineno);
-	if (*f[C_METRIC] && number(e, name, t->lineno, imp->metric,
+		return fail(e, AR_IMPORT_E_ROW, lineno, "%s: line %zu: "
+		    "empty status", name, lineno);
+	/* NA and its kin are no value; nor is a word (DIVERGED) in a run
+	 * that was not kept. Either is kept as an extra of the column's
+	 * name, as written, so that the export writes it back. */
+	if (placeholder(f[C_METRIC]) || (w->status != AR_IMPORT_KEEP &&
+	    is_word(f[C_METRIC])))
+		text[0] = f[C_METRIC];
+	else if (*f[C_METRIC] && number(e, name, lineno, imp->metric,
 	    f[C_METRIC], &w->logged) < 0)
 		return -1;
-	if (!*f[C_METRIC] && w->status == AR_IMPORT_KEEP)
-		return fail(e, AR_IMPORT_E_ROW, t->lineno, "%s: line %zu: a "
-		    "kept run without a metric", name, t->lineno);
-	if (*f[C_MEM] && number(e, name, t->lineno, "memory_gb", f[C_MEM],
+	if (isnan(w->logged) && w->status == AR_IMPORT_KEEP)
+		return fail(e, AR_IMPORT_E_ROW, lineno, "%s: line %zu: a "
+		    "kept run without a metric", name, lineno);
+	if (placeholder(f[C_MEM]))
+		text[1] = f[C_MEM];
+	else if (*f[C_MEM] && number(e, name, lineno, "memory_gb", f[C_MEM],
 	    &w->memory_gb) < 0)
 		return -1;
 	/* karpathy/autoresearch writes 0 for a crash's figures: none. */
@@ -235,51 +368,80 @@ tsv_row(struct ar_import *imp, struct ar_tsv *t, const char *name,
 	w->description = c[C_DESC] >= 0 ? ar_xstrdup(f[C_DESC]) : NULL;
 	ar_buf_printf(&id, "%s\t%s\t%s\t%s\t%s", f[C_COMMIT], f[C_METRIC],
 	    f[C_MEM], f[C_STATUS], f[C_DESC]);
-	w->extra = ar_xcalloc(t->ncol + 1, sizeof *w->extra);
-	for (i = 0; i < t->ncol; i++) {
+	w->extra = ar_xcalloc(imp->ncol + 3, sizeof *w->extra);
+	for (i = 0; i < imp->ncol; i++) {
 		for (k = 0; k < C_N && c[k] != (int)i; k++)
 			;
-		if (k < C_N || !t->field[i][0])
+		if (k < C_N || !row->f[i][0])
 			continue;
-		w->extra[w->nextra].name = imp->col[i];
-		w->extra[w->nextra++].text = ar_xstrdup(t->field[i]);
-		ar_buf_printf(&id, "\t%s=%s", imp->col[i], t->field[i]);
+		add_extra(w, imp->col[i], row->f[i]);
+		ar_buf_printf(&id, "\t%s=%s", imp->col[i], row->f[i]);
 	}
+	for (k = 0; k < 2; k++)
+		if (text[k])
+			add_extra(w, imp->col[c[k ? C_MEM : C_METRIC]], text[k]);
 	w->ident = ar_xstrdup(id.p);
 	ar_buf_free(&id);
 	return 0;
 }
 
+static void
+free_rows(struct tsvrow *rows, size_t nrow, size_t ncol)
+{
+	size_t r, i;
+
+	for (r = 0; r < nrow; r++) {
+		for (i = 0; i < ncol; i++)
+			free(rows[r].f[i]);
+		free(rows[r].f);
+	}
+	free(rows);
+}
+
+/* The rows are all read before the columns are chosen, since a metric
+ * is known by its values as much as by its name. */
 static int
 read_tsv(struct ar_import *imp, FILE *f, const char *name,
     const struct ar_import_opt *o, struct ar_import_err *e)
 {
 	struct ar_tsv t;
-	int c[C_N], r;
-	size_t cap = 0;
+	struct tsvrow *rows = NULL;
+	size_t nrow = 0, cap = 0, rcap = 0, r, i;
+	int c[C_N], got, ret = -1;
 
 	if (ar_tsv_open_raw(&t, f, name, 1) < 0) {
 		fail(e, AR_IMPORT_E_FORMAT, t.lineno, "%s", t.err);
 		ar_tsv_close(&t);
 		return -1;
 	}
-	if (tsv_header(imp, &t, name, o, c, e) < 0)
-		goto fail;
-	while ((r = ar_tsv_next(&t)) == 1) {
-		if (tsv_row(imp, &t, name, c, new_row(imp, &cap, t.lineno),
-		    e) < 0)
-			goto fail;
+	while ((got = ar_tsv_next(&t)) == 1) {
+		if (nrow == rcap) {
+			rcap = rcap ? 2 * rcap : 64;
+			rows = ar_xrealloc(rows, rcap * sizeof *rows);
+		}
+		rows[nrow].lineno = t.lineno;
+		rows[nrow].f = ar_xmalloc(t.ncol * sizeof *rows[nrow].f);
+		for (i = 0; i < t.ncol; i++)
+			rows[nrow].f[i] = ar_xstrdup(t.field[i]);
+		nrow++;
+	}
+	if (got < 0) {
+		fail(e, AR_IMPORT_E_FORMAT, t.lineno, "%s", t.err);
+		goto out;
+	}
+	if (tsv_header(imp, &t, name, o, rows, nrow, c, e) < 0)
+		goto out;
+	for (r = 0; r < nrow; r++) {
+		if (tsv_row(imp, &rows[r], name, c, new_row(imp, &cap,
+		    rows[r].lineno), e) < 0)
+			goto out;
 		imp->nsession = 1;
 	}
-	if (r < 0) {
-		fail(e, AR_IMPORT_E_FORMAT, t.lineno, "%s", t.err);
-		goto fail;
-	}
+	ret = 0;
+out:
+	free_rows(rows, nrow, t.ncol);
 	ar_tsv_close(&t);
-	return 0;
-fail:
-	ar_tsv_close(&t);
-	return -1;
+	return ret;
 }
 
 int
@@ -389,6 +551,13 @@ pi_run(const struct pi_config *cf, json_t *o,
 		w->run.kind = AR_IMPORT_INT;
 		w->run.i = (long long)json_integer_value(v);
 		w->run.d = (double)w->run.i;
+	} else if (json_is_real(v) && fabs(json_real_value(v)) < 0x1p53 &&
+	    json_real_value(v) == floor(json_real_value(v))) {
+		/* A line read again with its integers as doubles
+		 * (parse_line): its run number is still one. */
+		w->run.kind = AR_IMPORT_INT;
+		w->run.d = json_real_value(v);
+		w->run.i = (long long)w->run.d;
 	}
 	v = json_object_get(o, "confidence");
 	if (json_is_integer(v)) {
@@ -420,6 +589,20 @@ pi_run(const struct pi_config *cf, json_t *o,
 	return 0;
 }
 
+/* A pi line: JSON. An integer past 64 bits (a u64 counter that wrapped,
+ * 18446744073709496000) is no reason to refuse a whole log: such a
+ * line is read again with every integer as a double. */
+static json_t *
+parse_line(const struct ar_buf *line, char *err, size_t errlen)
+{
+	json_t *o = ar_json_parse(line->p, line->len, err, errlen);
+
+	if (!o && strstr(err, "too big integer"))
+		o = ar_json_parse_flags(line->p, line->len,
+		    JSON_DECODE_INT_AS_REAL, err, errlen);
+	return o;
+}
+
 static int
 read_pi(struct ar_import *imp, FILE *f, const char *name,
     struct ar_import_err *e)
@@ -436,8 +619,8 @@ read_pi(struct ar_import *imp, FILE *f, const char *name,
 	cf.lower = 1;
 	cf.number = 1;
 	cf.runs = 0;
-	while (r == 0 && ar_jsonl_line(f, name, &line, &lineno)) {
-		json_t *o = ar_json_parse(line.p, line.len, err, sizeof err);
+	while (r == 0 && ar_jsonl_line_crlf(f, name, &line, &lineno)) {
+		json_t *o = parse_line(&line, err, sizeof err);
 		const char *type;
 
 		if (!o)

@@ -7,20 +7,30 @@
  * its Imported log section (ar-digest(1)).
  *
  * The rule:
- * - results.tsv: TSV without escapes whose header has a status column
- *   and a metric column; commit, memory_gb and description are
- *   optional, and every other column is an extra, kept as written. The
- *   metric is the column the caller names (-m), else val_bpb, else the
- *   first column of no other use. Lower is better as the caller says
- *   (-d), else when the name ends (in any case) in bpb, bpc, loss, ppl,
- *   perplexity, mse, mae, mape, err, error, wer, cer, latency, time,
- *   seconds, _ms, _us, _ns, µs, bytes, _mb or _gb; higher otherwise.
+ * - results.tsv: TSV without escapes (a CR that ends a line is dropped)
+ *   whose header has a status column and a metric column; commit,
+ *   memory_gb and description are optional, and every other column is
+ *   an extra, kept as written. Names match in any case; decision,
+ *   verdict or outcome stand for a missing status, git_commit,
+ *   commit_hash or commit_sha for a missing commit. The metric is the
+ *   column the caller names (-m), else val_bpb, else the first column
+ *   of no other use that holds a number in some row and nothing else
+ *   in a kept row, and whose name does not name or date a run (exp_id,
+ *   iter, timestamp: names_a_run), else the first column of no other
+ *   use. Lower is better as the caller says (-d), else when the name
+ *   ends (in any case) in bpb, bpc, loss, ppl, perplexity, nll, mse,
+ *   mae, mape, err, error, wer, cer, fid, latency, time, seconds, _ms,
+ *   _us, _ns, µs, bytes, _mb or _gb; higher otherwise.
  *   A status is keep, discard or crash in any case, or any other word,
  *   kept as written (an "other" run). A metric and memory_gb are finite
- *   numbers or empty (missing), and a kept run has a metric. A crash
- *   has no metric and, when it says 0 (as karpathy/autoresearch writes
- *   for a crash), no memory_gb. Empty fields are missing.
- * - autoresearch.jsonl: a config line sets, for the lines after it, the
+ *   numbers or missing: empty, or NA, N/A, nan, null, none, - or ?. A
+ *   metric that is a word (DIVERGED) in a run not kept is missing too,
+ *   the word kept as the extra of its name; a kept run has a metric. A
+ *   crash has no metric and, when it says 0 (as karpathy/autoresearch
+ *   writes for a crash), no memory_gb.
+ * - autoresearch.jsonl (a CR that ends a line is dropped; a line with
+ *   an integer past 64 bits is read with its numbers as doubles): a
+ *   config line sets, for the lines after it, the
  *   keys it has: metricName (default "metric"), bestDirection ("lower"
  *   or "higher"; default "lower", as pi-autoresearch's own) and name.
  *   A config line after a run starts a new session (numbered from 1):
@@ -133,6 +143,13 @@ struct ar_import_err {
 	char field[64], value[256], expected[64];
 	char msg[1024];
 };
+
+/* The columns of a results.tsv header by their use, as the reader takes
+ * them (names in any case, and their forks' names): each an index into
+ * hdr, or -1. The export writes an imported row back through them. */
+enum { AR_IMPORT_COL_COMMIT, AR_IMPORT_COL_MEM, AR_IMPORT_COL_STATUS,
+	AR_IMPORT_COL_DESC, AR_IMPORT_NCOL };
+void ar_import_roles(char *const *hdr, size_t n, int *c);
 
 /* AR_IMPORT_AUTORESEARCH or AR_IMPORT_PI for "autoresearch" or "pi";
  * -1 for any other name. */

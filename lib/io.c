@@ -85,8 +85,9 @@ ar_read_die(const char *name)
 	ar_die(AR_EX_IO, "%s: read error:", name);
 }
 
-int
-ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
+static int
+jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno,
+    int crlf)
 {
 	int r;
 
@@ -97,16 +98,33 @@ ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
 		if (r == AR_LINE_LONG)
 			ar_die(AR_EX_DATA, "%s: line %zu: longer than %d bytes; "
 			    "nothing stored", name, *lineno, AR_LINE_MAX);
+		if (crlf && b->len > 0 && b->p[b->len - 1] == '\r')
+			b->p[--b->len] = '\0';
 		if (b->len == 0)
 			continue;
 		if (memchr(b->p, '\r', b->len))
-			ar_die(AR_EX_DATA, "%s: line %zu: carriage return (CRLF "
-			    "line endings?); nothing stored", name, *lineno);
+			ar_die(AR_EX_DATA, crlf ? "%s: line %zu: carriage return "
+			    "inside the line; nothing stored" : "%s: line %zu: "
+			    "carriage return (CRLF line endings?); nothing stored",
+			    name, *lineno);
 		/* A line of blank space is a blank line. */
 		if (strspn(b->p, " \t") < b->len)
 			return 1;
 	}
 	return 0;
+}
+
+int
+ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b, size_t *lineno)
+{
+	return jsonl_line(f, name, b, lineno, 0);
+}
+
+int
+ar_jsonl_line_crlf(FILE *f, const char *name, struct ar_buf *b,
+    size_t *lineno)
+{
+	return jsonl_line(f, name, b, lineno, 1);
 }
 
 int

@@ -24,6 +24,10 @@ _Noreturn void ar_read_die(const char *name);
  * its line on a line over AR_LINE_MAX or a carriage return (65). */
 int ar_jsonl_line(FILE *f, const char *name, struct ar_buf *b,
 	size_t *lineno);
+/* The same for other tools' logs, as a Windows checkout leaves them: a
+ * CR that ends a line is dropped; one inside a line is still refused. */
+int ar_jsonl_line_crlf(FILE *f, const char *name, struct ar_buf *b,
+	size_t *lineno);
 /* Reads a whole file of at most max bytes; -1 with errno on failure
  * (EFBIG when larger). */
 int ar_readfile(const char *path, struct ar_buf *b, size_t max);

@@ -14,6 +14,13 @@
 json_t *
 ar_json_parse(const char *s, size_t len, char *err, size_t errlen)
 {
+	return ar_json_parse_flags(s, len, 0, err, errlen);
+}
+
+json_t *
+ar_json_parse_flags(const char *s, size_t len, size_t flags, char *err,
+    size_t errlen)
+{
 	json_error_t je;
 	json_t *j;
 	long bad;
@@ -26,7 +33,7 @@ ar_json_parse(const char *s, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid UTF-8 at byte %ld", bad + 1);
 		return NULL;
 	}
-	j = json_loadb(s, len, JSON_REJECT_DUPLICATES, &je);
+	j = json_loadb(s, len, JSON_REJECT_DUPLICATES | flags, &je);
 	if (!j) {
 		/* JSON Lines are one line each: the line only when there is
 		 * more than one. */

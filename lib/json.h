@@ -7,6 +7,9 @@
 #include <jansson.h>
 
 json_t *ar_json_parse(const char *s, size_t len, char *err, size_t errlen);
+/* The same with jansson's decoding flags added (JSON_DECODE_INT_AS_REAL). */
+json_t *ar_json_parse_flags(const char *s, size_t len, size_t flags,
+	char *err, size_t errlen);
 /* The canonical form for signing: keys sorted, compact, reals with 17
  * significant digits. malloc'd. */
 char *ar_json_canon(const json_t *j);

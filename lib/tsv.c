@@ -160,8 +160,8 @@ split(char *line, size_t len, char **fields, size_t max, char *err,
 		return -1;
 	}
 	if (memchr(line, '\r', len)) {
-		snprintf(err, errlen, raw ? "carriage return (CRLF line "
-		    "endings?)" : "carriage return in line (CRLF line "
+		snprintf(err, errlen, raw ? "carriage return inside the "
+		    "line" : "carriage return in line (CRLF line "
 		    "endings? escape a CR in a field as \\r)");
 		return -1;
 	}
@@ -221,6 +221,10 @@ readrow(struct ar_tsv *t, char **fields, size_t max, int *nf)
 		t->line.len -= 3;
 		memmove(t->line.p, t->line.p + 3, t->line.len + 1);
 	}
+	/* Other tools' TSV (raw) is read as their editors left it: a CR
+	 * before the newline is the line's end, not a field's byte. */
+	if (t->raw && t->line.len > 0 && t->line.p[t->line.len - 1] == '\r')
+		t->line.p[--t->line.len] = '\0';
 	*nf = split(t->line.p, t->line.len, fields, max, why, sizeof why,
 	    t->raw);
 	if (*nf < 0) {

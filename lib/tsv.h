@@ -23,7 +23,8 @@ struct ar_tsv {
  * ar_tsv_next, as ar_jsonl_line does (ar_read_die: 66 or 74). */
 int ar_tsv_open(struct ar_tsv *t, FILE *f, const char *name);
 /* The same for TSV written by other tools without escapes (raw = 1),
- * such as karpathy/autoresearch's results.tsv. */
+ * such as karpathy/autoresearch's results.tsv: a CR that ends a line
+ * (CRLF) is dropped; one inside a line is still refused. */
 int ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw);
 /* The index of a column, or -1. */
 int ar_tsv_col(const struct ar_tsv *t, const char *name);

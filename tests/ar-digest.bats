@@ -516,6 +516,23 @@ Each session of the log by its own metric; the chart shows the last.
 2 keep" ]
 }
 
+@test "ar-digest -F: real forks' logs: CRLF line ends, an id column first, decision for status, a word for a metric, an integer past 64 bits" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	for f in fork-columns.tsv:autoresearch decision.tsv:autoresearch diverged.tsv:autoresearch \
+	    crlf.tsv:autoresearch bigint.jsonl:pi; do
+		run --separate-stderr -0 ar-digest -f json -F "${f#*:}" "$R/${f%:*}"
+		printf '%s\n' "$output" | jq -c '.imported_log | [.metric, .better, .keep, .discard, .crash, .other, .best_kept, .best_commit]'
+	done > "$T/got"
+	[ "$(cat "$T/got")" = '["tg_tok_s","higher",1,2,0,0,29.17,""]
+["mae","lower",0,0,0,3,null,""]
+["val_fid","lower",1,2,0,0,201.91,"none"]
+["nba_core","higher",1,1,0,1,0.2281,"exp001"]
+["avg_toffoli","lower",0,0,1,0,null,""]' ]
+	# The Markdown names the metric the rows hold, not the id before it.
+	run --separate-stderr -0 ar-digest -F autoresearch "$R/fork-columns.tsv"
+	[[ "$output" == *"| metric | tg_tok_s |"* ]]
+}
+
 # Issue 18, the pictures: kept steps labelled with what was kept, the
 # others faint at their own value, x ticks, the scale curves drawn in the
 # HTML page and named by idea title, the summary compact; text from the

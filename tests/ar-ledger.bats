@@ -1353,8 +1353,9 @@ import_fails() {
 @test "ar-ledger: a malformed results.tsv gives one line naming file and line, 65" {
 	F=$FIX/results.tsv
 	cd "$T"
+	# NaN is a log's word for no value: a kept run needs one.
 	sed '3s/0.993200/NaN/' "$F" > nan.tsv
-	import_fails autoresearch nan.tsv "ar-ledger: nan.tsv: line 3: val_bpb 'NaN' is not a finite number"
+	import_fails autoresearch nan.tsv "ar-ledger: nan.tsv: line 3: a kept run without a metric"
 	sed '3s/0.993200/inf/' "$F" > inf.tsv
 	import_fails autoresearch inf.tsv "ar-ledger: inf.tsv: line 3: val_bpb 'inf' is not a finite number"
 	sed '4s/1.005000/1.0o5/' "$F" > alpha.tsv
@@ -1370,15 +1371,16 @@ import_fails() {
 	cut -f1,3,4,5 "$F" > nometric.tsv
 	import_fails autoresearch nometric.tsv "ar-ledger: nometric.tsv: header: no metric column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
 	cut -f1,2,3,5 "$F" > nostatus.tsv
-	import_fails autoresearch nostatus.tsv "ar-ledger: nostatus.tsv: header: no 'status' column (a results.tsv has commit, val_bpb, memory_gb, status, description)"
+	import_fails autoresearch nostatus.tsv "ar-ledger: nostatus.tsv: header: no 'status' column (a results.tsv has commit, val_bpb, memory_gb, status, description; decision, verdict or outcome may stand for status)"
 	sed '4s/$/	extra/' "$F" > cols.tsv
 	import_fails autoresearch cols.tsv "ar-ledger: cols.tsv: line 4: 6 fields, header has 5"
 	sed '5s/	[^	]*$//' "$F" > short.tsv
 	import_fails autoresearch short.tsv "ar-ledger: short.tsv: line 5: 4 fields, header has 5"
-	sed 's/$/\r/' "$F" > crlf.tsv
-	import_fails autoresearch crlf.tsv "ar-ledger: crlf.tsv: line 1: carriage return (CRLF line endings?)"
-	sed '3s/$/\r/' "$F" > cr3.tsv
-	import_fails autoresearch cr3.tsv "ar-ledger: cr3.tsv: line 3: carriage return (CRLF line endings?)"
+	# A CR that ends a line is a CRLF line end; one inside is refused.
+	sed '3s/LR/L\rR/' "$F" > cr3.tsv
+	import_fails autoresearch cr3.tsv "ar-ledger: cr3.tsv: line 3: carriage return inside the line"
+	sed '3s/	keep	/	\rkeep	/' "$F" > cr3b.tsv
+	import_fails autoresearch cr3b.tsv "ar-ledger: cr3b.tsv: line 3: carriage return inside the line"
 	sed '3s/LR/L\x00R/' "$F" > nul.tsv
 	import_fails autoresearch nul.tsv "ar-ledger: nul.tsv: line 3: NUL byte in line"
 	sed '3s/LR/L\xffR/' "$F" > utf8.tsv
@@ -1420,10 +1422,10 @@ import_fails() {
 	import_fails pi nul.jsonl "ar-ledger: nul.jsonl: line 3: NUL byte in JSON text"
 	sed '3s/instead/inst\xffead/' "$P" > utf8.jsonl
 	import_fails pi utf8.jsonl "ar-ledger: utf8.jsonl: line 3: invalid UTF-8 at byte 163"
-	sed 's/$/\r/' "$P" > crlf.jsonl
-	import_fails pi crlf.jsonl "ar-ledger: crlf.jsonl: line 1: carriage return (CRLF line endings?); nothing stored"
-	sed '4s/$/\r/' "$P" > cr4.jsonl
-	import_fails pi cr4.jsonl "ar-ledger: cr4.jsonl: line 4: carriage return (CRLF line endings?); nothing stored"
+	sed '4s/"status"/"st\ratus"/' "$P" > cr4.jsonl
+	import_fails pi cr4.jsonl "ar-ledger: cr4.jsonl: line 4: carriage return inside the line; nothing stored"
+	sed '4s/$/\r\r/' "$P" > cr4b.jsonl
+	import_fails pi cr4b.jsonl "ar-ledger: cr4b.jsonl: line 4: carriage return inside the line; nothing stored"
 	{ head -2 "$P"; printf '{"run":9,"status":"keep","metric":1,"description":"'; head -c 10485760 /dev/zero | tr '\0' x; printf '"}\n'; tail -n +3 "$P"; } > long.jsonl
 	import_fails pi long.jsonl "ar-ledger: long.jsonl: line 3: longer than 1048576 bytes; nothing stored"
 	# A second config line's bad direction is named as it is written
@@ -2277,6 +2279,119 @@ f5b94e1	4223.641000	0.0	discard	P1.1: MemTableSize 64 to 256 MiB; writepack_100k
 [5,"crash",null]
 [13,"keep",3556]' ]
 	[ "$(printf '%s\n' "$output" | jq -c 'select(.run == 5) | .metrics')" = '{}' ]
+}
+
+# A results.tsv as the export writes it back: column N of the rows, a
+# number, in karpathy/autoresearch's six decimals.
+six() {
+	awk -F'\t' -v OFS='\t' -v n="$1" 'NR > 1 && $n ~ /^[0-9.]+$/ { $n = sprintf("%.6f", $n) } 1' "$2"
+}
+
+@test "ar-ledger import: real forks' results.tsv: an id column first, decision for status, '-' for no value; each exports back" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	# config_id and exp_id name runs: the metric is the first column of
+	# numbers after them; decision is the status column.
+	for f in fork-columns decision; do
+		run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$R/$f.tsv"
+		[ "$stderr" = "ar-ledger: import: 3 stored, 0 already there" ]
+	done
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	save "$T/x.jsonl"
+	[ "$(jq -c '[.metric, .direction, .verdict, .metrics[.metric].median, .extra.config_id // .extra.exp_id]' "$T/x.jsonl" | sort)" = '["mae","lower","BASELINE",4.4421,"E00"]
+["mae","lower","REVERT",4.9697,"T02"]
+["mae","lower","REVERT",5.2163,"T01"]
+["tg_tok_s","higher","discard",24.12,"558b915"]
+["tg_tok_s","higher","discard",26.34,"0cb4c2e"]
+["tg_tok_s","higher","keep",29.17,"4f9a41c"]' ]
+	# A '-' of an extra is kept as written; of memory_gb or a metric it
+	# is no value.
+	[ "$(jq -r 'select(.extra.config_id == "558b915") | .extra.ppl' "$T/x.jsonl")" = - ]
+	# Back as the logs wrote them: the decision column, the '-', the
+	# metric in karpathy's six decimals.
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m mae
+	[ "$output" = "$(six 3 "$R/decision.tsv")" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m tg_tok_s
+	[ "$output" = "$(six 2 "$R/fork-columns.tsv")" ]
+	# Importing them again stores nothing new.
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$R/decision.tsv"
+	[ "$stderr" = "ar-ledger: import: 0 stored, 3 already there" ]
+}
+
+@test "ar-ledger import: a real results.tsv with CRLF line ends stores what the same log with LF stores" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$R/crlf.tsv"
+	[ "$stderr" = "ar-ledger: import: 3 stored, 0 already there" ]
+	tr -d '\r' < "$R/crlf.tsv" > "$T/lf.tsv"
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$T/lf.tsv"
+	[ "$stderr" = "ar-ledger: import: 0 stored, 3 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.metric, .verdict, .description]')" = '["nba_core","baseline","Production models (2026-03-05)"]
+["nba_core","keep","Win totals: prev_wins + 39% regression-to-mean shrinkage"]
+["nba_core","discard","Game winner: feature selection + threshold opt (hurt accuracy)"]' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "$(six 2 "$T/lf.tsv")" ]
+	# A pi log with CRLF line ends, likewise.
+	sed 's/$/\r/' "$FIX/autoresearch.jsonl" > "$T/crlf.jsonl"
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$T/crlf.jsonl"
+	[ "$stderr" = "ar-ledger: import: 6 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$FIX/autoresearch.jsonl"
+	[ "$stderr" = "ar-ledger: import: 0 stored, 6 already there" ]
+}
+
+@test "ar-ledger import: NA and a run's word for its metric (DIVERGED) are no value, kept and written back; in a kept run, or a mistyped number, they stop it" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	cd "$T"
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch "$R/diverged.tsv"
+	[ "$stderr" = "ar-ledger: import: 3 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.seq, .verdict, .metrics.val_fid.median, .extra.val_fid]')" = '[2,"discard",207.9674,null]
+[3,"discard",null,"DIVERGED"]
+[4,"keep",201.9103,null]' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch
+	[ "$output" = "$(six 2 "$R/diverged.tsv")" ]
+	# The placeholders of the log world, in any case, in a metric and in
+	# memory_gb.
+	F=$FIX/results.tsv
+	sed '4s/1.005000/NA/; 4s/44.0/N\/A/; 7s/0.991100/nan/; 7s/45.1/-/; 8s/0.989000/?/; 8s/44.9/None/' "$F" > na.tsv
+	run -0 --separate-stderr ar-ledger import -C "$C" -F autoresearch na.tsv
+	[ "$stderr" = "ar-ledger: import: 8 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.metric == "val_bpb" and (.extra | length) > 0) | [.seq, .metrics, .extra]')" = '[4,{},{"memory_gb":"N/A","val_bpb":"NA"}]
+[7,{},{"memory_gb":"-","val_bpb":"nan"}]
+[8,{},{"memory_gb":"None","val_bpb":"?"}]' ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f autoresearch -m val_bpb
+	[ "$(printf '%s\n' "$output" | sed -n '4p;7p;8p')" = "c3d4e5f	NA	N/A	discard	switch to GeLU activation
+f6a7b8c	nan	-	discard	value embeddings on every layer
+1b2c3d4	?	None	discard	scale attn logits by 1/\\sqrt(d) instead of 1/d" ]
+	# In a kept run they are a kept run without a metric; a word in
+	# memory_gb, or a mistyped number anywhere, is no number.
+	rm -rf "$L/results"/* "$L/seg"/* "$L/loose.seal"
+	sed '3s/0.993200/NA/' "$F" > keepna.tsv
+	import_fails autoresearch keepna.tsv "ar-ledger: keepna.tsv: line 3: a kept run without a metric"
+	sed '3s/0.993200/DIVERGED/' "$F" > keepword.tsv
+	import_fails autoresearch keepword.tsv "ar-ledger: keepword.tsv: line 3: val_bpb 'DIVERGED' is not a finite number"
+	sed '4s/1.005000/1.0o5/' "$F" > typo.tsv
+	import_fails autoresearch typo.tsv "ar-ledger: typo.tsv: line 4: val_bpb '1.0o5' is not a finite number"
+	sed '4s/44.0/OOM/' "$F" > memword.tsv
+	import_fails autoresearch memword.tsv "ar-ledger: memword.tsv: line 4: memory_gb 'OOM' is not a finite number"
+}
+
+@test "ar-ledger import -F pi: a real line with an integer past 64 bits is read, its numbers as doubles, its run an integer" {
+	R=$BATS_TEST_DIRNAME/fixtures/imports
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$R/bigint.jsonl"
+	[ "$stderr" = "ar-ledger: import: 1 stored, 0 already there" ]
+	sed '2s/"status":"crash"/"status":"discard"/' "$R/bigint.jsonl" > "$T/d.jsonl"
+	run -0 --separate-stderr ar-ledger import -C "$C" -F pi "$T/d.jsonl"
+	[ "$stderr" = "ar-ledger: import: 1 stored, 0 already there" ]
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	[ "$(printf '%s\n' "$output" | jq -c '[.run, .verdict, .metrics.qubits.median, .metrics.scratch600_frontier_best_charged_gap_to_2700k.median, .metrics.avg_toffoli.median]' | sort)" = '[434,"crash",null,null,null]
+[434,"discard",2713,18446744073709496000,4089274]' ]
+	# A line without one is read as before: its integers exact.
+	printf '{"run":9007199254740993,"status":"keep","metric":3}\n' > "$T/exact.jsonl"
+	run -0 ar-ledger import -C "$C" -F pi "$T/exact.jsonl"
+	run -0 --separate-stderr ar-ledger export -C "$C" -u -f jsonl
+	# (jq 1.6 rounds integers past 2^53; grep does not.)
+	[[ "$output" == *'"metric":"metric"'*'"run":9007199254740993,'* ]]
 }
 
 @test "ar-ledger export -f autoresearch: an A/A row is aa, a crash keeps its memory, max RSS stands in for memory_gb" {

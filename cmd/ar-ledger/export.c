@@ -13,6 +13,7 @@
 #include "known.h"
 #include "tsv.h"
 #include "ar-ledger.h"
+#include "imports.h"
 
 /* What an export writes, and how far it got. */
 struct exporter {
@@ -29,6 +30,7 @@ struct exporter {
 	const char *want;    /* -m, or NULL */
 	char **hdr;          /* results.tsv's columns */
 	size_t nhdr;
+	int role[AR_IMPORT_NCOL]; /* hdr's commit, status...: ar_import_roles */
 	int header_done;
 	long after;          /* -A: the last segment left out; -1 none */
 	char segcol[32];     /* "\tNNNNNNNN" of map_src's segment */
@@ -271,6 +273,9 @@ autoresearch_header(struct exporter *e, json_t *o, const char *metric)
 			    json_array_get(cols, i)));
 		e->nhdr = n;
 	}
+	/* An imported log's columns are found as its import found them:
+	 * decision for status, git_commit for commit. */
+	ar_import_roles(e->hdr, e->nhdr, e->role);
 	for (i = 0; i < e->nhdr; i++)
 		printf("%s%s", i ? "\t" : "", e->hdr[i]);
 	putchar('\n');
@@ -323,27 +328,36 @@ put_autoresearch(struct exporter *e, json_t *o)
 		autoresearch_header(e, o, metric);
 	for (i = 0; i < e->nhdr; i++) {
 		const char *c = e->hdr[i];
+		/* A metric or memory_gb the log wrote as a word (NA,
+		 * DIVERGED) is an extra of the column's name. */
+		const char *text = json_string_value(json_object_get(x, c));
 
 		if (i)
 			putchar('\t');
-		if (strcmp(c, "commit") == 0) {
+		if ((int)i == e->role[AR_IMPORT_COL_COMMIT]) {
 			if (imported)
 				put_text(commit);
 			else
 				printf("%.7s", commit ? commit : "0000000");
-		} else if (strcmp(c, metric) == 0)
+		} else if (strcmp(c, metric) == 0) {
 			/* karpathy/autoresearch writes 0 for a crash. */
-			printf("%.6f", crash || !json_is_number(v) ? 0.0 :
-			    json_number_value(v));
-		else if (strcmp(c, "memory_gb") == 0)
-			printf("%.1f", json_is_number(mem) ?
-			    json_number_value(mem) : 0.0);
-		else if (strcmp(c, "status") == 0)
+			if (!crash && !json_is_number(v) && text)
+				put_text(text);
+			else
+				printf("%.6f", crash || !json_is_number(v) ?
+				    0.0 : json_number_value(v));
+		} else if ((int)i == e->role[AR_IMPORT_COL_MEM]) {
+			if (!json_is_number(mem) && text)
+				put_text(text);
+			else
+				printf("%.1f", json_is_number(mem) ?
+				    json_number_value(mem) : 0.0);
+		} else if ((int)i == e->role[AR_IMPORT_COL_STATUS])
 			put_text(st);
-		else if (strcmp(c, "description") == 0)
+		else if ((int)i == e->role[AR_IMPORT_COL_DESC])
 			put_text(desc);
 		else
-			put_text(json_string_value(json_object_get(x, c)));
+			put_text(text);
 	}
 	putchar('\n');
 	json_decref(mem);

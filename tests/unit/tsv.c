@@ -112,6 +112,39 @@ reader(void)
 		fclose(in);
 	}
 	{
+		static char text[] = "x\ty\r\n1\t2\r\n3\t4\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open_raw(&t, in, "in", 1) == 0 &&
+		    strcmp(t.hdr[1], "y") == 0 && ar_tsv_next(&t) == 1 &&
+		    strcmp(t.field[1], "2") == 0 && ar_tsv_next(&t) == 1 &&
+		    strcmp(t.field[1], "4") == 0 && ar_tsv_next(&t) == 0,
+		    "raw: a CR that ends a line is dropped");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
+		static char text[] = "x\ty\n1\r\t2\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open_raw(&t, in, "in", 1) == 0 && ar_tsv_next(&t) < 0 &&
+		    strcmp(t.err, "in: line 2: carriage return inside the "
+		    "line") == 0, "raw: a CR inside a line is refused");
+		ar_tsv_close(&t);
+		fclose(in);
+	}
+	{
+		static char text[] = "x\ty\r\n1\t2\n";
+		FILE *in = fmemopen(text, strlen(text), "r");
+		struct ar_tsv t;
+
+		OK(ar_tsv_open(&t, in, "in") < 0 && strstr(t.err,
+		    "carriage return in line") != NULL,
+		    "escaped TSV: a CRLF line is still refused");
+	}
+	{
 		static char text[] = "x\t\ty\n";
 		FILE *in = fmemopen(text, strlen(text), "r");
 		struct ar_tsv t;
