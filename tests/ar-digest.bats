@@ -493,11 +493,11 @@ Each session of the log by its own metric; the chart shows the last.
 		run --separate-stderr -0 ar-digest -f json -F "${f#*:}" "$R/${f%:*}"
 		printf '%s\n' "$output" | jq -c '.imported_log | [.metric, .better, .keep, .discard, .crash, .other, .best_kept, .best_commit]'
 	done > "$T/got"
-	[ "$(cat "$T/got")" = '["val_bpb","lower",3,1,1,0,1.26899,"c459e32"]
+	[ "$(cat "$T/got")" = '["val_bpb","lower",3,1,1,0,1.268992,"c459e32"]
 ["roc_auc","higher",3,2,0,0,0.787236,"c49b4a6"]
 ["score","higher",2,0,0,3,1.136,"exp4"]
 ["primary_rmse","lower",1,1,1,1,0.412,""]
-["pebble_writepack_1m_ms","lower",1,1,0,1,4245.86,"f5b94e1"]
+["pebble_writepack_1m_ms","lower",1,1,0,1,4245.856,"f5b94e1"]
 ["combined_µs","lower",2,1,1,0,3556,"b7ae55f"]' ]
 	# ar-ledger import stores the same runs with the same verdicts.
 	ar_ledger_like() {
@@ -525,12 +525,16 @@ Each session of the log by its own metric; the chart shows the last.
 	done > "$T/got"
 	[ "$(cat "$T/got")" = '["tg_tok_s","higher",1,2,0,0,29.17,""]
 ["mae","lower",0,0,0,3,null,""]
-["val_fid","lower",1,2,0,0,201.91,"none"]
+["val_fid","lower",1,2,0,0,201.9103,"none"]
 ["nba_core","higher",1,1,0,1,0.2281,"exp001"]
 ["avg_toffoli","lower",0,0,1,0,null,""]' ]
 	# The Markdown names the metric the rows hold, not the id before it.
 	run --separate-stderr -0 ar-digest -F autoresearch "$R/fork-columns.tsv"
 	[[ "$output" == *"| metric | tg_tok_s |"* ]]
+	# The best as logged: a count of 4306887 gates, not 4.30689e+06.
+	sed '2s/"status":"crash"/"status":"keep"/; 2s/"metric":0/"metric":4306887/' "$R/bigint.jsonl" > "$T/count.jsonl"
+	run --separate-stderr -0 ar-digest -F pi "$T/count.jsonl"
+	[[ "$output" == *"| best_kept | 4306887 |"* ]]
 }
 
 # Issue 18, the pictures: kept steps labelled with what was kept, the
@@ -642,7 +646,7 @@ EOF2
 @test "ar-digest -F autoresearch -m -d: the metric and direction chosen as ar-ledger import takes them; with pi or without -F, exit 64" {
 	X=$BATS_TEST_DIRNAME/fixtures/imports/extra-columns.tsv
 	run --separate-stderr -0 ar-digest -f json -F autoresearch "$X"
-	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["val_bpb","lower",1.26899]' ]
+	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["val_bpb","lower",1.268992]' ]
 	run --separate-stderr -0 ar-digest -f json -F autoresearch "$X" -m tok_per_sec
 	[ "$(jq -c '.imported_log | [.metric, .better, .best_kept]' <<< "$output")" = '["tok_per_sec","higher",37700]' ]
 	run --separate-stderr -0 ar-digest -f json -m tok_per_sec -d lower -F autoresearch "$X"

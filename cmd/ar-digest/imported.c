@@ -111,8 +111,9 @@ build_sessions(struct digest *dg)
 		if (!first)
 			continue;
 		a[6][0] = 0;
+		/* As logged: a count of 4306891 is not 4.30689e+06. */
 		if (best)
-			snprintf(a[6], sizeof a[6], "%.6g", best->value);
+			ar_fmt_double(a[6], sizeof a[6], best->value);
 		row(s, fi(a[0], k), first->session ? first->session : "",
 		    first->metric, first->lower ? "lower" : "higher",
 		    fi(a[1], rows), fi(a[2], n[L_KEEP]), fi(a[3], n[L_DISCARD]),
@@ -145,7 +146,7 @@ build_log(struct digest *dg)
 	row(s, "other", fi(a, G->n[L_OTHER]));
 	a[0] = 0;
 	if (G->has_best)
-		snprintf(a, sizeof a, "%.6g", G->best);
+		ar_fmt_double(a, sizeof a, G->best);
 	row(s, "best_kept", a);
 	row(s, "best_commit", G->best_commit);
 	row(s, "best_description", G->best_desc);
