@@ -276,11 +276,19 @@ tsv_header(struct ar_import *imp, const struct ar_tsv *t, const char *name,
 	c[C_MEM] = role[AR_IMPORT_COL_MEM];
 	c[C_STATUS] = role[AR_IMPORT_COL_STATUS];
 	c[C_DESC] = role[AR_IMPORT_COL_DESC];
-	if (c[C_STATUS] < 0)
+	if (c[C_STATUS] < 0) {
+		double v;
+
+		for (i = 0; i < t->ncol; i++)
+			if (ar_parse_double(t->hdr[i], &v) == 0)
+				return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no "
+				    "'status' column (no header line? the first "
+				    "line is a row)", name);
 		return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no 'status' "
 		    "column (a results.tsv has commit, val_bpb, memory_gb, "
 		    "status, description; decision, verdict or outcome may "
 		    "stand for status)", name);
+	}
 	if (o && o->metric) {
 		if ((c[C_METRIC] = ar_tsv_col(t, o->metric)) < 0)
 			return fail(e, AR_IMPORT_E_ROW, 0, "%s: header: no '%s' "

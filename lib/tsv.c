@@ -254,6 +254,22 @@ open_failed(struct ar_tsv *t)
 	return -1;
 }
 
+/* Other tools' logs sometimes have no header line: their first row is
+ * taken for one, and a number among its first n names says so. */
+static const char *
+headless(const struct ar_tsv *t, int n)
+{
+	char *end;
+	int i;
+
+	for (i = 0; t->raw && i < n; i++) {
+		(void)strtod(t->hdr[i], &end);
+		if (end != t->hdr[i] && *end == '\0')
+			return " (no header line? the first line is a row)";
+	}
+	return "";
+}
+
 int
 ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 {
@@ -289,7 +305,8 @@ ar_tsv_open_raw(struct ar_tsv *t, FILE *f, const char *name, int raw)
 		for (j = 0; j < i; j++)
 			if (strcmp(t->hdr[j], t->hdr[i]) == 0) {
 				snprintf(t->err, sizeof t->err, "%s: header: "
-				    "duplicate column '%s'", name, t->hdr[i]);
+				    "duplicate column '%s'%s", name, t->hdr[i],
+				    headless(t, i + 1));
 				t->ncol = (size_t)i + 1;
 				return open_failed(t);
 			}

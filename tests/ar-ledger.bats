@@ -1391,6 +1391,12 @@ import_fails() {
 	import_fails autoresearch empty.tsv "ar-ledger: empty.tsv: empty input: no header line"
 	sed '1s/description/commit/' "$F" > dupcol.tsv
 	import_fails autoresearch dupcol.tsv "ar-ledger: dupcol.tsv: header: duplicate column 'commit'"
+	# A log without its header line: its first row is read as one, and
+	# a number there says so.
+	tail -n +2 "$F" > nohead.tsv
+	import_fails autoresearch nohead.tsv "ar-ledger: nohead.tsv: header: no 'status' column (no header line? the first line is a row)"
+	printf '3\t0\t0\tkeep\tx\n4\t1\t1\tkeep\ty\n' > nohead0.tsv
+	import_fails autoresearch nohead0.tsv "ar-ledger: nohead0.tsv: header: duplicate column '0' (no header line? the first line is a row)"
 }
 
 @test "ar-ledger: a malformed pi log gives one line naming file and line, 65" {
