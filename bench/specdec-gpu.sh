@@ -1,18 +1,22 @@
 #!/bin/sh
-# specdec-gpu.sh [-S] [-b seconds] [-p pairs] [-e list] [-k list] [-m list]: issue 19's
+# specdec-gpu.sh [-BKS] [-b seconds] [-p pairs] [-e list] [-k list] [-m list]
+#     [-s size] [-t seconds] [-w workload]: issue 19's
 # device figures in one run, on a GPU machine with the programs of BUILD
 # (default build/, made by `make gpu-build` where the static libraries
 # are; this script builds nothing of its own). Run by hand, not by CI:
 #   kernels   specdec-cuda-test: every CUDA kernel and whole passes of
-#             the tiny, cpu and gpu sizes against model.c, bit for bit
-#   bench     specdec-cuda-test --bench: the GEMM kernels (warp, wide) and
-#             whole passes with each (warp: with the thread attention;
-#             wide: with the block attention), at the gpu size (JSON lines)
+#             the tiny, cpu, gpu and 1b sizes against model.c, bit for
+#             bit (-K skips it: gpu-check runs it too)
+#   bench     specdec-cuda-test --bench SIZE: the GEMM kernels (warp,
+#             wide) on E's shapes and whole passes with each (warp: with
+#             the thread attention; wide: with the block attention), at
+#             the model size of -s (default gpu; JSON lines); -B skips it
 #   roofline  ar-bench --roofline on GPU 0, so that the GEMM's bandwidth
 #             can be read as a share of the machine's
-#   examples  ar-bench on GPU 0, workload gpu-512, k = 1, -p pairs
+#   examples  ar-bench on GPU 0, workload -w (default gpu-512), k = 1, -p pairs
 #             (default 2): each example of examples/specdec named in -e
-#             (default all six) against the baseline
+#             (default all six) against the baseline, each session
+#             within -t seconds (ar-bench -T, default 100)
 #   scale     bench/specdec-scale.sh on the cpu device of the host:
 #             burst-64 at k = 1, 2, 4, 8 CPU ranks for the methods of -m
 #             (default "candidates fixed4"), curves through ar-curve;
@@ -22,17 +26,23 @@
 # output) in OUT (default BUILD/specdec-gpu); exits 1 if a step failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-budget=540 pairs=2 ks="1 2 4 8" ms="candidates fixed4" scale=1
+budget=540 pairs=2 ks="1 2 4 8" ms="candidates fixed4" scale=1 kernels=1 bench=1
 es="fixed4 acceptance vermax candidates skipverify starve"
-while getopts Sb:p:e:k:m: c; do
+size=gpu wl=gpu-512 tlim=100
+while getopts BKSb:p:e:k:m:s:t:w: c; do
 	case $c in
+	B) bench=0 ;;
+	K) kernels=0 ;;
 	S) scale=0 ;;
+	s) size=$OPTARG ;;
+	t) tlim=$OPTARG ;;
+	w) wl=$OPTARG ;;
 	b) budget=$OPTARG ;;
 	e) es=$OPTARG ;;
 	p) pairs=$OPTARG ;;
 	k) ks=$OPTARG ;;
 	m) ms=$OPTARG ;;
-	*) echo "usage: sh bench/specdec-gpu.sh [-S] [-b seconds] [-p pairs] [-e list] [-k list] [-m list]" >&2
+	*) echo "usage: sh bench/specdec-gpu.sh [-BKS] [-b seconds] [-p pairs] [-e list] [-k list] [-m list] [-s size] [-t seconds] [-w workload]" >&2
 	   exit 64 ;;
 	esac
 done
@@ -75,21 +85,26 @@ step() {
 say "# specdec-gpu $(date -u +%FT%TZ) $(git -C "$top" rev-parse --short HEAD 2>/dev/null)"
 say "# $(nvidia-smi -L 2>/dev/null | head -n 1); $(nproc) CPUs"
 
-step kernels 120 specdec-cuda-test
-[ "$RC" -eq 0 ] || failed=1
-grep '^not ok\|^specdec-cuda-test:' "$res/kernels.out" | tee -a "$sum" >&2
+if [ "$kernels" -eq 1 ]; then
+	step kernels 120 specdec-cuda-test
+	[ "$RC" -eq 0 ] || failed=1
+	grep '^not ok\|^specdec-cuda-test:' "$res/kernels.out" | tee -a "$sum" >&2
+fi
 
-step bench 90 specdec-cuda-test --bench
-[ "$RC" -eq 0 ] || failed=1
+if [ "$bench" -eq 1 ]; then
+	step bench 150 specdec-cuda-test --bench "$size"
+	[ "$RC" -eq 0 ] || failed=1
+fi
 
 # The examples first, the roofline after: they are what the issue asks.
 ar-init -k "$work/keys" -p "$top/problems/specdec" "$work/camp" > /dev/null ||
     failed=1
+say "# workload $wl"
 say "method	verdict	ratio	baseline_goodput	method_goodput	accept_rate	tok_per_verify	p95_ttft_int_ms	bad	wall_ms"
 for m in $es; do
 	set -- -m "$top/examples/specdec/$m"
-	step "gpu-$m" 150 ar-bench -q -a -C "$work/camp" -G 0 --device cuda -k 1 \
-	    --no-sandbox -w gpu-512 -p "$pairs" -P "$pairs" -W 0 -T 100 "$@"
+	step "gpu-$m" $((tlim + 50)) ar-bench -q -a -C "$work/camp" -G 0 --device cuda -k 1 \
+	    --no-sandbox -w "$wl" -p "$pairs" -P "$pairs" -W 0 -T "$tlim" "$@"
 	line=$(jq -r --arg m "$m" '[$m, .verdict, (.ratio.median // "-"),
 	    (.baseline.goodput_tok_s.median // "-"),
 	    (.metrics.goodput_tok_s.median // "-"),

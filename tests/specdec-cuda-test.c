@@ -7,8 +7,8 @@
  * the CPU's own batch invariance, which needs no GPU. Prints TAP lines
  * and "specdec-cuda-test: N passed, M failed"; exits 0 when all pass,
  * 77 when there is no GPU (after the CPU tests), 1 otherwise. With
- * --bench, times the GEMM kernel and whole passes at the "gpu" size
- * instead (JSON lines; 77 without a GPU).
+ * --bench [SIZE], times the GEMM kernel and whole passes at SIZE (default
+ * the "gpu" size) instead (JSON lines; 77 without a GPU).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -339,7 +339,10 @@ test_ops(void)
 }
 
 /* The whole target and draft on the GPU against the CPU: a prompt, in
- * one pass and in chunks beside another request, then decode steps. */
+ * one pass and in chunks beside another request, then decode steps.
+ * The 1b size's rows take the CPU a second each, so its prompt is
+ * shorter (10 tokens, in chunks of 4 beside 6 rows of another request)
+ * and it decodes 2 steps rather than 8: the same code on larger shapes. */
 static void
 test_forward(const struct sd_model *m)
 {
@@ -347,7 +350,10 @@ test_forward(const struct sd_model *m)
 	struct sd_weights wd, we;
 	struct sd_cuda *c = NULL;
 	struct req ha, ga, gb;
-	int n = 40, tok[40], amc[80], amg[80], bad = 0;
+	int big = sd_net_floats(&m->e) > 500000000u;
+	int n = big ? 10 : 40, chunk = big ? 4 : 9, other = big ? 6 : 30,
+	    steps = big ? 2 : 8;
+	int tok[40], amc[80], amg[80], bad = 0;
 	struct sd_row rd[80], re[80];
 	float *lc = xcalloc((size_t)80 * SD_VOCAB * 4),
 	    *lg = xcalloc((size_t)80 * SD_VOCAB * 4);
@@ -380,15 +386,16 @@ test_forward(const struct sd_model *m)
 	ok(sd_cuda_forward(c, n, rd, re, amg, lg, why, sizeof why) == 0 &&
 	    differ(lg, lc, (size_t)n * SD_VOCAB) == 0 &&
 	    memcmp(amg, amc, (size_t)n * sizeof(int)) == 0,
-	    "%s: target logits and argmax of a 40-token prompt: the CPU's bits %s",
-	    m->name, why);
-	/* The same prompt in chunks of 9, another request beside it. */
-	for (int p = 0; p < n; p += 9) {
-		int k = n - p < 9 ? n - p : 9;
+	    "%s: target logits and argmax of a %d-token prompt: the CPU's bits %s",
+	    m->name, n, why);
+	/* The same prompt in chunks, another request beside it. */
+	for (int p = 0; p < n; p += chunk) {
+		int k = n - p < chunk ? n - p : chunk;
 
 		rows_of(rd, re, &gb, tok + p, p, k, 7);
-		rows_of(rd + k, re + k, &ga, tok, 0, 30, 7);
-		if (sd_cuda_forward(c, k + 30, rd, re, amg, lg, why, sizeof why) < 0)
+		rows_of(rd + k, re + k, &ga, tok, 0, other, 7);
+		if (sd_cuda_forward(c, k + other, rd, re, amg, lg, why,
+		    sizeof why) < 0)
 			bad = -1;
 		else
 			bad += (int)differ(lg, lc + (size_t)p * SD_VOCAB,
@@ -398,7 +405,7 @@ test_forward(const struct sd_model *m)
 	    "bits (batch invariance) %s", m->name, bad < 0 ? why : "");
 	/* Decode: the argmax fed back, one row at a time, both devices. */
 	bad = 0;
-	for (int s = 0; s < 8; s++) {
+	for (int s = 0; s < steps; s++) {
 		int t = amc[n - 1];
 		struct sd_row cd, ce;
 
@@ -410,17 +417,17 @@ test_forward(const struct sd_model *m)
 		else
 			bad += (int)differ(lg, lc, SD_VOCAB);
 	}
-	ok(bad == 0, "%s: 8 decode steps after the prompt: the CPU's bits %s",
-	    m->name, bad < 0 ? why : "");
+	ok(bad == 0, "%s: %d decode steps after the prompt: the CPU's bits %s",
+	    m->name, steps, bad < 0 ? why : "");
 	/* The draft alone. */
 	{
 		float *ld = xcalloc((size_t)SD_VOCAB * 4);
 		int t = 42, a1;
 		struct sd_row cd, ce;
 
-		rows_of(&cd, &ce, &ha, &t, n + 8, 1, 7);
+		rows_of(&cd, &ce, &ha, &t, n + steps, 1, 7);
 		sd_forward(&wd, 1, &cd, ld, 1);
-		rows_of(&cd, &ce, &ga, &t, n + 8, 1, 7);
+		rows_of(&cd, &ce, &ga, &t, n + steps, 1, 7);
 		ok(sd_cuda_forward(c, 1, &cd, NULL, &a1, lg, why, sizeof why) == 0 &&
 		    differ(lg, ld, SD_VOCAB) == 0 && a1 == sd_argmax(ld),
 		    "%s: the draft's logits and argmax: the CPU's bits %s", m->name,
@@ -447,12 +454,12 @@ now(void)
  * draft, timed from the host with their copies: n requests decoding a
  * row each, and one request verifying n rows. */
 static int
-bench(void)
+bench(const struct sd_model *m)
 {
 	static const int ns[] = { 1, 2, 4, 8, 16, 32, 64, 256 };
-	static const int shapes[][2] = { { 1024, 2816 }, { 2816, 1024 },
-	    { 1024, 1024 } };
-	const struct sd_model *m = sd_model_find("gpu");
+	/* E's MLP in and out, and its attention's output. */
+	const int shapes[][2] = { { m->e.dim, m->e.ffn }, { m->e.ffn, m->e.dim },
+	    { m->e.dim, m->e.dim } };
 	float *dw = net_weights(&m->d), *ew = net_weights(&m->e);
 	struct sd_cuda *c = NULL;
 	struct sd_row *rd = xcalloc(256 * sizeof *rd), *re = xcalloc(256 * sizeof *re);
@@ -523,10 +530,11 @@ bench(void)
 					sd_cuda_forward(c, n, rd, net ? re : NULL, am, NULL, why,
 					    sizeof why);
 				t = (now() - t0) / reps;
-				printf("{\"kernel\":\"pass\",\"gemm\":\"%s\","
-				    "\"net\":\"%s\",\"rows\":%d,"
+				printf("{\"kernel\":\"pass\",\"model\":\"%s\","
+				    "\"gemm\":\"%s\",\"net\":\"%s\",\"rows\":%d,"
 				    "\"shape\":\"%s\",\"ms\":%.3f}\n",
-				    kind ? "wide" : "warp", net ? "target" : "draft", n,
+				    m->name, kind ? "wide" : "warp",
+				    net ? "target" : "draft", n,
 				    mode == 0 ? "decode" : "verify", t * 1e3);
 			}
 		}
@@ -538,17 +546,25 @@ bench(void)
 int
 main(int argc, char **argv)
 {
-	const char *names[] = { "tiny", "cpu", "gpu" };
+	const char *names[] = { "tiny", "cpu", "gpu", "1b" };
 
-	if (argc == 2 && strcmp(argv[1], "--bench") == 0) {
+	if (argc >= 2 && argc <= 3 && strcmp(argv[1], "--bench") == 0) {
+		const struct sd_model *m = sd_model_find(argc == 3 ? argv[2] :
+		    "gpu");
+
+		if (m == NULL) {
+			fprintf(stderr, "specdec-cuda-test: --bench: \"%s\" is not "
+			    "a model size (cpu, tiny, gpu, 1b)\n", argv[2]);
+			return 64;
+		}
 		if (sd_cuda_devices() < 1) {
 			fprintf(stderr, "specdec-cuda-test: --bench: no GPU\n");
 			return 77;
 		}
-		return bench();
+		return bench(m);
 	}
 	if (argc > 1) {
-		fprintf(stderr, "usage: specdec-cuda-test [--bench]\n");
+		fprintf(stderr, "usage: specdec-cuda-test [--bench [size]]\n");
 		return 64;
 	}
 	/* The "gpu" size's CPU passes would take CI minutes; its kernels
@@ -562,7 +578,7 @@ main(int argc, char **argv)
 		return nfail ? 1 : 77;
 	}
 	test_ops();
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		test_forward(sd_model_find(names[i]));
 	printf("specdec-cuda-test: %d passed, %d failed\n", ntest - nfail, nfail);
 	return nfail ? 1 : 0;

@@ -144,7 +144,7 @@ EOC
 	mkdir IN REF
 	cd J
 	MODEL=huge run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
-	[ "$stderr" = 'gen: MODEL: "huge" is not a model size (cpu, tiny, gpu)' ]
+	[ "$stderr" = 'gen: MODEL: "huge" is not a model size (cpu, tiny, gpu, 1b)' ]
 	DOM_HI=0 DOM_LO=3 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
 	[ "$stderr" = 'gen: DOM_HI: "0" is not an integer from 3 to 15' ]
 	KV_BLOCKS=2 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
@@ -156,6 +156,45 @@ EOC
 	MODEL=gpu NREQ=512 run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
 	[[ "$stderr" =~ ^gen:\ MODEL\ gpu:\ the\ reference\ of\ 512\ requests\ \([0-9]+\ rows\ of\ 0\.29\ GFLOP\)\ would\ take\ one\ CPU\ about\ [0-9]+\ minutes\;\ it\ is\ made\ on\ a\ GPU\ \(ar-bench\ -G\)$ ]]
 	[ -z "$(ls -A ../IN)" ] && [ -z "$(ls -A ../REF)" ]
+	# So is the 1b size's, even for tiny's 16 requests (2 GFLOP a row),
+	# before 4 GB of weights are made.
+	MODEL=1b run --separate-stderr -1 env AR_SEED=1 AR_IN=../IN AR_REF=../REF ./gen
+	[[ "$stderr" =~ ^gen:\ MODEL\ 1b:\ the\ reference\ of\ 16\ requests\ \([0-9]+\ rows\ of\ 2\ GFLOP\)\ would\ take\ one\ CPU\ about\ [0-9]+\ minutes\;\ it\ is\ made\ on\ a\ GPU\ \(ar-bench\ -G\)$ ]]
+	[ -z "$(ls -A ../IN)" ] && [ -z "$(ls -A ../REF)" ]
+}
+
+# The engine maps d.bin and e.bin rather than reading them (the 1b
+# size's e.bin is 3.9 GB): a missing, empty, cut or odd file is still
+# refused with one line, nothing written.
+@test "specdec: the engine refuses weights missing, empty, cut short or not a file" {
+	judge
+	cp "$SE/fixed4/policy.c" .
+	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
+	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	stages 11 ./engine
+	[ "$(metric bad)" = 0 ]
+	cp IN/e.bin e.good
+	rm -rf OUT && mkdir OUT
+	mv IN/e.bin e.moved
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr -1 ./engine
+	[ "$stderr" = 'specdec: IN/e.bin: No such file or directory' ]
+	: > IN/e.bin
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr -1 ./engine
+	[ "$stderr" = "specdec: d.bin or e.bin: not the size of the trace's model" ]
+	head -c $(($(stat -c %s e.good) - 4)) e.good > IN/e.bin
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr -1 ./engine
+	[ "$stderr" = "specdec: d.bin or e.bin: not the size of the trace's model" ]
+	rm IN/e.bin && mkdir IN/e.bin
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr -1 ./engine
+	[ "$stderr" = 'specdec: IN/e.bin: not a regular file' ]
+	[ -z "$(ls -A OUT)" ]
+	# The same file put back: exact again.
+	rmdir IN/e.bin && cp e.good IN/e.bin
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT ./engine
+	(cd J && AR_WALL_S=1 AR_IN=../IN AR_REF=../REF AR_OUT=../OUT ./score) \
+	    > score.out
+	[ "$(metric bad)" = 0 ]
+	[ "$(metric work)" = 16 ]
 }
 
 # gen's GPU path (gen.c with SD_CUDA: the requests side by side in

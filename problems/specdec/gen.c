@@ -220,6 +220,10 @@ decode_alone(const struct sd_model *m, const struct sd_weights *wd,
 	free(lt);
 }
 
+/* What one core reaches with model.c's fixed-order sums, in GFLOP/s:
+ * what the CPU's reference and gen's certificate are sized by. */
+#define CPU_GFLOPS 2.0
+
 #ifdef SD_CUDA
 /* The reference on the GPU (the "gpu" size would take the CPU minutes
  * a pair): the same greedy decoding of every request, with the engine's
@@ -312,11 +316,14 @@ ref_gpu(const struct sd_model *m, const float *dw, const float *ew,
 
 /* The GPU's reference must be model.c's: the CERTIFY requests with the
  * shortest prompts (the cheapest on the CPU) are decoded alone on the
- * CPU, their first CERTIFY_TOKENS tokens compared. A device that
+ * CPU, their first CERTIFY_TOKENS tokens compared, or fewer where a
+ * request's rows would take a core more than CERTIFY_S at CPU_GFLOPS
+ * (the 1b size: a row of T is 2 GFLOP), but at least one. A device that
  * computes other bits stops the prepare stage rather than judge runs
  * against a wrong reference. */
 #define CERTIFY 3
 #define CERTIFY_TOKENS 12
+#define CERTIFY_S 8.0
 
 struct cert_job {
 	const struct sd_model *m;
@@ -345,6 +352,8 @@ certify(const struct sd_model *m, const struct sd_weights *wd,
 	int np = 0, started[CERTIFY] = { 0 };
 	struct cert_job job[CERTIFY];
 	pthread_t tid[CERTIFY];
+	double per = 2.0 * (double)(sd_net_floats(&m->d) +
+	    sd_net_floats(&m->e)) / 1e9;
 
 	for (long i = 0; i < nreq; i++) {
 		int at = np < CERTIFY ? np++ : CERTIFY;
@@ -364,9 +373,12 @@ certify(const struct sd_model *m, const struct sd_weights *wd,
 	for (int p = 0; p < np; p++) {
 		const struct sd_treq *r = &rq[pick[p]];
 
-		job[p] = (struct cert_job){ m, wd, we, r, tok,
-		    r->out_len < CERTIFY_TOKENS ? r->out_len : CERTIFY_TOKENS,
-		    { 0 } };
+		int n = r->out_len < CERTIFY_TOKENS ? r->out_len : CERTIFY_TOKENS,
+		    fit = (int)(CERTIFY_S * CPU_GFLOPS / per) - r->prompt_len + 1;
+
+		if (n > fit)
+			n = fit < 1 ? 1 : fit;
+		job[p] = (struct cert_job){ m, wd, we, r, tok, n, { 0 } };
 		started[p] = pthread_create(&tid[p], NULL, cert_part, &job[p]) == 0;
 		if (!started[p])
 			cert_part(&job[p]);
@@ -389,7 +401,6 @@ certify(const struct sd_model *m, const struct sd_weights *wd,
  * at once, rather than cut by the stage's timeout minutes later, unless
  * the GPU makes it. */
 #define CPU_REF_S 200.0
-#define CPU_GFLOPS 2.0
 
 static void
 cpu_ref_fits(const struct sd_model *m, const struct sd_treq *rq, long nreq)
@@ -438,7 +449,7 @@ main(void)
 		die("AR_SEED: \"%s\" is not a decimal 64-bit number", seed);
 	mname = env_str("MODEL");
 	if ((m = sd_model_find(mname)) == NULL || strlen(mname) >= 16)
-		die("MODEL: \"%s\" is not a model size (cpu, tiny, gpu)", mname);
+		die("MODEL: \"%s\" is not a model size (cpu, tiny, gpu, 1b)", mname);
 	nreq = env_range("NREQ", 1, SD_MAXREQ);
 	rate = env_pos("RATE", 1e6);
 	burst = env_pos("BURST", 1000);

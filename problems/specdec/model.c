@@ -9,12 +9,16 @@
 /* Sizes: "cpu" runs a 512-request trace in seconds on one core;
  * "tiny" is for tests; "gpu" (T about 146M parameters, D about 11M, head
  * dim 64) runs a 512-request trace in seconds on one GPU, where gen makes
- * the reference on the GPU too (gen.c). D costs about a fifth of T
+ * the reference on the GPU too (gen.c). "1b" is the issue's 1B-shaped
+ * target: E has Llama 3.2 1B's layers (dim 2048, 16 layers, 32 heads of
+ * 64 over 8 KV heads, ffn 8192), T about 1.01B parameters, and a draft
+ * of 38M, about 4% of T, as real drafts are. D costs about a fifth of T
  * (D + E) on the CPU sizes. */
 static const struct sd_model models[] = {
 	{ "cpu",  { 64, 2, 4, 2, 16, 128 }, { 96, 3, 6, 2, 16, 256 } },
 	{ "tiny", { 32, 1, 2, 1, 16, 64 },  { 48, 2, 3, 1, 16, 96 } },
 	{ "gpu",  { 512, 4, 8, 2, 64, 1408 }, { 1024, 12, 16, 4, 64, 2816 } },
+	{ "1b",   { 768, 6, 12, 4, 64, 2048 }, { 2048, 16, 32, 8, 64, 8192 } },
 };
 
 const struct sd_model *
