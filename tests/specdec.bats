@@ -254,6 +254,20 @@ EOC
 # The seeds' case study in the whole loop: the scripted planner's
 # specdec ideas, the scripted agent applying examples/specdec's
 # policies, ar-sched and ar-run measuring them, the digest naming them.
+# tests/specdec-gpu-invariance, which gpu-check runs on a GPU with
+# cuda.cu built -DSD_NONINVARIANT, takes the CPU's path with --cpu.
+@test "specdec: specdec-gpu-invariance --cpu: the sealed engine exact, a non-batch-invariant one caught" {
+	run --separate-stderr "$TOP/tests/specdec-gpu-invariance" --cpu
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^seed 1[13], honest engine (tiny on cpu): bad 0 of 64, work 64$' <<< "$output")" -eq 2 ]
+	[ "$(grep -c '^seed 1[13], broken engine (tiny on cpu): bad [0-9]* of 64, work 64$' <<< "$output")" -eq 2 ]
+	[[ "$(tail -n 1 <<< "$output")" =~ ^specdec-gpu-invariance:\ ok:\ the\ sealed\ engine\ exact\;\ the\ non-batch-invariant\ one\ caught\ \([1-9][0-9]*\ bad\ outputs\ over\ 2\ seeds\)$ ]]
+	run --separate-stderr "$TOP/tests/specdec-gpu-invariance" --gpus
+	[ "$status" -eq 64 ]
+	[ "$stderr" = "usage: specdec-gpu-invariance [--cpu]" ]
+}
+
 @test "specdec: a campaign through ar-loop: planned, implemented, measured, digested" {
 	mkcamp -p "$SP"
 	echo 'sched.noise_max = 10' >> camp/campaign.conf

@@ -277,21 +277,46 @@ static int gemm_kind = SD_GEMM_WARP;
 /* And which attention kernel: SD_ATTEND_BLOCK once it gave attend1's bits. */
 static int attend_kind = SD_ATTEND_THREAD;
 
+#ifdef SD_NONINVARIANT
+/* Only for tests/specdec-gpu-invariance: a GEMM that, like one choosing
+ * a lower precision for large batches, rounds its inputs and outputs to
+ * bf16 when it has more than one row (model.c's -DSD_NONINVARIANT, on
+ * the GPU). The score must catch it. */
+__global__ static void
+k_round_bf16(float *a, size_t n)
+{
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < n)
+		a[i] = __bfloat162float(__float2bfloat16_rn(a[i]));
+}
+#endif
+
 static void
 matmul(float *y, const float *x, const __nv_bfloat16 *w, int n, int in,
     int out)
 {
 	size_t tiles = ((size_t)n + MM_ROWS - 1) / MM_ROWS;
 
+#ifdef SD_NONINVARIANT
+	if (n > 1)
+		k_round_bf16<<<blocks((size_t)n * in, 256), 256>>>((float *)x,
+		    (size_t)n * in);
+#endif
 	if (gemm_kind == SD_GEMM_WIDE && in % 8 == 0 &&
 	    (uintptr_t)w % 16 == 0 && (uintptr_t)x % 16 == 0) {
 		size_t groups = ((size_t)out + MW_OUTS - 1) / MW_OUTS;
 
 		k_matmul_wide<<<blocks(tiles * groups * 32, 256), 256>>>(y, x, w,
 		    n, in, out);
-		return;
-	}
-	k_matmul<<<blocks(tiles * out * 32, 256), 256>>>(y, x, w, n, in, out);
+	} else
+		k_matmul<<<blocks(tiles * out * 32, 256), 256>>>(y, x, w, n, in,
+		    out);
+#ifdef SD_NONINVARIANT
+	if (n > 1)
+		k_round_bf16<<<blocks((size_t)n * out, 256), 256>>>(y,
+		    (size_t)n * out);
+#endif
 }
 
 int
