@@ -254,6 +254,60 @@ EOC
 # The seeds' case study in the whole loop: the scripted planner's
 # specdec ideas, the scripted agent applying examples/specdec's
 # policies, ar-sched and ar-run measuring them, the digest naming them.
+# The policy runs in the engine's process, so a wild pointer could
+# rewrite the engine's records before they reach stats.bin. Whatever
+# no engine could have measured makes every request bad (the gate
+# bad == 0 then makes the run invalid), with one line saying what.
+# stats.bin: a 64-byte header (magic, nreq, then run_ms, kv_occ, steps,
+# rows_t, rows_d, stalls, ignored as doubles), then 40 bytes a request
+# (first_ms, finish_ms, then ntok, drafted, accepted, verifies, preempts,
+# unverified as int32).
+@test "specdec: score counts every request bad when stats.bin holds what no engine could record" {
+	judge
+	cp "$SE/fixed4/policy.c" .
+	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
+	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	stages 11 ./engine
+	[ "$(metric bad)" = 0 ]
+	[ "$(metric work)" = 16 ]
+	cp OUT/stats.bin stats.good
+	# poke OFFSET BYTES: BYTES (printf escapes) over stats.bin at OFFSET,
+	# then the score again.
+	poke() {
+		cp stats.good OUT/stats.bin
+		printf "$2" | dd of=OUT/stats.bin bs=1 seek="$1" conv=notrunc 2>/dev/null
+		(cd J && AR_WALL_S=1 AR_IN=../IN AR_REF=../REF AR_OUT=../OUT ./score) \
+		    > score.out 2> score.err
+	}
+	last=$((64 + 40 * 15))
+	# The last request's first token at 0 ms, before its arrival.
+	poke "$last" '\0\0\0\0\0\0\0\0'
+	[ "$(metric bad)" = 16 ]
+	[ "$(metric work)" = 16 ]
+	[ "$(metric goodput_tok_s)" = 1e-06 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: a first token before its arrival: the engine's records were overwritten; every request counts as bad" ]
+	# Its first token a NaN.
+	poke "$last" '\377\377\377\377\377\377\377\377'
+	[ "$(metric bad)" = 16 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: a time that is not a number: the engine's records were overwritten; every request counts as bad" ]
+	# Its accepted drafts at -1.
+	poke $((last + 24)) '\377\377\377\377'
+	[ "$(metric bad)" = 16 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: a count out of range: the engine's records were overwritten; every request counts as bad" ]
+	# Its accepted drafts at 2^30, more than it drafted.
+	poke $((last + 24)) '\0\0\0\100'
+	[ "$(metric bad)" = 16 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: more tokens accepted than drafted: the engine's records were overwritten; every request counts as bad" ]
+	# The run's KV occupancy a NaN.
+	poke 16 '\377\377\377\377\377\377\377\377'
+	[ "$(metric bad)" = 16 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: a total that is negative or not a number: the engine's records were overwritten; every request counts as bad" ]
+	# Untouched: exact again, nothing said.
+	poke 0 ''
+	[ "$(metric bad)" = 0 ]
+	[ ! -s score.err ]
+}
+
 # tests/specdec-gpu-invariance, which gpu-check runs on a GPU with
 # cuda.cu built -DSD_NONINVARIANT, takes the CPU's path with --cpu.
 @test "specdec: specdec-gpu-invariance --cpu: the sealed engine exact, a non-batch-invariant one caught" {
