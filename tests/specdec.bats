@@ -254,9 +254,57 @@ EOC
 # The seeds' case study in the whole loop: the scripted planner's
 # specdec ideas, the scripted agent applying examples/specdec's
 # policies, ar-sched and ar-run measuring them, the digest naming them.
-# The policy runs in the engine's process, so a wild pointer could
-# rewrite the engine's records before they reach stats.bin. Whatever
-# no engine could have measured makes every request bad (the gate
+# The policy runs in a process of its own, under a seccomp filter: a
+# policy built without check-object.sh (by hand, as an agent could not)
+# that opens a file is killed, one that dereferences NULL crashes, and
+# the engine says so in one line and writes nothing; an honest one runs
+# confined, saying nothing.
+@test "specdec: the policy's own process: a system call kills it, a crash ends the run cleanly" {
+	judge
+	cp "$SE/fixed4/policy.c" .
+	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
+	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	rm -rf IN REF OUT
+	mkdir IN REF OUT
+	(cd J && AR_SEED=11 AR_IN=../IN AR_REF=../REF ./gen)
+	AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr ./engine
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[ -s OUT/tokens.bin ] && [ -s OUT/stats.bin ]
+	# attack NAME BODY: an engine whose policy_step runs BODY first.
+	attack() {
+		{
+			echo '#include <fcntl.h>'
+			echo '#include <unistd.h>'
+			echo '#include "sd.h"'
+			echo "void policy_step(const struct sd_view *v, struct sd_act *act) { $2 (void)v; (void)act; }"
+		} > "$1.c"
+		cc -std=c11 -O2 -I"$SP" -o "$1" "$SP/engine.c" "$SP/model.c" "$1.c" -lm
+		rm -rf OUT && mkdir OUT
+		AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr "./$1"
+	}
+	attack opens 'int fd = open("IN/trace.bin", O_RDONLY); if (fd >= 0) close(fd);'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "specdec: policy: crashed: killed by signal 31 (SIGSYS: a system call no policy may make)" ]
+	[ -z "$(ls -A OUT)" ]
+	attack pid 'if (getpid() == 0) act[0].op = 1;'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "specdec: policy: crashed: killed by signal 31 (SIGSYS: a system call no policy may make)" ]
+	attack null '*(volatile int *)0 = 1;'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "specdec: policy: crashed: killed by signal 11" ]
+	[ -z "$(ls -A OUT)" ]
+	# Writing all over its view and past its actions changes nothing the
+	# engine holds: it scribbles, then acts as fixed4 would not (nothing),
+	# so the run makes no progress and says so.
+	attack scribble 'unsigned char *p = (unsigned char *)(void *)v->req; for (int i = 0; i < 4096 * (int)sizeof *v->req; i++) p[i] = 0xff; for (int i = 0; i < 4096; i++) act[i].op = 99;'
+	[ "$status" -eq 1 ]
+	[ "$stderr" = "specdec: policy: makes no progress: 10000 steps did nothing while requests waited" ]
+}
+
+# A second line behind the cage: were the engine's records rewritten
+# before they reach stats.bin, whatever no engine could have measured
+# makes every request bad (the gate
 # bad == 0 then makes the run invalid), with one line saying what.
 # stats.bin: a 64-byte header (magic, nreq, then run_ms, kv_occ, steps,
 # rows_t, rows_d, stalls, ignored as doubles), then 40 bytes a request

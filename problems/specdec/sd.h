@@ -2,7 +2,10 @@
  * (policy.c, which defines policy_step and nothing else global but
  * policy_*). The engine owns the models, the KV cache and the clock;
  * before every step it shows the policy a copy of the arrived,
- * unfinished requests and asks for one action per request.
+ * unfinished requests and asks for one action per request. The policy
+ * runs in a process of its own, under a seccomp filter (engine.c): its
+ * static variables last from step to step, it may call memory and math
+ * functions, and any other system call kills it and fails the run.
  *
  * A request's sequence is its prompt, then its output. Its target KV
  * cache holds the first kv tokens; before it can decode, the engine
