@@ -122,7 +122,7 @@ $(foreach p,$(BIN),$(eval $(call program,$(p))))
 # the landscape target includes cmd/ar-sched/simulate.c and links the
 # rest of ar-sched but its main; the summary target likewise includes
 # cmd/ar-sched/summary.c.
-FUZZ = assign batch canon change files imports inventory landscape ledger lines manifest profile ranks seal spool summary
+FUZZ = assign batch canon change files imports inventory landscape ledger lines manifest profile ranks seal spool summary specdec-score
 FUZZ_TIME = 60
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
@@ -145,6 +145,7 @@ $(O)/fuzz/cmd/%.o: cmd/%.c
 
 $(O)/fuzz/landscape: $(FUZZSCHEDOBJ) cmd/ar-sched/simulate.c
 $(O)/fuzz/summary: $(FUZZSUMOBJ) cmd/ar-sched/summary.c
+$(O)/fuzz/specdec-score: problems/specdec/score.c problems/specdec/judge.h problems/specdec/trace.h
 $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZDEVOBJ) $(FUZZLIBOBJ)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 $(FUZZ_FLAGS) -fsanitize=fuzzer -iquote lib -iquote dev -iquote cmd/ar-sched -o $@ $< $(filter $(O)/fuzz/cmd/%.o,$^) $(FUZZDEVOBJ) $(FUZZLIBOBJ) $(LDFLAGS) $(LDLIBS)
 

@@ -331,7 +331,10 @@ EOC
 	# The last request's first token at 0 ms, before its arrival.
 	poke "$last" '\0\0\0\0\0\0\0\0'
 	[ "$(metric bad)" = 16 ]
-	[ "$(metric work)" = 16 ]
+	# Its records are not read: no request counts as whole, no times.
+	[ "$(metric work)" = 0 ]
+	[ "$(metric p95_ttft_int_ms)" = 1e+09 ]
+	[ "$(metric accept_rate)" = 0 ]
 	[ "$(metric goodput_tok_s)" = 1e-06 ]
 	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: a first token before its arrival: the engine's records were overwritten; every request counts as bad" ]
 	# Its first token a NaN.
@@ -350,9 +353,19 @@ EOC
 	poke 16 '\377\377\377\377\377\377\377\377'
 	[ "$(metric bad)" = 16 ]
 	[ "$(cat score.err)" = "score: ../OUT/stats.bin: a total that is negative or not a number: the engine's records were overwritten; every request counts as bad" ]
+	# An infinite finish, and an infinite run: not numbers either, and
+	# nothing infinite reaches the metrics.
+	poke $((last + 8)) '\0\0\0\0\0\0\360\177'
+	[ "$(metric bad)" = 16 ]
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: request 15: a time that is not a number: the engine's records were overwritten; every request counts as bad" ]
+	! grep -qi 'inf\|nan' score.out
+	poke 8 '\0\0\0\0\0\0\360\177'
+	[ "$(cat score.err)" = "score: ../OUT/stats.bin: a total that is negative or not a number: the engine's records were overwritten; every request counts as bad" ]
+	! grep -qi 'inf\|nan' score.out
 	# Untouched: exact again, nothing said.
 	poke 0 ''
 	[ "$(metric bad)" = 0 ]
+	[ "$(metric work)" = 16 ]
 	[ ! -s score.err ]
 }
 

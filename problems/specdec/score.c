@@ -138,18 +138,14 @@ main(void)
 	}
 	ssz = sizeof sh + h.nreq * sizeof *st;
 	sb = xmalloc(ssz);
+	off = 0;
 	if ((why = read_upto(out, "stats.bin", sb, ssz, &off)) != NULL)
 		fprintf(stderr, "score: %s/stats.bin: %s (times missing)\n",
 		    out, why);
-	memcpy(&sh, sb, sizeof sh);
-	if (off != ssz || sh.magic != SD_STATS_MAGIC || sh.nreq != h.nreq) {
-		memset(sb, 0, ssz);
-		memset(&sh, 0, sizeof sh);
-		for (uint32_t i = 0; i < h.nreq; i++)
-			((struct sd_rstat *)(sb + sizeof sh))[i].first_ms = -1;
-	}
+	if (off >= sizeof sh)
+		memcpy(&sh, sb, sizeof sh);
 	st = (struct sd_rstat *)(sb + sizeof sh);
-	if (sh.magic == SD_STATS_MAGIC) {
+	if (off == ssz && sh.magic == SD_STATS_MAGIC && sh.nreq == h.nreq) {
 		const char *what = impossible_hdr(&sh);
 
 		if (what != NULL)
@@ -162,6 +158,14 @@ main(void)
 				    "the engine's records were overwritten; every "
 				    "request counts as bad\n", out, i, what);
 		forged = what != NULL;
+	} else
+		off = 0;
+	/* Missing or overwritten records are not read: no times, no counts. */
+	if (off != ssz || forged) {
+		memset(sb, 0, ssz);
+		memset(&sh, 0, sizeof sh);
+		for (uint32_t i = 0; i < h.nreq; i++)
+			st[i].first_ms = st[i].finish_ms = -1;
 	}
 
 	for (int c = 0; c < SD_NCLS; c++)
@@ -228,5 +232,12 @@ main(void)
 	printf("METRIC wall_ms=%.6g\n", wall * 1e3);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		die("stdout: %s", strerror(errno));
+	for (int c = 0; c < SD_NCLS; c++)
+		free(ttft[c]);
+	free(tpot);
+	free(sb);
+	free(got);
+	free(want);
+	free(tb);
 	return 0;
 }
