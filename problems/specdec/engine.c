@@ -1207,5 +1207,22 @@ main(void)
 		save(out, "stats.bin", b, n);
 		free(b);
 	}
+	/* Freed so that leak checkers see none. */
+	for (uint32_t i = 0; i < e.h.nreq; i++) {
+		release(&e, &e.r[i]);
+		free(e.r[i].seq);
+	}
+#ifdef SD_CUDA
+	sd_cuda_close(e.gpu);
+#endif
+	free(e.r);
+	free(toks);
+	free(st);
+	free(view);
+	free(act);
+	free(idx);
+	free(tb);
+	munmap(dw, dsz);
+	munmap(ew, esz);
 	return 0;
 }
