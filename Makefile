@@ -238,7 +238,7 @@ lint-man:
 
 lint: lint-man
 	cppcheck --quiet --error-exitcode=1 --std=c11 \
-		--suppress=missingIncludeSystem -Ilib -Idev -Itests/unit lib dev cmd tests/*.c tests/unit/*.c
+		--suppress=missingIncludeSystem -Ilib -Idev -Itests/unit lib dev cmd problems tests/*.c tests/unit/*.c
 
 demo: all
 	scripts/demo

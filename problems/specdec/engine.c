@@ -353,6 +353,8 @@ forward(struct eng *e, int n, const struct sd_row *rd, const struct sd_row *re,
 		    logits != NULL ? logits + (size_t)start * SD_VOCAB : NULL };
 		start = end;
 	}
+	if (k == 0)
+		return;
 	for (int t = 1; t < k; t++)
 		if (pthread_create(&tid[t], NULL, forward_share, &sh[t]) != 0)
 			die("threads", strerror(errno));
