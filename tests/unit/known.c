@@ -58,6 +58,7 @@ roundtrip(void)
 	st.st_ino = 9;
 	OK(!ar_known_same(&k[1], &st), "same: another inode is not");
 	free(k);
+	k = NULL;
 	/* ar_known_of with the entry's own id. */
 	ar_known_of(&a, a.id, &st);
 	OK(strcmp(a.id, "r1") == 0, "of: its own id kept");
