@@ -614,7 +614,6 @@ draft(struct eng *e, struct rq **list, int nl)
 	}
 }
 
-/* One step: returns whether anything was done. */
 /* The cage: the policy's process. Forked before anything is loaded,
  * it holds two pipe ends and a shared page of views and actions; it
  * dies with the engine (PR_SET_PDEATHSIG), and a seccomp filter lets it
@@ -807,6 +806,7 @@ cage_close(struct cage *c)
 	munmap(c->shm, sizeof *c->shm);
 }
 
+/* One step: returns whether anything was done. */
 static int
 step(struct eng *e, struct sd_req *view, int *idx, struct sd_act *act,
     int nv)
