@@ -170,7 +170,7 @@ EOC
 	judge
 	cp "$SE/fixed4/policy.c" .
 	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
 	stages 11 ./engine
 	[ "$(metric bad)" = 0 ]
 	cp IN/e.bin e.good
@@ -235,9 +235,9 @@ EOC
 	export RATE=1000000 BURST=16
 	cp "$SE/fixed4/policy.c" .
 	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o honest \
-	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
 	cc -std=c11 -O2 -ffp-contract=off -DSD_NONINVARIANT -I"$SP" -o broken \
-	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
 	bad=0
 	for seed in 11 13; do
 		stages "$seed" ./honest
@@ -263,7 +263,7 @@ EOC
 	judge
 	cp "$SE/fixed4/policy.c" .
 	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
 	rm -rf IN REF OUT
 	mkdir IN REF OUT
 	(cd J && AR_SEED=11 AR_IN=../IN AR_REF=../REF ./gen)
@@ -279,7 +279,7 @@ EOC
 			echo '#include "sd.h"'
 			echo "void policy_step(const struct sd_view *v, struct sd_act *act) { $2 (void)v; (void)act; }"
 		} > "$1.c"
-		cc -std=c11 -O2 -I"$SP" -o "$1" "$SP/engine.c" "$SP/model.c" "$1.c" -lm
+		cc -std=c11 -O2 -I"$SP" -o "$1" "$SP/engine.c" "$SP/cage.c" "$SP/model.c" "$1.c" -lm
 		rm -rf OUT && mkdir OUT
 		AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr "./$1"
 	}
@@ -314,7 +314,7 @@ EOC
 	judge
 	cp "$SE/fixed4/policy.c" .
 	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/model.c" policy.c -lm
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
 	stages 11 ./engine
 	[ "$(metric bad)" = 0 ]
 	[ "$(metric work)" = 16 ]

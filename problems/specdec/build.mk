@@ -20,12 +20,12 @@ all:
 	sh "$(AR_PROBLEM)/check-object.sh" policy.o
 ifeq ($(AR_GPUS),)
 	$(CC) $(SDFLAGS) -I"$(AR_PROBLEM)" -o specdec \
-	    "$(AR_PROBLEM)/engine.c" "$(AR_PROBLEM)/model.c" policy.o -lm -pthread
+	    "$(AR_PROBLEM)/engine.c" "$(AR_PROBLEM)/cage.c" "$(AR_PROBLEM)/model.c" policy.o -lm -pthread
 else
 	$(NVCC) $(GENCODE) -O3 -std=c++17 -I"$(AR_PROBLEM)" -c -o sd-cuda.o \
 	    "$(AR_PROBLEM)/cuda.cu"
 	$(CC) $(SDFLAGS) -DSD_CUDA -I"$(AR_PROBLEM)" -o specdec \
-	    "$(AR_PROBLEM)/engine.c" "$(AR_PROBLEM)/model.c" policy.o sd-cuda.o \
+	    "$(AR_PROBLEM)/engine.c" "$(AR_PROBLEM)/cage.c" "$(AR_PROBLEM)/model.c" policy.o sd-cuda.o \
 	    -L/usr/local/cuda/lib64 -lcudart_static -lstdc++ -ldl -lrt -pthread -lm
 endif
 

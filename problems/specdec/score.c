@@ -25,7 +25,7 @@ cmp_double(const void *a, const void *b)
 /* What the engine could not have recorded for request r: a first token
  * before its arrival, times out of order or past the end of the run,
  * counts below zero or more accepted than drafted. The policy runs in a
- * process of its own (engine.c's cage), so this is a second line: a
+ * process of its own (cage.c), so this is a second line: a
  * record overwritten or a broken engine makes every request of the run
  * count as bad. NULL when the record is possible. */
 static const char *

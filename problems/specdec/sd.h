@@ -3,7 +3,7 @@
  * policy_*). The engine owns the models, the KV cache and the clock;
  * before every step it shows the policy a copy of the arrived,
  * unfinished requests and asks for one action per request. The policy
- * runs in a process of its own, under a seccomp filter (engine.c): its
+ * runs in a process of its own, under a seccomp filter (cage.c): its
  * static variables last from step to step, it may call memory and math
  * functions, and any other system call kills it and fails the run.
  *
