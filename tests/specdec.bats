@@ -68,6 +68,15 @@ metric() {
 	sed -n "s/^METRIC $1=//p" score.out
 }
 
+# engine NAME POLICY [CFLAGS...]: the sealed engine linked with the
+# policy's source, as build.mk links it, without check-object.sh.
+engine() {
+	local name=$1 policy=$2
+	shift 2
+	cc -std=c11 -O2 -ffp-contract=off "$@" -I"$SP" -o "$name" \
+	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" "$policy" -lm
+}
+
 @test "specdec: the baseline against itself is exact, keeps its guardrail and counts every request" {
 	sdbench --aa
 	[ "$status" -eq 0 ]
@@ -168,9 +177,7 @@ EOC
 # refused with one line, nothing written.
 @test "specdec: the engine refuses weights missing, empty, cut short or not a file" {
 	judge
-	cp "$SE/fixed4/policy.c" .
-	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
+	engine engine "$SE/fixed4/policy.c"
 	stages 11 ./engine
 	[ "$(metric bad)" = 0 ]
 	cp IN/e.bin e.good
@@ -233,11 +240,8 @@ EOC
 	judge
 	# Every request at once, so that rows share batches.
 	export RATE=1000000 BURST=16
-	cp "$SE/fixed4/policy.c" .
-	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o honest \
-	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
-	cc -std=c11 -O2 -ffp-contract=off -DSD_NONINVARIANT -I"$SP" -o broken \
-	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
+	engine honest "$SE/fixed4/policy.c"
+	engine broken "$SE/fixed4/policy.c" -DSD_NONINVARIANT
 	bad=0
 	for seed in 11 13; do
 		stages "$seed" ./honest
@@ -261,9 +265,7 @@ EOC
 # confined, saying nothing.
 @test "specdec: the policy's own process: a system call kills it, a crash ends the run cleanly" {
 	judge
-	cp "$SE/fixed4/policy.c" .
-	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
+	engine engine "$SE/fixed4/policy.c"
 	rm -rf IN REF OUT
 	mkdir IN REF OUT
 	(cd J && AR_SEED=11 AR_IN=../IN AR_REF=../REF ./gen)
@@ -279,7 +281,7 @@ EOC
 			echo '#include "sd.h"'
 			echo "void policy_step(const struct sd_view *v, struct sd_act *act) { $2 (void)v; (void)act; }"
 		} > "$1.c"
-		cc -std=c11 -O2 -I"$SP" -o "$1" "$SP/engine.c" "$SP/cage.c" "$SP/model.c" "$1.c" -lm
+		engine "$1" "$1.c"
 		rm -rf OUT && mkdir OUT
 		AR_CPUS=1 AR_IN=IN AR_OUT=OUT run --separate-stderr "./$1"
 	}
@@ -312,9 +314,7 @@ EOC
 # unverified as int32).
 @test "specdec: score counts every request bad when stats.bin holds what no engine could record" {
 	judge
-	cp "$SE/fixed4/policy.c" .
-	cc -std=c11 -O2 -ffp-contract=off -I"$SP" -o engine \
-	    "$SP/engine.c" "$SP/cage.c" "$SP/model.c" policy.c -lm
+	engine engine "$SE/fixed4/policy.c"
 	stages 11 ./engine
 	[ "$(metric bad)" = 0 ]
 	[ "$(metric work)" = 16 ]
