@@ -1781,6 +1781,33 @@ decide_traced() {
 	[ "$out" = "$(cat out-1.txt)" ]
 }
 
+@test "ar-sched next: a queue directory that cannot be listed, read beside the ledger or after it: one line, exit 74, no summary" {
+	mkcamp
+	echo 'sched.grid_cap = 0' >> camp/campaign.conf
+	results 40 1
+	put_scale 200
+	# A file where cur/ should be: stat sees it, opendir cannot.
+	rm -rf camp/queue/cur
+	echo x > camp/queue/cur
+	for t in 1 4; do
+		rm -f camp/run/sched-summary camp/run/sched-queue
+		AR_THREADS=$t run --separate-stderr ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv"
+		[ "$status" -eq 74 ]
+		[ -z "$output" ]
+		[ "$stderr" = "ar-sched: camp/queue/cur: Not a directory" ]
+		[ ! -e camp/run/sched-summary ]
+		[ ! -e camp/run/sched-queue ]
+	done
+	# Put back, the same campaign decides as one read after the ledger.
+	rm camp/queue/cur
+	mkdir camp/queue/cur
+	AR_THREADS=1 decide
+	serial=$out
+	rm -f camp/run/sched-summary camp/run/sched-queue
+	AR_THREADS=4 decide
+	same "$out" "$serial"
+}
+
 # Listing 100,000 records costs more than the rest of a decision: queue
 # directories that have not changed since the summary's listing (their
 # inode, mtime and ctime) are not listed again.

@@ -516,7 +516,9 @@ cmd_next(int argc, char **argv)
 	/* The methods, what is known of them, what is pending and what is
 	 * busy. */
 	read_methods(&x, subm);
-	sm = summ_known(&x, ledger, x.metric);
+	/* --best reads no queue. */
+	qdir = ar_path(camp.dir, "queue");
+	sm = summ_known(&x, ledger, x.metric, best ? NULL : qdir);
 	ar_inv_init(&inv);
 	cfg.policy = policy;
 	if (best) {
@@ -526,7 +528,6 @@ cmd_next(int argc, char **argv)
 		print_best(&x, &cfg);
 		goto done;
 	}
-	qdir = ar_path(camp.dir, "queue");
 	load_inv(&inv, &s);
 	read_bookings(&inv, camp.dir);
 	/* Each queue record counts twice, as pending and as GPUs promised:

@@ -187,9 +187,11 @@ struct summ;
 /* Loads the summary (a missing or unusable one is an empty one, and
  * said so when it was there); with ledger NULL, brings it up to date
  * from the rows ar-ledger export -V -A gives, else from the export
- * ledger without keeping it. Fills x as read_known does. */
+ * ledger without keeping it. Fills x as read_known does. With qdir,
+ * the queue summ_queued will read, listed meanwhile when the summary
+ * knows none of it. */
 struct summ *summ_known(struct nx *x, const char *ledger,
-    const char *metric);
+    const char *metric, const char *qdir);
 /* What the queue holds, each record file read only when the summary
  * does not know its name: the measurements pending, the nodes whose A/A
  * is queued (x), the GPUs queued records were placed on (inv). */

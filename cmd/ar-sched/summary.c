@@ -139,6 +139,11 @@ struct summ {
 	 * file read: then that file is left as it is. */
 	int qsame;
 	struct lcache *lc;          /* run/sched-loose, once read */
+	/* The queue as listed on a thread of its own (prethr, prerun)
+	 * while the ledger is read, when nothing of it is known. */
+	struct qlisting *pre;
+	pthread_t prethr;
+	int prerun;
 };
 
 /* A checksum against torn and damaged files, fast over megabytes: four
@@ -2319,6 +2324,7 @@ key_hash_of(const struct ar_campaign *c, char out[AR_HASH_HEX])
 }
 
 static void summ_free(struct summ *);
+static void queue_prefetch(struct summ *, const char *);
 
 static struct summ *
 summ_new(const struct nx *x, const char *metric)
@@ -2416,7 +2422,8 @@ summ_fold(struct nx *x, const char *metric)
 }
 
 struct summ *
-summ_known(struct nx *x, const char *ledger, const char *metric)
+summ_known(struct nx *x, const char *ledger, const char *metric,
+    const char *qdir)
 {
 	struct summ *sm = summ_new(x, metric);
 	struct agg a;
@@ -2436,6 +2443,7 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
 		ar_warn("%s: %s; it is rebuilt from the ledger%s", sm->path,
 		    why, sm->qkept ? " (the queue records it knows are kept)" :
 		    " and the queue");
+	queue_prefetch(sm, qdir);
 	if (ledger) {
 		/* A given export: folded for this run only. */
 		FILE *f = strcmp(ledger, "-") ? fopen(ledger, "r") : stdin;
@@ -2490,21 +2498,24 @@ summ_known(struct nx *x, const char *ledger, const char *metric)
  * caller to say: records are read on several threads, and said in the
  * listing's order. */
 static int
-read_record(const char *path, const char *data, size_t len,
+read_record(const char *dir, const char *file, const char *data, size_t len,
     const char *name, struct qent *e, char *why, size_t whylen)
 {
 	struct ar_buf b = {0};
 	struct ar_assign as;
-	char err[256], store[1024];
+	char err[256], store[1024], *path;
 	json_t *j;
-	int r = -1;
+	int r = -1, got;
 
 	why[0] = '\0';
 
 	/* A record claimed or finished meanwhile is gone: it is simply not
-	 * counted. */
+	 * counted. Its path is made only when it is read. */
 	if (!data) {
-		if (ar_readfile(path, &b, AR_LINE_MAX) < 0) {
+		path = ar_path(dir, file);
+		got = ar_readfile(path, &b, AR_LINE_MAX);
+		free(path);
+		if (got < 0) {
 			ar_buf_free(&b);
 			return -1;
 		}
@@ -2517,7 +2528,7 @@ read_record(const char *path, const char *data, size_t len,
 		j = NULL;
 	else if (!(j = ar_json_parse(data, len, err, sizeof err))) {
 		ar_buf_free(&b);
-		snprintf(why, whylen, "%s: %s; left out", path, err);
+		snprintf(why, whylen, "%s/%s: %s; left out", dir, file, err);
 		return -1;
 	} else if (json_is_object(j))
 		ar_assign_parse(j, "", &as);
@@ -2648,8 +2659,8 @@ take(struct summ *sm, struct nx *x, struct ar_inv *inv, struct pend *pd,
 }
 
 /* The identity of a queue directory now; trusted when its mtime is more
- * than two seconds old. */
-static void
+ * than two seconds old. -1 when it cannot be known (errno). */
+static int
 qdir_stat(const char *d, struct qdid *q)
 {
 	struct stat st;
@@ -2658,9 +2669,9 @@ qdir_stat(const char *d, struct qdid *q)
 	memset(q, 0, sizeof *q);
 	if (stat(d, &st) < 0) {
 		if (errno != ENOENT)
-			ar_die(AR_EX_IO, "%s:", d);
+			return -1;
 		q->trusted = 1;
-		return;
+		return 0;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	q->present = 1;
@@ -2672,6 +2683,7 @@ qdir_stat(const char *d, struct qdid *q)
 	/* A change after this sets mtime to a later tick, and one that
 	 * sets it back (touch) changes ctime. */
 	q->trusted = now.tv_sec - st.st_mtim.tv_sec > 2;
+	return 0;
 }
 
 static int
@@ -2683,12 +2695,14 @@ qdid_same(const struct qdid *a, const struct qdid *b)
 
 /* A record the summary does not know, listed: read by read_misses. */
 struct miss {
-	char *path, *base;
+	const char *dir;
+	char *file, *base;          /* one allocation: the file's name, and
+	                             * its name up to the @ */
 	const char *data;           /* in the batches' manifests, or NULL */
 	size_t len;
 	struct qent ne;
 	int r;
-	char why[512];
+	char *why;                  /* why it is left out, if said */
 };
 
 static void *
@@ -2696,10 +2710,16 @@ miss_slice(void *arg)
 {
 	struct miss **se = arg;
 	struct miss *m;
+	char why[512];
 
-	for (m = se[0]; m < se[1]; m++)
-		m->r = read_record(m->path, m->data, m->len, m->base, &m->ne,
-		    m->why, sizeof m->why);
+	/* The reason is kept only where there is one: a hundred thousand
+	 * records read from scratch. */
+	for (m = se[0]; m < se[1]; m++) {
+		m->r = read_record(m->dir, m->file, m->data, m->len, m->base,
+		    &m->ne, why, sizeof why);
+		if (why[0])
+			m->why = ar_xstrdup(why);
+	}
 	return NULL;
 }
 
@@ -2726,64 +2746,85 @@ read_misses(struct miss *m, size_t n)
 		se[i][0] = m + n * i / t;
 		se[i][1] = m + n * (i + 1) / t;
 	}
+	/* A slice whose thread cannot start is read here. */
 	for (i = 1; i < t; i++)
-		if ((errno = pthread_create(&tid[i], NULL, miss_slice, se[i])))
-			ar_die(AR_EX_SOFTWARE, "the queue: a thread:");
+		if (pthread_create(&tid[i], NULL, miss_slice, se[i]))
+			se[i][0] = NULL;
 	miss_slice(se[0]);
 	for (i = 1; i < t; i++)
-		pthread_join(tid[i], NULL);
+		if (se[i][0])
+			pthread_join(tid[i], NULL);
+		else {
+			se[i][0] = m + n * i / t;
+			miss_slice(se[i]);
+		}
 }
 
-void
-summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
-    const char *qdir)
+/* The queue's two directories as listed (summ_queued's first half):
+ * each entry in the listing's order, a record the summary knows (its
+ * index in sm->q) or one read (-1 - its index in miss); err, the errno
+ * of a listing that failed, said by the second half. */
+struct qlist {
+	ptrdiff_t *act;
+	struct miss *miss;
+	size_t nact, nmiss;
+	char *dir;
+	int err;
+};
+
+struct qlisting {
+	struct qlist d[2];
+	struct ar_spool_man man;    /* where the misses' data points */
+	int same;                   /* unchanged: sm->q is the listing */
+	char *qdir;
+};
+
+static const char *const qsubs[] = { "new", "cur" };
+
+/* Lists new/ and cur/ and reads the records the summary does not know;
+ * touches nothing of sm but its reading of sm->q and qnow, so that it
+ * may run on a thread of its own while the ledger is read. */
+static void
+queue_list(struct summ *sm, struct qlisting *L)
 {
-	static const char *const subs[] = { "new", "cur" };
-	struct pend pd = {0};
-	struct ar_spool_man man;
-	struct miss *miss = NULL;
-	ptrdiff_t *act = NULL;
-	size_t s, i, pos = 0, nact, capact = 0, nmiss, capmiss = 0;
-	int same, man_loaded = 0;
+	size_t s, pos = 0, capact, capmiss, allmiss = 0;
+	int man_loaded = 0;
 
-	q_join(sm, 1);
-	same = sm->qloaded;
-	memset(&man, 0, sizeof man);
+	L->same = sm->qloaded;
 	for (s = 0; s < 2; s++) {
-		char *d = ar_path(qdir, subs[s]);
+		struct qlist *q = &L->d[s];
 
+		q->dir = ar_path(L->qdir, qsubs[s]);
 		/* Before listing: a change while listing shows as newer. */
-		qdir_stat(d, &sm->qnow[s]);
-		free(d);
-		same = same && sm->qd[s].trusted && qdid_same(&sm->qd[s],
-		    &sm->qnow[s]);
+		if (qdir_stat(q->dir, &sm->qnow[s]) < 0)
+			q->err = errno;
+		L->same = L->same && sm->qd[s].trusted &&
+		    qdid_same(&sm->qd[s], &sm->qnow[s]);
 	}
 	/* Neither directory changed since the listing the file keeps:
 	 * its entries, in its order, are what a listing would give. */
-	for (i = 0; same && i < sm->nq; i++)
-		take(sm, x, inv, &pd, &sm->q[i]);
-	/* Then the entries, their order and the directories' times are
-	 * those the file holds: its queue part is written back as read. */
-	sm->qsame = same;
-	for (s = 0; !same && s < 2; s++) {
-		char *d = ar_path(qdir, subs[s]);
-		DIR *dp = opendir(d);
+	for (s = 0; !L->same && s < 2; s++) {
+		struct qlist *q = &L->d[s];
+		DIR *dp;
 		struct dirent *de;
 
-		if (!dp) {
+		if (q->err)
+			continue;
+		if (!(dp = opendir(q->dir))) {
 			if (errno != ENOENT)
-				ar_die(AR_EX_IO, "%s:", d);
-			free(d);
+				q->err = errno;
 			continue;
 		}
 		/* Unsorted: what is counted does not depend on order. */
-		nact = nmiss = 0;
+		capact = capmiss = 0;
 		while ((errno = 0, de = readdir(dp))) {
 			char base[AR_SPOOL_NAME + 1];
 			const char *at = strchr(de->d_name, '@');
 			size_t n = at ? (size_t)(at - de->d_name) :
 			    strlen(de->d_name);
 			struct qent *e;
+			struct miss *ms;
+			size_t nf;
 
 			if (de->d_name[0] == '.' || n >= sizeof base)
 				continue;
@@ -2797,71 +2838,168 @@ summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
 				e = &sm->q[pos++];
 			else if ((e = q_find(sm, base)))
 				pos = (size_t)(e - sm->q) + 1;
-			if (nact == capact) {
+			if (q->nact == capact) {
 				capact = capact ? 2 * capact : 1024;
-				act = ar_xrealloc(act, capact * sizeof *act);
+				q->act = ar_xrealloc(q->act, capact *
+				    sizeof *q->act);
 			}
 			if (e) {
-				act[nact++] = (ptrdiff_t)(e - sm->q);
+				q->act[q->nact++] = (ptrdiff_t)(e - sm->q);
 				continue;
 			}
 			/* Many to read (from scratch, or a large put): the
 			 * batches' manifests hold them, a file each. */
-			if (!man_loaded && (!sm->qloaded || sm->misses + nmiss >=
-			    256)) {
+			if (!man_loaded && (!sm->qloaded || allmiss >= 256)) {
 				man_loaded = 1;
-				if (ar_spool_man_load(qdir, &man) < 0)
-					memset(&man, 0, sizeof man);
+				if (ar_spool_man_load(L->qdir, &L->man) < 0)
+					memset(&L->man, 0, sizeof L->man);
 			}
-			if (nmiss == capmiss) {
+			if (q->nmiss == capmiss) {
 				capmiss = capmiss ? 2 * capmiss : 1024;
-				miss = ar_xrealloc(miss, capmiss * sizeof *miss);
+				q->miss = ar_xrealloc(q->miss, capmiss *
+				    sizeof *q->miss);
 			}
-			memset(&miss[nmiss], 0, sizeof *miss);
-			miss[nmiss].path = ar_path(d, de->d_name);
-			miss[nmiss].base = ar_xstrdup(base);
-			miss[nmiss].data = ar_spool_man_get(&man, base,
-			    (uint64_t)de->d_ino, &miss[nmiss].len);
-			act[nact++] = -1 - (ptrdiff_t)nmiss++;
+			ms = &q->miss[q->nmiss];
+			memset(ms, 0, sizeof *ms);
+			ms->dir = q->dir;
+			nf = strlen(de->d_name) + 1;
+			ms->file = ar_xmalloc(nf + n + 1);
+			memcpy(ms->file, de->d_name, nf);
+			ms->base = ms->file + nf;
+			memcpy(ms->base, base, n + 1);
+			ms->data = ar_spool_man_get(&L->man, base,
+			    (uint64_t)de->d_ino, &ms->len);
+			q->act[q->nact++] = -1 - (ptrdiff_t)q->nmiss++;
+			allmiss++;
 		}
 		if (errno)
-			ar_die(AR_EX_IO, "%s:", d);
-		read_misses(miss, nmiss);
+			q->err = errno;
+		closedir(dp);
+		read_misses(q->miss, q->nmiss);
+	}
+}
+
+static void *
+queue_list_thread(void *arg)
+{
+	struct summ *sm = arg;
+
+	queue_list(sm, sm->pre);
+	return NULL;
+}
+
+/* From scratch (nothing of the queue known), the queue is listed and
+ * its records read while the ledger is: a hundred thousand records
+ * took as long as the rest of such a decision. Listed before the
+ * ledger is read, a measurement that ends meanwhile is counted as
+ * pending and measured, for this decision only, where listed after it
+ * could be counted as neither and assigned again. */
+static void
+queue_prefetch(struct summ *sm, const char *qdir)
+{
+	if (!qdir || sm->qstate || sm->nq || sched_threads() < 2)
+		return;
+	sm->pre = ar_xcalloc(1, sizeof *sm->pre);
+	sm->pre->qdir = ar_xstrdup(qdir);
+	if (pthread_create(&sm->prethr, NULL, queue_list_thread, sm) == 0)
+		sm->prerun = 1;
+	else {
+		free(sm->pre->qdir);
+		free(sm->pre);
+		sm->pre = NULL;
+	}
+}
+
+static void
+qlisting_free(struct qlisting *L)
+{
+	size_t s, i;
+
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < L->d[s].nmiss; i++) {
+			free(L->d[s].miss[i].file);
+			free(L->d[s].miss[i].why);
+			q_free(&L->d[s].miss[i].ne);
+		}
+		free(L->d[s].miss);
+		free(L->d[s].act);
+		free(L->d[s].dir);
+	}
+	ar_spool_man_free(&L->man);
+	free(L->qdir);
+	free(L);
+}
+
+/* The prefetch's listing once it has ended; NULL without one. */
+static struct qlisting *
+pre_join(struct summ *sm)
+{
+	struct qlisting *L = sm->pre;
+
+	if (sm->prerun)
+		pthread_join(sm->prethr, NULL);
+	sm->prerun = 0;
+	sm->pre = NULL;
+	return L;
+}
+
+void
+summ_queued(struct summ *sm, struct nx *x, struct ar_inv *inv,
+    const char *qdir)
+{
+	struct pend pd = {0};
+	struct qlisting *L;
+	size_t s, i;
+	int same;
+
+	q_join(sm, 1);
+	if (!(L = pre_join(sm))) {
+		L = ar_xcalloc(1, sizeof *L);
+		L->qdir = ar_xstrdup(qdir);
+		queue_list(sm, L);
+	}
+	for (s = 0; s < 2; s++)
+		if (L->d[s].err) {
+			errno = L->d[s].err;
+			ar_die(AR_EX_IO, "%s:", L->d[s].dir);
+		}
+	for (i = 0; L->same && i < sm->nq; i++)
+		take(sm, x, inv, &pd, &sm->q[i]);
+	/* Then the entries, their order and the directories' times are
+	 * those the file holds: its queue part is written back as read. */
+	sm->qsame = L->same;
+	for (s = 0; !L->same && s < 2; s++) {
+		struct qlist *q = &L->d[s];
+
 		/* In the listing's order, as read one at a time: a record
 		 * listed twice (claimed from new/ to cur/ meanwhile) is
 		 * added once. */
-		for (i = 0; i < nact; i++) {
+		for (i = 0; i < q->nact; i++) {
 			struct qent *e;
 			struct miss *ms;
 
-			if (act[i] >= 0) {
-				take(sm, x, inv, &pd, &sm->q[act[i]]);
+			if (q->act[i] >= 0) {
+				take(sm, x, inv, &pd, &sm->q[q->act[i]]);
 				continue;
 			}
-			ms = &miss[-1 - act[i]];
+			ms = &q->miss[-1 - q->act[i]];
 			if (ms->r < 0) {
-				if (ms->why[0])
+				if (ms->why)
 					ar_warn("%s", ms->why);
 			} else if ((e = q_find(sm, ms->base))) {
-				q_free(&ms->ne);
 				take(sm, x, inv, &pd, e);
 			} else {
 				e = q_add(sm, &ms->ne);
+				/* Its strings are the entry's now. */
+				memset(&ms->ne, 0, sizeof ms->ne);
 				sm->misses++;
 				take(sm, x, inv, &pd, e);
 			}
-			free(ms->path);
-			free(ms->base);
 		}
-		if (errno)
-			ar_die(AR_EX_IO, "%s:", d);
-		closedir(dp);
-		free(d);
 	}
+	same = L->same;
+	qlisting_free(L);
 	sm->qlisted = 1;
-	free(act);
-	free(miss);
-	ar_spool_man_free(&man);
 	/* The strings stay alive in sm until summ_close. */
 	for (i = 0; i < pd.nk; i++)
 		add_pending_named(x, pd.k[i].method, pd.k[i].workload,
@@ -2943,8 +3081,11 @@ summ_close(struct summ *sm)
 static void
 summ_free(struct summ *sm)
 {
+	struct qlisting *L = pre_join(sm);
 	size_t i;
 
+	if (L)
+		qlisting_free(L);
 	q_join(sm, 0);
 	for (i = 0; i < sm->nq; i++)
 		q_free(&sm->q[i]);
