@@ -2698,6 +2698,7 @@ struct miss {
 	const char *dir;
 	char *file, *base;          /* one allocation: the file's name, and
 	                             * its name up to the @ */
+	uint64_t ino;               /* as listed */
 	const char *data;           /* in the batches' manifests, or NULL */
 	size_t len;
 	struct qent ne;
@@ -2705,16 +2706,25 @@ struct miss {
 	char *why;                  /* why it is left out, if said */
 };
 
+/* A share of the records to read, and the manifests they may be in. */
+struct mslice {
+	struct miss *a, *b;
+	const struct ar_spool_man *man;
+};
+
 static void *
 miss_slice(void *arg)
 {
-	struct miss **se = arg;
+	struct mslice *se = arg;
 	struct miss *m;
 	char why[512];
 
 	/* The reason is kept only where there is one: a hundred thousand
 	 * records read from scratch. */
-	for (m = se[0]; m < se[1]; m++) {
+	for (m = se->a; m < se->b; m++) {
+		if (se->man)
+			m->data = ar_spool_man_get(se->man, m->base, m->ino,
+			    &m->len);
 		m->r = read_record(m->dir, m->file, m->data, m->len, m->base,
 		    &m->ne, why, sizeof why);
 		if (why[0])
@@ -2723,41 +2733,35 @@ miss_slice(void *arg)
 	return NULL;
 }
 
-/* Reads the records of a listing, on AR_THREADS threads when there are
- * many (from scratch, a hundred thousand: their JSON was half of such a
- * decision). Each record is read alone, so that the order of the
- * reading does not matter; what is made of them is, in summ_queued. */
+/* Reads the records of a listing, each from the manifests when man has
+ * it, on AR_THREADS threads when there are many (from scratch, a
+ * hundred thousand: their JSON was half of such a decision). Each
+ * record is read alone, so that the order of the reading does not
+ * matter; what is made of them is, in summ_queued. */
 static void
-read_misses(struct miss *m, size_t n)
+read_misses(struct miss *m, size_t n, const struct ar_spool_man *man)
 {
-	struct miss *se[16][2];
+	struct mslice se[16];
 	pthread_t tid[16];
 	size_t t = (size_t)sched_threads(), i;
+	int up[16];
 
-	if (n < 256 || t < 2) {
-		se[0][0] = m;
-		se[0][1] = m + n;
-		miss_slice(se[0]);
-		return;
-	}
+	if (n < 256 || t < 2)
+		t = 1;
 	if (t > 16)
 		t = 16;
-	for (i = 0; i < t; i++) {
-		se[i][0] = m + n * i / t;
-		se[i][1] = m + n * (i + 1) / t;
-	}
+	for (i = 0; i < t; i++)
+		se[i] = (struct mslice){ m + n * i / t, m + n * (i + 1) / t,
+		    man };
 	/* A slice whose thread cannot start is read here. */
 	for (i = 1; i < t; i++)
-		if (pthread_create(&tid[i], NULL, miss_slice, se[i]))
-			se[i][0] = NULL;
-	miss_slice(se[0]);
+		up[i] = pthread_create(&tid[i], NULL, miss_slice, &se[i]) == 0;
+	miss_slice(&se[0]);
 	for (i = 1; i < t; i++)
-		if (se[i][0])
+		if (up[i])
 			pthread_join(tid[i], NULL);
-		else {
-			se[i][0] = m + n * i / t;
-			miss_slice(se[i]);
-		}
+		else
+			miss_slice(&se[i]);
 }
 
 /* The queue's two directories as listed (summ_queued's first half):
@@ -2781,6 +2785,16 @@ struct qlisting {
 
 static const char *const qsubs[] = { "new", "cur" };
 
+static void *
+man_thread(void *arg)
+{
+	struct qlisting *L = arg;
+
+	if (ar_spool_man_load(L->qdir, &L->man) < 0)
+		memset(&L->man, 0, sizeof L->man);
+	return NULL;
+}
+
 /* Lists new/ and cur/ and reads the records the summary does not know;
  * touches nothing of sm but its reading of sm->q and qnow, so that it
  * may run on a thread of its own while the ledger is read. */
@@ -2788,7 +2802,8 @@ static void
 queue_list(struct summ *sm, struct qlisting *L)
 {
 	size_t s, pos = 0, capact, capmiss, allmiss = 0;
-	int man_loaded = 0;
+	pthread_t mthr;
+	int man = 0;
 
 	L->same = sm->qloaded;
 	for (s = 0; s < 2; s++) {
@@ -2801,6 +2816,10 @@ queue_list(struct summ *sm, struct qlisting *L)
 		L->same = L->same && sm->qd[s].trusted &&
 		    qdid_same(&sm->qd[s], &sm->qnow[s]);
 	}
+	/* From scratch every record is to be read, most from the batches'
+	 * manifests: they are loaded while the directories are listed. */
+	if (!L->same && !sm->qloaded)
+		man = pthread_create(&mthr, NULL, man_thread, L) == 0 ? 2 : 0;
 	/* Neither directory changed since the listing the file keeps:
 	 * its entries, in its order, are what a listing would give. */
 	for (s = 0; !L->same && s < 2; s++) {
@@ -2847,13 +2866,6 @@ queue_list(struct summ *sm, struct qlisting *L)
 				q->act[q->nact++] = (ptrdiff_t)(e - sm->q);
 				continue;
 			}
-			/* Many to read (from scratch, or a large put): the
-			 * batches' manifests hold them, a file each. */
-			if (!man_loaded && (!sm->qloaded || allmiss >= 256)) {
-				man_loaded = 1;
-				if (ar_spool_man_load(L->qdir, &L->man) < 0)
-					memset(&L->man, 0, sizeof L->man);
-			}
 			if (q->nmiss == capmiss) {
 				capmiss = capmiss ? 2 * capmiss : 1024;
 				q->miss = ar_xrealloc(q->miss, capmiss *
@@ -2862,21 +2874,28 @@ queue_list(struct summ *sm, struct qlisting *L)
 			ms = &q->miss[q->nmiss];
 			memset(ms, 0, sizeof *ms);
 			ms->dir = q->dir;
+			ms->ino = (uint64_t)de->d_ino;
 			nf = strlen(de->d_name) + 1;
 			ms->file = ar_xmalloc(nf + n + 1);
 			memcpy(ms->file, de->d_name, nf);
 			ms->base = ms->file + nf;
 			memcpy(ms->base, base, n + 1);
-			ms->data = ar_spool_man_get(&L->man, base,
-			    (uint64_t)de->d_ino, &ms->len);
 			q->act[q->nact++] = -1 - (ptrdiff_t)q->nmiss++;
 			allmiss++;
 		}
 		if (errno)
 			q->err = errno;
 		closedir(dp);
-		read_misses(q->miss, q->nmiss);
 	}
+	if (man == 2)
+		pthread_join(mthr, NULL);
+	/* Many to read (from scratch, or a large put): the batches'
+	 * manifests hold them, a file each. */
+	else if (!L->same && (!sm->qloaded || allmiss >= 256))
+		man_thread(L);
+	for (s = 0; !L->same && s < 2; s++)
+		read_misses(L->d[s].miss, L->d[s].nmiss, L->man.n ? &L->man :
+		    NULL);
 }
 
 static void *
