@@ -128,6 +128,25 @@ ar_segseal_parse(const char *p, size_t n, const unsigned char pk[AR_PK_BYTES],
 }
 
 int
+ar_segseal_read(const char *segpath, const unsigned char pk[AR_PK_BYTES],
+    struct ar_segseal *s, struct ar_buf *b)
+{
+	size_t n = strlen(segpath);
+	char *path;
+	int r = -1;
+
+	if (n < 4 || strcmp(segpath + n - 4, ".tsv") != 0)
+		return -1;
+	path = ar_xasprintf("%.*s.seal", (int)(n - 4), segpath);
+	if (ar_readfile(path, b, SEAL_MAX) == 0 &&
+	    ar_segseal_parse(b->p, b->len, pk, s) == 0 &&
+	    s->segment == ar_ledger_seg_number(segpath))
+		r = 0;
+	free(path);
+	return r;
+}
+
+int
 ar_segseal_hash(const char *segpath, const unsigned char pk[AR_PK_BYTES],
     char th[AR_HASH_HEX], struct stat *st)
 {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "buf.h"
 #include "crypto.h"
 
 struct ar_segseal {
@@ -26,6 +27,12 @@ void ar_segseal_stat(const struct stat *st, char *out, size_t n);
  * are well formed (s points into p), else -1. */
 int ar_segseal_parse(const char *p, size_t n,
 	const unsigned char pk[AR_PK_BYTES], struct ar_segseal *s);
+/* The seal beside segpath, signed by pk and for its segment number,
+ * into s (pointing into b, which the caller frees); -1 when there is no
+ * such seal. Whether the segment is still the file it signs is the
+ * caller's to check: its size and hash (tsv_size, tsv_hash). */
+int ar_segseal_read(const char *segpath, const unsigned char pk[AR_PK_BYTES],
+	struct ar_segseal *s, struct ar_buf *b);
 /* The BLAKE2b hash of a segment's bytes as its seal signs it, into th,
  * when the seal beside segpath is signed by pk for the segment file as
  * it is now (its stat line, signed a second or more after the ctime in

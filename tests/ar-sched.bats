@@ -772,13 +772,26 @@ decide() {
 }
 
 # same_from_rows: a decision as the campaign is, then one from the rows
-# alone (no summary, no folds): the same; its folds are left behind.
+# alone (no summary, no folds: its sealed segments read from their files,
+# the rest exported), then one with the segments' seals put aside (every
+# row exported): the same; the export's folds are left behind.
 same_from_rows() {
 	decide
-	local folded=$out
+	local folded=$out s
 	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
 	decide
 	same "$out" "$folded"
+	# Again with the segments' seals put aside: every segment's rows
+	# through the export, none folded from its file.
+	for s in camp/ledger/seg/*.seal; do
+		[ ! -e "$s" ] || mv "$s" "$s.kept"
+	done
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	decide
+	same "$out" "$folded"
+	for s in camp/ledger/seg/*.seal.kept; do
+		[ ! -e "$s" ] || mv -f "$s" "${s%.kept}"
+	done
 }
 
 @test "ar-sched next: the summary gives the decision a whole read gives, after rows are appended, compacted" {
@@ -1273,6 +1286,61 @@ decide_traced() {
 	same "$out" "$whole"
 }
 
+@test "ar-sched next: a sealed segment without its fold is folded from its file, as its export would be; an unsealed or changed one is exported" {
+	export AR_SCHED_SETTLE=1000000
+	two_segments
+	decide
+	whole=$out
+	cp camp/run/sched-summary kept
+	cp camp/run/sched-fold/00000001 f1
+	cp camp/run/sched-fold/00000002 f2
+	# The folds gone, the two sealed segments are read from their
+	# files: the export is asked only for the rows after them.
+	rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	if command -v strace > /dev/null; then
+		exports_after_2 "$whole"
+		[ ! -s err.txt ] || ! grep -v "parallel fraction" err.txt
+		cmp f1 camp/run/sched-fold/00000001
+		cmp f2 camp/run/sched-fold/00000002
+		rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	fi
+	decide
+	same "$out" "$whole"
+	cmp kept camp/run/sched-summary
+	cmp f1 camp/run/sched-fold/00000001
+	cmp f2 camp/run/sched-fold/00000002
+	# Touched, segment 2's seal no longer signs its stat: its bytes are
+	# hashed, found as sealed, and folded from its file all the same.
+	touch camp/ledger/seg/00000002.tsv
+	exports_from 2
+	cmp f1 camp/run/sched-fold/00000001
+	# Its seal altered by a byte, or gone: it and what follows are
+	# exported, each row checked; segment 1's seal gone, all of them.
+	sed -i 's/^rows /rowz /' camp/ledger/seg/00000002.seal
+	exports_from 1
+	rm camp/ledger/seg/00000002.seal
+	exports_from 1
+	mv camp/ledger/seg/00000001.seal s1
+	exports_from 0
+	cmp f1 camp/run/sched-fold/00000001
+}
+
+# exports_from N: from no summary or folds, ar-sched next on camp decides
+# $whole, and (under strace, where there is one) its export gives only
+# the rows after segment N.
+exports_from() {
+	rm -rf camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	if command -v strace > /dev/null; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		    strace -f -s 256 -e trace=execve -o trace.txt ar-sched next -C camp -g "$FIX/two.tsv" -m "$FIX/subs.tsv" > out.tsv 2> err.txt
+		same "$(cut -f 2- out.tsv)" "$whole"
+		grep -q '"export", "-C", "camp", "-V", "-f", "tsv", "-A", "'"$1"'"' trace.txt
+		rm -r camp/run/sched-summary camp/run/sched-queue camp/run/sched-fold
+	fi
+	decide
+	same "$out" "$whole"
+}
+
 # The folds' prefix (run/sched-fold/prefix): the first segments' folds
 # merged, so that a summary built again reads one file and the folds
 # after it (AR_SCHED_PREFIX folds or more after it write it again).
@@ -1664,6 +1732,9 @@ decide_traced() {
 	results 30 2
 	rm -r camp/run/sched-fold
 	ar-ledger export -C camp -V -f tsv -A 0 > whole.tsv 2> /dev/null
+	# Without their seals, the segments' rows come from the export only
+	# (a sealed segment is folded from its file before the export).
+	rm camp/ledger/seg/*.seal
 	n=$(stat -c %s whole.tsv)
 	# Ten bytes into the middle line: a row cut short.
 	half=$(awk -v h="$(( $(wc -l < whole.tsv) / 2 ))" 'NR <= h { b += length($0) + 1 } END { print b + 10 }' whole.tsv)

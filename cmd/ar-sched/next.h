@@ -166,6 +166,16 @@ void agg_merge(struct agg *a, const struct agg *b);
 void agg_sort(struct agg *a);
 /* Folds the rows of a ledger export f (named name) into a. */
 void fold_ledger(struct agg *a, FILE *f, const char *name, struct fold *fo);
+/* Folds one row's values (v[FC_...] and v[FV_BASE]) into a; -1 when its
+ * shape.k is not a whole number from 1 to 65536. */
+int fold_values(struct agg *a, const char *const *v);
+/* Folds the rows of a sealed ledger segment (its len bytes at p) into a,
+ * empty, as ar-ledger export -V gives them (its unsigned rows left out,
+ * the rest checked when it was sealed), reading each line's fields only
+ * up to the last the fold needs: the json, most of each line, is not
+ * split. -1 when they are not a segment the fold can read; the export
+ * then reads it, and says why. */
+int fold_segment(struct agg *a, const char *p, size_t len);
 /* The columns fold_ledger reads, comma-separated, for ar-ledger export
  * -c (the baseline's of metric too, when given); the caller frees. */
 char *fold_columns(const char *metric);

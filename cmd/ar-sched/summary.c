@@ -1569,6 +1569,66 @@ struct fslot {
 	int good;
 };
 
+/* A segment whose fold is missing or bad, sealed (by a seal of the
+ * campaign's key): its rows folded from its file into a (empty), its
+ * fold written. 0 when done, -1 when it is left to the export. A sealed
+ * segment's rows were all checked when it was sealed, as ar-ledger
+ * export -V gives them; read here, each line is split only up to the
+ * last column the fold needs, on every core, where the export split it
+ * whole on one. While the seal signs the file's stat as it is, the
+ * seal's hash stands for its bytes, as for the export; else the bytes
+ * are read, hashed and folded from one copy. */
+static int
+fold_direct(struct summ *sm, const char *path, struct fseg *now,
+    struct agg *a)
+{
+	struct stat st;
+	struct fseg again;
+	struct ar_segseal ss;
+	struct ar_buf sb = {0}, b = {0};
+	char h[AR_HASH_HEX];
+	void *map = MAP_FAILED;
+	int fd = -1, r = -1;
+
+	if (ar_segseal_hash(path, sm->cp.pk, h, &st) == 0 && ident_is(now,
+	    &st)) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    fstat(fd, &st) < 0 || !ident_is(now, &st) ||
+		    st.st_size <= 0 || (map = mmap(NULL, (size_t)st.st_size,
+		    PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+			goto out;
+		(void)madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+		r = fold_segment(a, map, (size_t)st.st_size);
+		munmap(map, (size_t)st.st_size);
+	} else if (ar_segseal_read(path, sm->cp.pk, &ss, &sb) == 0 &&
+	    ss.tsv_size == (long long)now->size) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+		    fstat(fd, &st) < 0 || !ident_is(now, &st) ||
+		    ar_readfd(fd, &b, (size_t)now->size + 1) < 0 ||
+		    b.len != now->size)
+			goto out;
+		ar_hash_hex(h, b.p, b.len);
+		if (strcmp(h, ss.tsv_hash) == 0)
+			r = fold_segment(a, b.p, b.len);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	ar_buf_free(&sb);
+	ar_buf_free(&b);
+	/* Still the file it was, and one a fold may hold. */
+	if (r < 0 || seg_ident(path, now->num, &again) < 0 ||
+	    !seg_same(&again, now) || a->rows > FOLD_ROWS) {
+		agg_free(a);
+		agg_init(a, sm->metric);
+		return -1;
+	}
+	agg_sort(a);
+	memcpy(now->hash, h, sizeof now->hash);
+	fold_write(sm, now, a);
+	return 0;
+}
+
 struct freader {
 	struct summ *sm;
 	const struct ar_ledger *led;
@@ -1595,8 +1655,9 @@ fold_reader(void *arg)
 		if (j > atomic_load(&r->first_bad))
 			continue;
 		s->good = num != 0 && seg_ident(path, num, &s->now) == 0 &&
-		    fold_read(r->sm, path, &s->now, &s->f, &moved, s->why,
-		    sizeof s->why) == 0;
+		    (fold_read(r->sm, path, &s->now, &s->f, &moved, s->why,
+		    sizeof s->why) == 0 || fold_direct(r->sm, path, &s->now,
+		    &s->f) == 0);
 		if (!s->good) {
 			size_t b = atomic_load(&r->first_bad);
 
@@ -1651,17 +1712,18 @@ folds_in(struct summ *sm, struct agg *a, const struct ar_ledger *led)
 	for (i = 0; i < r.n; i++) {
 		struct fslot *s = &r.slot[i];
 
-		if (!s->good || (sm->nseg && s->now.num <=
-		    sm->seg[sm->nseg - 1].num)) {
-			if (!s->good && s->why[0]) {
-				char *p = fold_path(sm, s->now.num);
+		/* A bad fold is said whether its segment's rows were
+		 * folded here (sealed) or are left to the export. */
+		if (s->why[0]) {
+			char *p = fold_path(sm, s->now.num);
 
-				ar_warn("%s: %s; the segment's rows are read "
-				    "instead", p, s->why);
-				free(p);
-			}
-			break;
+			ar_warn("%s: %s; the segment's rows are read instead",
+			    p, s->why);
+			free(p);
 		}
+		if (!s->good || (sm->nseg && s->now.num <=
+		    sm->seg[sm->nseg - 1].num))
+			break;
 		agg_merge(a, &s->f);
 		sm->seg = ar_xrealloc(sm->seg, (sm->nseg + 1) * sizeof *sm->seg);
 		sm->seg[sm->nseg++] = s->now;

@@ -9,8 +9,9 @@
  * reader must take the file or say why not, never read outside it, and
  * leave nothing half-loaded: a file it refuses leaves no entries but a
  * whole queue part's, when only a segment was not the ledger's. The
- * whole input is also read as a segment's fold and as the loose
- * results' list (run/sched-fold/N, run/sched-loose). */
+ * whole input is also read as a segment's fold, the folds' prefix, a
+ * sealed segment's rows and the loose results' list (run/sched-fold/N,
+ * run/sched-fold/prefix, ledger/seg/N.tsv, run/sched-loose). */
 #include <sanitizer/lsan_interface.h>
 
 #include "fuzz.h"
@@ -144,6 +145,20 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		if (!sm->seg)
 			CHECK(a.nkey == 0 && a.nnz == 0 && a.secs_all.n == 0);
 		agg_free(&a);
+	}
+	/* The whole input as a sealed segment's bytes (fold_segment, which
+	 * folds a segment without its fold): folded or refused, never read
+	 * past, and a row folded for at most each line after the header. */
+	{
+		struct agg sg;
+		size_t lines = 0;
+
+		for (i = 0; i < n; i++)
+			lines += d[i] == '\n';
+		agg_init(&sg, "tok_s");
+		if (fold_segment(&sg, (const char *)d, n) == 0)
+			CHECK(lines >= 1 && sg.rows <= lines - 1);
+		agg_free(&sg);
 	}
 	/* The whole input as the loose results' list (run/sched-loose),
 	 * its magic, head and checksum put around it: taken whole, sorted,

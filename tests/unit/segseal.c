@@ -119,6 +119,71 @@ hashes(void)
 	unit_rmtree(dir);
 }
 
+/* ar_segseal_read gives a seal signed by the key for its segment's
+ * number whatever the file is now (its caller hashes it): the same
+ * second, another stat; not another key's, another number's, an altered
+ * or missing one. */
+static void
+reads(void)
+{
+	char *dir = unit_tmpdir(), *p = unit_path(dir, SEG), th[AR_HASH_HEX];
+	unsigned char pk[AR_PK_BYTES], sk[AR_SK_BYTES], pk2[AR_PK_BYTES],
+	    sk2[AR_SK_BYTES];
+	const struct {
+		struct shape s;
+		int other_key, ok;
+		const char *what;
+	} t[] = {
+		{ { 3, 0, NULL, 1, NULL }, 0, 1, "signed for the file as it is" },
+		{ { 3, 0, NULL, 0, NULL }, 0, 1, "made the second of its ctime" },
+		{ { 3, 0, "seg/other.tsv", 1, NULL }, 0, 1, "another file's stat" },
+		{ { 3, 0, NULL, 1, NULL }, 1, 0, "signed by another key" },
+		{ { 4, 0, NULL, 1, NULL }, 0, 0, "another segment's number" },
+	};
+	struct ar_segseal ss;
+	struct ar_buf b = {0};
+	size_t i;
+
+	ar_keypair(pk, sk);
+	ar_keypair(pk2, sk2);
+	unit_put(dir, SEG, "row 1\nrow 2\n", 0444);
+	unit_put(dir, "seg/other.tsv", "row 1\nrow 2\n", 0444);
+	for (i = 0; i < sizeof t / sizeof t[0]; i++) {
+		put_seal(dir, &t[i].s, t[i].other_key ? sk2 : sk, th);
+		b.len = 0;
+		if (t[i].ok)
+			OK(ar_segseal_read(p, pk, &ss, &b) == 0 &&
+			    ss.segment == 3 && ss.tsv_size == 12 &&
+			    strcmp(ss.tsv_hash, th) == 0, "read: %s",
+			    t[i].what);
+		else
+			OK(ar_segseal_read(p, pk, &ss, &b) == -1, "not read: %s",
+			    t[i].what);
+	}
+	{
+		const struct shape good = { 3, 0, NULL, 1, NULL };
+		char *s, *q;
+
+		put_seal(dir, &good, sk, th);
+		s = unit_read(dir, "seg/00000003.seal");
+		q = strstr(s, "rows 2");
+		q[5] = '3';
+		unit_put(dir, "seg/00000003.seal", s, 0644);
+		free(s);
+		b.len = 0;
+		OK(ar_segseal_read(p, pk, &ss, &b) == -1, "not read: altered "
+		    "after its signature");
+		q = unit_path(dir, "seg/00000003.seal");
+		remove(q);
+		free(q);
+		b.len = 0;
+		OK(ar_segseal_read(p, pk, &ss, &b) == -1, "not read: no seal");
+	}
+	ar_buf_free(&b);
+	free(p);
+	unit_rmtree(dir);
+}
+
 /* Signed, but not a seal's lines: each refused by the parser. */
 static void
 malformed(void)
@@ -167,6 +232,7 @@ malformed(void)
 
 const struct unit_test unit_segseal[] = {
 	TEST(hashes),
+	TEST(reads),
 	TEST(malformed),
 	UNIT_END,
 };
