@@ -2812,7 +2812,8 @@ read_misses(struct miss *m, size_t n, const struct ar_spool_man *man)
 		t = 1;
 	if (t > 16)
 		t = 16;
-	for (i = 0; i < t; i++)
+	se[0] = (struct mslice){ m, m + n / t, man };
+	for (i = 1; i < t; i++)
 		se[i] = (struct mslice){ m + n * i / t, m + n * (i + 1) / t,
 		    man };
 	/* A slice whose thread cannot start is read here. */
