@@ -147,6 +147,8 @@ enum {
 };
 enum { FV_BASE = FC_N, FV_KEEP, FV_SIGNED = FV_KEEP, FV_VER, FV_SEG,
 	FV_ID, FV_N };
+/* Their names, as the export is asked for them. */
+extern const char *const fold_cols[FC_N];
 
 void agg_init(struct agg *a, const char *metric);
 void agg_free(struct agg *a);
