@@ -143,6 +143,69 @@ ar_tsv_split_plain(char *line, size_t len, char **fields, size_t max)
 	return (int)n;
 }
 
+int
+ar_tsv_split_upto(const char *p, size_t len, size_t n, const char **f,
+    char *buf, size_t buflen, int *more)
+{
+	size_t i = 0, k = 1, upto = len, c;
+
+	*more = 0;
+	if (n == 0 || buflen == 0)
+		return n == 0 ? 0 : -1;
+	f[0] = buf;
+	/* Copied as it is scanned, 16 bytes at a time, each tab made the
+	 * end of its field, up to the tab after field n. */
+#ifdef __SSE2__
+	{
+		const __m128i tab = _mm_set1_epi8('\t');
+
+		for (; i + 16 <= len; i += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)
+			    (p + i));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v,
+			    tab));
+
+			if (i + 16 >= buflen)
+				return -1;
+			_mm_storeu_si128((__m128i *)(void *)(buf + i), v);
+			for (; m; m &= m - 1) {
+				c = i + (size_t)__builtin_ctz(m);
+				if (k == n) {
+					upto = c;
+					*more = 1;
+					goto copied;
+				}
+				buf[c] = '\0';
+				f[k++] = buf + c + 1;
+			}
+		}
+	}
+#endif
+	for (; i < len; i++) {
+		if (i + 1 >= buflen)
+			return -1;
+		buf[i] = p[i];
+		if (p[i] == '\t') {
+			if (k == n) {
+				upto = i;
+				*more = 1;
+				goto copied;
+			}
+			buf[i] = '\0';
+			f[k++] = buf + i + 1;
+		}
+	}
+copied:
+	buf[upto] = '\0';
+	if (memchr(buf, '\\', upto))
+		for (c = 0; c < k; c++)
+			if (ar_tsv_unescape((char *)f[c]) < 0) {
+				*more = 0;
+				return -1;
+			}
+	return (int)k;
+}
+
 static int
 split(char *line, size_t len, char **fields, size_t max, char *err,
     size_t errlen, int raw)

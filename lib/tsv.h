@@ -42,6 +42,15 @@ int ar_tsv_split(char *line, size_t len, char **fields, size_t max,
  * which needs no unescaping: its fields in one pass; -1 for any other
  * line, left as it was. */
 int ar_tsv_split_plain(char *line, size_t len, char **fields, size_t max);
+/* The first n fields of the line of len bytes at p (its newline not
+ * among them), copied to buf (buflen bytes), each ended there and
+ * unescaped, into f; the rest of the line is not split, so a reader of
+ * a few leading columns of long lines (a ledger segment's, before its
+ * json) pays for those only. Returns how many fields it has up to n,
+ * with *more 1 when the line goes on after field n; -1 when one has an
+ * unknown escape, or they do not fit in buf. */
+int ar_tsv_split_upto(const char *p, size_t len, size_t n, const char **f,
+	char *buf, size_t buflen, int *more);
 /* Unescapes s in place; -1 on an unknown escape or a trailing backslash. */
 int ar_tsv_unescape(char *s);
 void ar_tsv_escape(struct ar_buf *b, const char *s);

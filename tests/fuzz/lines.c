@@ -265,6 +265,19 @@ LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		size_t len = strlen(line);
 
 		ar_tsv_split(line, len, fields, 16, err, sizeof err);
+		/* The first fields only, into a buffer of their own. */
+		{
+			const char *uf[4];
+			char *ub = malloc(len + 17);
+			int um, un, ui;
+
+			un = ar_tsv_split_upto(s, len, 4, uf, ub, len + 17, &um);
+			CHECK(un >= -1 && un <= 4 && (!um || un == 4));
+			for (ui = 0; ui < un; ui++)
+				CHECK(uf[ui] >= ub && uf[ui] + strlen(uf[ui]) <=
+				    ub + len);
+			free(ub);
+		}
 		free(line);
 		line = strdup(s);
 		if (ar_runner_request(line, &value) >= AR_RQ_CMD)

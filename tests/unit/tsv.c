@@ -42,6 +42,54 @@ split(void)
 	    strstr(err, "UTF-8"), "truncated UTF-8 is an error");
 }
 
+/* ar_tsv_split_upto: the first n fields, the rest not split, on lines
+ * shorter and longer than its 16-byte blocks; escapes; the buffer's
+ * bound. */
+static void
+split_upto(void)
+{
+	const char *f[8], *line;
+	char buf[256], big[200];
+	int more, n, i;
+
+	line = "a\tbb\tc\\\\d\tjson{\"x\":1}";
+	n = ar_tsv_split_upto(line, strlen(line), 3, f, buf, sizeof buf,
+	    &more);
+	OK(n == 3 && more && strcmp(f[0], "a") == 0 && strcmp(f[1], "bb") ==
+	    0 && strcmp(f[2], "c\\d") == 0, "the first three fields, "
+	    "unescaped, the line going on");
+	n = ar_tsv_split_upto(line, strlen(line), 4, f, buf, sizeof buf,
+	    &more);
+	OK(n == 4 && !more && strcmp(f[3], "json{\"x\":1}") == 0,
+	    "all four, the last ended by the line's end");
+	n = ar_tsv_split_upto(line, strlen(line), 6, f, buf, sizeof buf,
+	    &more);
+	OK(n == 4 && !more, "fewer fields than asked: how many there are");
+	n = ar_tsv_split_upto("", 0, 2, f, buf, sizeof buf, &more);
+	OK(n == 1 && !more && strcmp(f[0], "") == 0, "an empty line is one "
+	    "empty field");
+	/* Tabs past the first 16-byte block, at 7, 23 and 40. */
+	memset(big, 'x', sizeof big);
+	big[7] = big[23] = big[40] = '\t';
+	n = ar_tsv_split_upto(big, 60, 3, f, buf, sizeof buf, &more);
+	OK(n == 3 && more && strlen(f[0]) == 7 && strlen(f[1]) == 15 &&
+	    strlen(f[2]) == 16, "tabs across the blocks");
+	n = ar_tsv_split_upto(big, 60, 8, f, buf, sizeof buf, &more);
+	OK(n == 4 && !more && strlen(f[3]) == 19, "to the line's end across "
+	    "the blocks");
+	OK(ar_tsv_split_upto(big, sizeof big, 8, f, buf, 100, &more) == -1,
+	    "a line longer than the buffer is refused");
+	OK(ar_tsv_split_upto(big, 60, 2, f, buf, 40, &more) == 2,
+	    "only what is copied must fit");
+	line = "a\\xb\tc";
+	OK(ar_tsv_split_upto(line, strlen(line), 2, f, buf, sizeof buf,
+	    &more) == -1, "an unknown escape is refused");
+	for (i = 0; i < 8; i++)
+		f[i] = NULL;
+	OK(ar_tsv_split_upto("a\tb", 3, 0, f, buf, sizeof buf, &more) ==
+	    0 && f[0] == NULL, "no field asked, none given");
+}
+
 static void
 escape(void)
 {
@@ -287,6 +335,7 @@ split_lines(void)
 
 const struct unit_test unit_tsv[] = {
 	TEST(split),
+	TEST(split_upto),
 	TEST(escape),
 	TEST(reader),
 	TEST(split_lines),
